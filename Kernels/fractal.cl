@@ -1,0 +1,298 @@
+/* Escape-time fractals. Swift twin: Sources/GlintWorkloads/Fractal/FractalCPU.swift.
+   Build defines:
+     FORMULA  GLINT_FORMULA_* (image-julia uses fractal_escape_texture, which is scalar)
+     DOUBLE   0: float arithmetic, 1: double (needs cl_khr_fp64)
+     LANES    samples per work-item: 1 on GPUs; 8 or 16 on CPUs, where PoCL does not vectorise a
+              data-dependent loop by itself, so the vector is written out here
+     SKIP     1: Mandelbrot main-cardioid and period-2-bulb test before iterating
+     TRACK_MAG 1: record |z|^2 at escape (smooth colouring needs it; it costs a select a step)
+   The escape loop's steps and their order are the contract with the Swift twin: no fused
+   multiply-add (FP_CONTRACT OFF), correctly rounded division (host build option). */
+#pragma OPENCL FP_CONTRACT OFF
+#include "common/types.h"
+#include "common/color.h"
+
+#if DOUBLE
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define REAL double
+#define MASK long
+#define TO_REAL(bits) as_double(bits)
+#else
+#define REAL float
+#define MASK int
+#endif
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+
+#if LANES == 1
+#define REALV REAL
+#define MASKV int
+#define SEL(a, b, m) ((m) ? (b) : (a))
+#define ANY(m) (m)
+#define LANE_IDS ((REAL)0)
+#else
+#define REALV CAT(REAL, LANES)
+#define MASKV CAT(MASK, LANES)
+#define SEL(a, b, m) select((a), (b), (m))
+#define ANY(m) any(m)
+#if LANES == 4
+#define LANE_IDS ((REALV)(0, 1, 2, 3))
+#elif LANES == 8
+#define LANE_IDS ((REALV)(0, 1, 2, 3, 4, 5, 6, 7))
+#elif LANES == 16
+#define LANE_IDS ((REALV)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
+#else
+#error "LANES must be 1, 4, 8 or 16"
+#endif
+#endif
+
+/* The view as REAL values: the centre as hi + lo, the scale, Julia c, the bailout. */
+typedef struct {
+    REAL re_hi, re_lo, im_hi, im_lo, s, c_re, c_im, bailout2, half_w, half_h, ss;
+} Fractal_View;
+
+inline Fractal_View Fractal_MakeView(const GlintFractalParams p) {
+    Fractal_View v;
+#if DOUBLE
+    v.re_hi = as_double(p.center_re_bits); v.re_lo = 0.0;
+    v.im_hi = as_double(p.center_im_bits); v.im_lo = 0.0;
+    v.s = as_double(p.scale_bits);
+    v.c_re = as_double(p.c_re_bits); v.c_im = as_double(p.c_im_bits);
+#else
+    v.re_hi = p.center_re_hi; v.re_lo = p.center_re_lo;
+    v.im_hi = p.center_im_hi; v.im_lo = p.center_im_lo;
+    v.s = p.scale;
+    v.c_re = p.c_re; v.c_im = p.c_im;
+#endif
+    v.bailout2 = (REAL)p.bailout2;
+    v.half_w = (REAL)p.width * (REAL)0.5;
+    v.half_h = (REAL)p.height * (REAL)0.5;
+    v.ss = (REAL)p.ss;
+    return v;
+}
+
+/* Sample (sx, sy) of the ss-times-finer sample grid sits at pixel position ((sx+0.5)/ss, (sy+0.5)/ss):
+   re = cx + (x - W/2)*s, im = cy - (y - H/2)*s, the centre added as hi + (lo + offset). */
+inline REALV Fractal_Re(const Fractal_View v, REALV sx) {
+    REALV off = ((sx + (REAL)0.5) / v.ss - v.half_w) * v.s;
+    return v.re_hi + (v.re_lo + off);
+}
+inline REAL Fractal_Im(const Fractal_View v, REAL sy) {
+    REAL off = ((sy + (REAL)0.5) / v.ss - v.half_h) * v.s;
+    return v.im_hi + (v.im_lo - off);
+}
+
+__kernel void fractal_escape(__global uint* counts,      /* escape count per sample        */
+                             __global float* mag2_out,   /* |z|^2 at escape (smooth)       */
+                             const GlintFractalParams p,
+                             const int row0,             /* first sample row of this strip */
+                             const int rows)             /* sample rows in this strip      */
+{
+    const int sw = p.width * p.ss;
+    const int x0 = (int)get_global_id(0) * LANES;
+    const int r = (int)get_global_id(1);
+    if (x0 >= sw || r >= rows) return;
+    const Fractal_View v = Fractal_MakeView(p);
+
+    const REALV sx = (REALV)((REAL)x0) + LANE_IDS;
+    const REALV pre = Fractal_Re(v, sx);
+    const REALV pim = (REALV)(Fractal_Im(v, (REAL)(row0 + r)));
+    MASKV active = isless(sx, (REALV)((REAL)sw));  /* lanes past the right edge stay idle */
+    REALV count = (REALV)((REAL)0);
+
+#if FORMULA == GLINT_FORMULA_MANDELBROT || FORMULA == GLINT_FORMULA_BURNING_SHIP
+    const REALV cr = pre, ci = pim;
+#else
+    const REALV cr = (REALV)(v.c_re), ci = (REALV)(v.c_im);
+#endif
+#if FORMULA == GLINT_FORMULA_SIERPINSKI_JULIA
+    const REALV hr = cr * (REAL)0.5, hi = ci * (REAL)0.5;
+#endif
+
+#if FORMULA == GLINT_FORMULA_MANDELBROT && SKIP
+    {
+        /* Inside the main cardioid or the period-2 bulb: never escapes. The bounds are shrunk
+           a hair (0.25 -> 0.2490234375, 1/16 -> 0.062255859375, both exact in binary) so that
+           rounding can never skip a point that lies just outside. */
+        REALV xq = cr - (REAL)0.25;
+        REALV q = xq * xq + ci * ci;
+        MASKV cardioid = isless(q * (q + xq), (REAL)0.2490234375 * (ci * ci));
+        REALV xb = cr + (REAL)1.0;
+        MASKV bulb = isless(xb * xb + ci * ci, (REALV)((REAL)0.062255859375));
+        MASKV inside = cardioid | bulb;
+        count = SEL(count, (REALV)((REAL)p.max_iter), inside & active);
+        active = active & !inside;
+    }
+#endif
+
+    /* The tutorial starts the Mandelbrot orbit at z = c, a Julia orbit at the pixel. */
+    REALV x = pre, y = pim;
+    REALV x2 = x * x, y2 = y * y;
+    REALV mag = (REALV)((REAL)0);
+    const REALV b2 = (REALV)(v.bailout2);
+    for (int i = 0; i < p.max_iter; i++) {
+        REALV nx, ny;
+#if FORMULA == GLINT_FORMULA_SIERPINSKI_JULIA
+        /* z^2 + 0.5c/z^2 */
+        REALV a = x2 - y2;
+        REALV b = (x + x) * y;
+        REALV d = a * a + b * b;
+        REALV ar = a / d, ai = -(b / d);
+        nx = a + (hr * ar - hi * ai);
+        ny = b + (hr * ai + hi * ar);
+#else
+        ny = (x + x) * y + ci;
+        nx = (x2 - y2) + cr;
+#if FORMULA == GLINT_FORMULA_BURNING_SHIP
+        /* The tutorial's Burning Ship: abs after adding c. */
+        nx = fabs(nx); ny = fabs(ny);
+#endif
+#endif
+        x = nx; y = ny;
+        x2 = x * x; y2 = y * y;
+        REALV m = x2 + y2;
+        /* "not <=" so that a NaN orbit counts as escaped */
+        MASKV esc = !islessequal(m, b2);
+#if TRACK_MAG
+        mag = SEL(mag, m, active & esc);
+#endif
+        active = active & !esc;
+        if (!ANY(active)) break;
+        count = SEL(count, count + (REAL)1.0, active);
+    }
+
+    const int base = r * sw + x0;
+#if LANES == 1
+    counts[base] = (uint)count;
+    mag2_out[base] = (float)mag;
+#else
+    const CAT(uint, LANES) ucount = CAT(convert_uint, LANES)(count);
+    const CAT(float, LANES) fmag = CAT(convert_float, LANES)(mag);
+    if (x0 + LANES <= sw) {
+        CAT(vstore, LANES)(ucount, 0, counts + base);
+        CAT(vstore, LANES)(fmag, 0, mag2_out + base);
+    } else {
+        const uint* uc = (const uint*)&ucount;
+        const float* fm = (const float*)&fmag;
+        for (int l = 0; x0 + l < sw; l++) {
+            counts[base + l] = uc[l];
+            mag2_out[base + l] = fm[l];
+        }
+    }
+#endif
+}
+
+#if FORMULA == GLINT_FORMULA_IMAGE_JULIA
+/* The tutorial's image-textured Julia, one sample per work-item: after each step the texture is
+   sampled at z (taken as texture coordinates, v up; nothing outside [0.01, 0.99]); the orbit stops
+   on escape or on a texel whose alpha is over 0.1 (8-bit alpha > 25). texel_out gets the texel's
+   index, or -1 when none stopped it. */
+__kernel void fractal_escape_texture(__global uint* counts,
+                                     __global float* mag2_out,
+                                     __global int* texel_out,
+                                     __global const uchar4* texture,
+                                     const GlintFractalParams p,
+                                     const int row0,
+                                     const int rows)
+{
+    const int sw = p.width * p.ss;
+    const int sx = (int)get_global_id(0);
+    const int r = (int)get_global_id(1);
+    if (sx >= sw || r >= rows) return;
+    const Fractal_View v = Fractal_MakeView(p);
+    REAL x = Fractal_Re(v, (REAL)sx);
+    REAL y = Fractal_Im(v, (REAL)(row0 + r));
+    REAL x2 = x * x, y2 = y * y;
+    REAL mag = (REAL)0;
+    int count = 0, texel = -1;
+    for (int i = 0; i < p.max_iter; i++) {
+        REAL ny = (x + x) * y + v.c_im;
+        REAL nx = (x2 - y2) + v.c_re;
+        x = nx; y = ny;
+        x2 = x * x; y2 = y * y;
+        REAL m = x2 + y2;
+        if (x >= (REAL)0.01 && x <= (REAL)0.99 && y >= (REAL)0.01 && y <= (REAL)0.99) {
+            int tx = min((int)(x * (REAL)p.tex_width), p.tex_width - 1);
+            int ty = min((int)(((REAL)1 - y) * (REAL)p.tex_height), p.tex_height - 1);
+            int t = ty * p.tex_width + tx;
+            if (texture[t].w > 25) { texel = t; mag = m; break; }
+        }
+        if (!(m <= v.bailout2)) { mag = m; break; }
+        count++;
+    }
+    const int i = r * sw + sx;
+    counts[i] = (uint)count;
+    mag2_out[i] = (float)mag;
+    texel_out[i] = texel;
+}
+#endif
+
+/* A count's colour before clamping: black inside, the tutorial's grey ramp (it/80) for image-julia
+   samples no texel stopped, else the palette at the count (smooth: at the continuous count). */
+inline float3 Fractal_CountColor(const GlintFractalParams p, uint count, float mag2) {
+#if FORMULA == GLINT_FORMULA_IMAGE_JULIA
+    float g = (float)count / 80.0f;
+    return (float3)(g, g, g);
+#else
+    if (count >= (uint)p.max_iter) return (float3)(0.0f, 0.0f, 0.0f);
+    float t = (float)count;
+    if (p.smooth) {
+        /* nu = n + 1 - log2(ln|z|^2 / ln R^2); mag2 > R^2 so the ratio is above 1 */
+        float ratio = log(mag2) / p.log_bailout2;
+        t = t + 1.0f - log2(ratio);
+        if (!(t >= 0.0f)) t = 0.0f;
+    }
+    return Color_Palette(p.palette, t);
+#endif
+}
+
+/* The clamped colour of every count 0...max_iter, when colours depend on the count alone:
+   one palette evaluation per count instead of one per sample. */
+__kernel void fractal_palette(__global float4* lut, const GlintFractalParams p) {
+    const int i = (int)get_global_id(0);
+    if (i > p.max_iter) return;
+    lut[i] = (float4)(clamp(Fractal_CountColor(p, (uint)i, 0.0f), 0.0f, 1.0f), 0.0f);
+}
+
+/* Colours one strip of pixels: the mean of each pixel's ss x ss sample colours, in row-major order.
+   A sample stopped by a texel takes the texel's colour; else the table's, or with use_lut 0 the
+   palette evaluated at the sample. */
+__kernel void fractal_color(__global const uint* counts,
+                            __global const float* mag2,
+                            __global const int* texels,    /* image-julia only; else unused */
+                            __global const uchar4* texture,
+                            __global const float4* lut,     /* fractal_palette's table       */
+                            __global uchar4* out,           /* this strip's pixels          */
+                            const GlintFractalParams p,
+                            const int rows,                 /* pixel rows in this strip     */
+                            const int use_lut)
+{
+    const int px = (int)get_global_id(0);
+    const int r = (int)get_global_id(1);
+    if (px >= p.width || r >= rows) return;
+    const int sw = p.width * p.ss;
+    float3 sum = (float3)(0.0f, 0.0f, 0.0f);
+    for (int j = 0; j < p.ss; j++) {
+        for (int i = 0; i < p.ss; i++) {
+            const int s = (r * p.ss + j) * sw + px * p.ss + i;
+            float3 c;
+#if FORMULA == GLINT_FORMULA_IMAGE_JULIA
+            const int texel = texels[s];
+#else
+            const int texel = -1;
+#endif
+            if (texel >= 0) {
+                uchar4 t = texture[texel];
+                c = (float3)((float)t.x / 255.0f, (float)t.y / 255.0f, (float)t.z / 255.0f);
+            } else if (use_lut) {
+                c = lut[counts[s]].xyz;
+            } else {
+                c = clamp(Fractal_CountColor(p, counts[s], mag2[s]), 0.0f, 1.0f);
+            }
+            sum = sum + c;
+        }
+    }
+    const float n = (float)(p.ss * p.ss);
+    out[r * p.width + px] = (uchar4)(Color_To8Bit(sum.x / n), Color_To8Bit(sum.y / n), Color_To8Bit(sum.z / n), 255);
+}

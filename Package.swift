@@ -1,0 +1,53 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Glint",
+    products: [
+        .executable(name: "glint", targets: ["glint"]),
+        .library(name: "GlintWorkloads", targets: ["GlintWorkloads"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        // C system libraries: the OpenCL ICD loader and libpng, from Debian's -dev packages.
+        .systemLibrary(name: "COpenCL", path: "Sources/COpenCL", pkgConfig: "OpenCL",
+                       providers: [.apt(["ocl-icd-opencl-dev", "opencl-headers"])]),
+        .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng",
+                       providers: [.apt(["libpng-dev"])]),
+
+        // The structs shared with the kernels, defined once in Kernels/common/types.h.
+        .systemLibrary(name: "CGlintTypes", path: "Sources/CGlintTypes"),
+
+        // Typed Swift wrappers over OpenCL: every raw CL call goes through this module.
+        .target(name: "GlintCL", dependencies: ["COpenCL", "GlintCore"]),
+
+        // Images, PNG/PFM/PGM I/O, colour helpers and the Swift twin of Kernels/common/rng.h.
+        .target(name: "GlintCore", dependencies: ["CPNG"]),
+
+        // Kernels/** embedded as string constants at build time (see Plugins/EmbedKernels).
+        .executableTarget(name: "EmbedKernelsTool", path: "Sources/EmbedKernelsTool"),
+        .plugin(name: "EmbedKernels", capability: .buildTool(),
+                dependencies: ["EmbedKernelsTool"]),
+        .target(name: "GlintKernels", dependencies: ["GlintCore"], plugins: ["EmbedKernels"]),
+
+        // The workloads: backend choice, shared compute contexts and one folder per workload.
+        .target(name: "GlintWorkloads",
+                dependencies: ["GlintCL", "GlintCore", "GlintKernels", "CGlintTypes",
+                               .product(name: "Logging", package: "swift-log")]),
+
+        // The command-line tool.
+        .executableTarget(name: "glint",
+                          dependencies: ["GlintWorkloads", "GlintCL", "GlintCore",
+                                         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                                         .product(name: "Logging", package: "swift-log")]),
+
+        .testTarget(name: "GlintCoreTests", dependencies: ["GlintCore", "GlintKernels", "GlintWorkloads", "GlintCL"]),
+        .testTarget(name: "GlintCLTests", dependencies: ["GlintCL", "COpenCL", "GlintKernels", "GlintWorkloads", "CGlintTypes", "GlintCore"]),
+        .testTarget(name: "FractalTests", dependencies: ["GlintWorkloads", "GlintCore", "GlintCL", "CGlintTypes"]),
+        .testTarget(name: "CLITests", dependencies: ["glint", "GlintCore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,64 @@
+import COpenCL
+
+/// A device buffer of `count` elements of `T`.
+public final class Buffer<T: BitwiseCopyable>: KernelArgument, @unchecked Sendable {
+    public let handle: cl_mem
+    public let count: Int
+    public let context: Context
+
+    /// Allocates an uninitialised buffer.
+    public init(context: Context, count: Int, access: Access = .readWrite) throws(CLError) {
+        guard count > 0 else { throw CLError("clCreateBuffer", .invalidBufferSize, detail: "buffer of 0 elements") }
+        self.count = count
+        self.context = context
+        let bytes = count * MemoryLayout<T>.stride
+        handle = try create("clCreateBuffer") { status in
+            clCreateBuffer(context.handle, access.flags, bytes, nil, status)
+        }
+    }
+
+    /// Allocates a buffer holding a copy of `values`.
+    public convenience init(queue: CommandQueue, copying values: [T], access: Access = .readOnly) throws(CLError) {
+        try self.init(context: queue.context, count: values.count, access: access)
+        try write(values, queue: queue)
+    }
+
+    deinit { clReleaseMemObject(handle) }
+
+    public enum Access: Sendable {
+        case readOnly, writeOnly, readWrite
+        var flags: cl_mem_flags {
+            switch self {
+            case .readOnly: cl_mem_flags(CL_MEM_READ_ONLY)
+            case .writeOnly: cl_mem_flags(CL_MEM_WRITE_ONLY)
+            case .readWrite: cl_mem_flags(CL_MEM_READ_WRITE)
+            }
+        }
+    }
+
+    public var byteCount: Int { count * MemoryLayout<T>.stride }
+
+    /// Blocking write of `values` (at most `count` elements) from offset 0.
+    public func write(_ values: [T], queue: CommandQueue) throws(CLError) {
+        precondition(values.count <= count)
+        let status = values.withUnsafeBytes {
+            clEnqueueWriteBuffer(queue.handle, handle, cl_bool(CL_TRUE), 0, $0.count, $0.baseAddress, 0, nil, nil)
+        }
+        try check("clEnqueueWriteBuffer", status)
+    }
+
+    /// Blocking read of the whole buffer.
+    public func read(queue: CommandQueue) throws(CLError) -> [T] {
+        try [T](unsafeUninitializedCapacity: count) { (out, initialised) throws(CLError) in
+            let status = clEnqueueReadBuffer(queue.handle, handle, cl_bool(CL_TRUE), 0, byteCount,
+                                             UnsafeMutableRawPointer(out.baseAddress), 0, nil, nil)
+            try check("clEnqueueReadBuffer", status)
+            initialised = count
+        }
+    }
+
+    public func setArgument(_ kernel: cl_kernel, index: cl_uint) -> cl_int {
+        var mem: cl_mem? = handle
+        return clSetKernelArg(kernel, index, MemoryLayout<cl_mem>.size, &mem)
+    }
+}

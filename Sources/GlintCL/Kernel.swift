@@ -1,0 +1,74 @@
+import COpenCL
+
+/// A value that can be passed to a kernel. Only fixed-width types conform: a bare `Int`
+/// has no OpenCL C counterpart and would silently change size between host and device.
+public protocol KernelArgument {
+    func setArgument(_ kernel: cl_kernel, index: cl_uint) -> cl_int
+}
+
+/// Plain values are passed by copy.
+public protocol KernelValue: KernelArgument {}
+extension KernelValue {
+    public func setArgument(_ kernel: cl_kernel, index: cl_uint) -> cl_int {
+        withUnsafeBytes(of: self) { clSetKernelArg(kernel, index, $0.count, $0.baseAddress) }
+    }
+}
+extension Int32: KernelValue {}
+extension UInt32: KernelValue {}
+extension Int64: KernelValue {}
+extension UInt64: KernelValue {}
+extension Float: KernelValue {}
+extension Double: KernelValue {}
+extension SIMD2: KernelArgument where Scalar: KernelValue {}
+extension SIMD2: KernelValue where Scalar: KernelValue {}
+extension SIMD4: KernelArgument where Scalar: KernelValue {}
+extension SIMD4: KernelValue where Scalar: KernelValue {}
+
+/// A struct shared with the kernels (Kernels/common/types.h), passed by value.
+public struct StructArgument<T: BitwiseCopyable>: KernelArgument {
+    public let value: T
+    public init(_ value: T) { self.value = value }
+    public func setArgument(_ kernel: cl_kernel, index: cl_uint) -> cl_int {
+        withUnsafeBytes(of: value) { clSetKernelArg(kernel, index, $0.count, $0.baseAddress) }
+    }
+}
+
+/// `__local` memory of a given size in bytes.
+public struct LocalMemory: KernelArgument {
+    public let bytes: Int
+    public init(bytes: Int) { self.bytes = bytes }
+    public func setArgument(_ kernel: cl_kernel, index: cl_uint) -> cl_int {
+        clSetKernelArg(kernel, index, bytes, nil)
+    }
+}
+
+/// A kernel of a built program. Not for concurrent use: create one per job (it is cheap).
+public final class Kernel: @unchecked Sendable {
+    public let handle: cl_kernel
+    public let name: String
+    public let program: Program
+
+    init(handle: cl_kernel, name: String, program: Program) {
+        self.handle = handle
+        self.name = name
+        self.program = program
+    }
+
+    deinit { clReleaseKernel(handle) }
+
+    /// Sets the arguments in order, from index 0.
+    public func setArguments(_ arguments: any KernelArgument...) throws(CLError) {
+        for (index, argument) in arguments.enumerated() {
+            try check("clSetKernelArg", argument.setArgument(handle, index: cl_uint(index)),
+                      detail: "kernel \(name), argument \(index) (\(type(of: argument)))")
+        }
+    }
+
+    /// `CL_KERNEL_WORK_GROUP_SIZE` for the program's device.
+    public func workGroupSize() throws(CLError) -> Int {
+        try infoValue("clGetKernelWorkGroupInfo", Int.self) {
+            clGetKernelWorkGroupInfo(handle, program.context.device.id,
+                                     cl_kernel_work_group_info(CL_KERNEL_WORK_GROUP_SIZE), $0, $1, $2)
+        }
+    }
+}

@@ -1,0 +1,130 @@
+/// An 8-bit RGBA image: four interleaved bytes per pixel, row 0 at the top.
+///
+/// This is the layout PNG files are read into and written from; colour values are
+/// whatever the producer put there (sRGB-encoded for anything that came from a PNG).
+public struct Image8: Sendable, Equatable {
+    public let width: Int
+    public let height: Int
+    /// RGBA bytes, `width * height * 4` of them. Mutate freely, but keep the count:
+    /// every accessor and encoder relies on it.
+    public var pixels: [UInt8] {
+        didSet { precondition(pixels.count == width * height * 4, "Image8 pixel count changed") }
+    }
+
+    public init(width: Int, height: Int, pixels: [UInt8]) {
+        precondition(width >= 0 && height >= 0, "negative image size")
+        precondition(pixels.count == width * height * 4,
+                     "Image8 \(width)x\(height) needs \(width * height * 4) bytes, got \(pixels.count)")
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+    }
+
+    /// A transparent black image.
+    public init(width: Int, height: Int) {
+        precondition(width >= 0 && height >= 0, "negative image size")
+        self.init(width: width, height: height, pixels: [UInt8](repeating: 0, count: width * height * 4))
+    }
+
+    /// Offset of pixel (x, y)'s red byte in `pixels`.
+    @inlinable public func index(x: Int, y: Int) -> Int {
+        precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel (\(x), \(y)) outside \(width)x\(height)")
+        return (y * width + x) * 4
+    }
+
+    /// One pixel as (r, g, b, a).
+    public subscript(x: Int, y: Int) -> SIMD4<UInt8> {
+        get {
+            let i = index(x: x, y: y)
+            return SIMD4(pixels[i], pixels[i + 1], pixels[i + 2], pixels[i + 3])
+        }
+        set {
+            let i = index(x: x, y: y)
+            pixels[i] = newValue.x; pixels[i + 1] = newValue.y
+            pixels[i + 2] = newValue.z; pixels[i + 3] = newValue.w
+        }
+    }
+
+    /// Each byte divided by 255; no transfer curve is undone.
+    public func toFloat() -> ImageF {
+        ImageF(width: width, height: height, pixels: pixels.map { Float($0) / 255 })
+    }
+}
+
+/// A float RGBA image (linear light by convention): four interleaved floats per pixel, row 0 at the top.
+public struct ImageF: Sendable, Equatable {
+    public let width: Int
+    public let height: Int
+    /// RGBA floats, `width * height * 4` of them; keep the count when mutating.
+    public var pixels: [Float] {
+        didSet { precondition(pixels.count == width * height * 4, "ImageF pixel count changed") }
+    }
+
+    public init(width: Int, height: Int, pixels: [Float]) {
+        precondition(width >= 0 && height >= 0, "negative image size")
+        precondition(pixels.count == width * height * 4,
+                     "ImageF \(width)x\(height) needs \(width * height * 4) floats, got \(pixels.count)")
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+    }
+
+    /// A transparent black image.
+    public init(width: Int, height: Int) {
+        precondition(width >= 0 && height >= 0, "negative image size")
+        self.init(width: width, height: height, pixels: [Float](repeating: 0, count: width * height * 4))
+    }
+
+    /// Offset of pixel (x, y)'s red value in `pixels`.
+    @inlinable public func index(x: Int, y: Int) -> Int {
+        precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel (\(x), \(y)) outside \(width)x\(height)")
+        return (y * width + x) * 4
+    }
+
+    /// One pixel as (r, g, b, a).
+    public subscript(x: Int, y: Int) -> SIMD4<Float> {
+        get {
+            let i = index(x: x, y: y)
+            return SIMD4(pixels[i], pixels[i + 1], pixels[i + 2], pixels[i + 3])
+        }
+        set {
+            let i = index(x: x, y: y)
+            pixels[i] = newValue.x; pixels[i + 1] = newValue.y
+            pixels[i + 2] = newValue.z; pixels[i + 3] = newValue.w
+        }
+    }
+
+    /// Quantises every channel to a byte: clamp to [0, 1], scale by 255, round to nearest.
+    /// No transfer curve is applied (encode to sRGB first if the result is for display).
+    /// NaN becomes 0: a bad sample in a render must not trap the conversion.
+    public func to8Bit() -> Image8 {
+        Image8(width: width, height: height, pixels: pixels.map { ImageF.quantize($0) })
+    }
+
+    private static func quantize(_ v: Float) -> UInt8 {
+        guard !v.isNaN else { return 0 }
+        return UInt8((min(max(v, 0), 1) * 255).rounded())
+    }
+}
+
+/// Limits on image dimensions, checked before any pixel buffer is allocated, so that a
+/// forged header or a mistyped option fails with a message instead of exhausting memory.
+public enum ImageLimits {
+    /// Largest width or height accepted.
+    public static let maxSide = 32768
+    /// Largest pixel count accepted (2^28: 1 GiB as 8-bit RGBA, 4 GiB as float RGBA).
+    public static let maxPixels = 1 << 28
+
+    /// Throws a one-line message when `width` x `height` is empty or too large.
+    public static func check(width: Int, height: Int) throws(GlintError) {
+        guard width >= 1 && height >= 1 else {
+            throw GlintError("image size \(width)x\(height) is invalid: width and height must be at least 1")
+        }
+        guard width <= maxSide && height <= maxSide else {
+            throw GlintError("image size \(width)x\(height) is over the limit of \(maxSide) pixels a side")
+        }
+        guard width * height <= maxPixels else {
+            throw GlintError("image size \(width)x\(height) is over the limit of \(maxPixels) pixels")
+        }
+    }
+}

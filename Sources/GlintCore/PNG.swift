@@ -1,0 +1,187 @@
+import CPNG
+
+/// PNG reading and writing through libpng's simplified `png_image_*` API.
+///
+/// Only that API is used: it reports failures in the `png_image` struct, whereas the classic
+/// API reports them by `longjmp`, which would jump over Swift frames and corrupt the program.
+public enum PNG {
+    /// Largest PNG file `read` will load into memory.
+    public static let maxFileBytes = 1 << 30
+
+    /// The `PNG_FORMAT_*` values used here. png.h builds them by OR-ing flag macros, and Swift
+    /// imports only macros that are plain literals, so they are rebuilt from the flags.
+    enum Format {
+        static let rgb = UInt32(PNG_FORMAT_FLAG_COLOR)
+        static let rgba = rgb | UInt32(PNG_FORMAT_FLAG_ALPHA)
+        static let linearRGB = rgb | UInt32(PNG_FORMAT_FLAG_LINEAR)
+        static let linearRGBA = rgba | UInt32(PNG_FORMAT_FLAG_LINEAR)
+    }
+
+    private static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+
+    /// Decodes any PNG (grey, palette, 16-bit, interlaced...) to 8-bit RGBA.
+    /// libpng converts the samples to sRGB on the way, as its simplified API defines.
+    /// The header's size is checked against `ImageLimits` before the pixel buffer exists,
+    /// so a forged header cannot make us allocate gigabytes. `name` is only used in messages.
+    public static func decode(_ bytes: [UInt8], name: String) throws(GlintError) -> Image8 {
+        guard bytes.count >= signature.count, bytes[0..<signature.count].elementsEqual(signature) else {
+            throw GlintError("cannot read \(name): not a PNG file")
+        }
+        // libpng keeps pointing into `bytes` until the read finishes, so both calls
+        // happen inside one `withUnsafeBytes`.
+        let result: Result<Image8, GlintError> = bytes.withUnsafeBytes { raw in
+            var image = newImage()
+            defer { png_image_free(&image) }  // harmless after libpng has freed it itself
+            guard png_image_begin_read_from_memory(&image, raw.baseAddress, raw.count) != 0 else {
+                return .failure(corrupt(name, image))
+            }
+            let width = Int(image.width), height = Int(image.height)
+            do throws(GlintError) {
+                try ImageLimits.check(width: width, height: height)
+            } catch {
+                return .failure(GlintError("cannot read \(name): \(error.message)"))
+            }
+            image.format = Format.rgba
+            var pixels = [UInt8](repeating: 0, count: width * height * 4)
+            let ok = pixels.withUnsafeMutableBytes {
+                png_image_finish_read(&image, nil, $0.baseAddress, Int32(width * 4), nil)
+            }
+            guard ok != 0 else { return .failure(corrupt(name, image)) }
+            return .success(Image8(width: width, height: height, pixels: pixels))
+        }
+        return try result.get()
+    }
+
+    /// Reads and decodes a PNG file; messages name `path`.
+    public static func read(_ path: String) throws(GlintError) -> Image8 {
+        try decode(FileIO.read(path, limit: maxFileBytes), name: path)
+    }
+
+    /// Encodes an 8-bit sRGB PNG: RGBA, or RGB when `alpha` is false (the alpha byte is
+    /// dropped, not composited). The bytes are stored exactly as given.
+    public static func encode(_ image: Image8, alpha: Bool = true) throws(GlintError) -> [UInt8] {
+        try encode8(image, alpha: alpha, context: "cannot encode PNG")
+    }
+
+    /// Encodes a 16-bit PNG from `width * height * 4` straight (not premultiplied) RGBA samples;
+    /// with `alpha` false the fourth sample of each pixel is dropped and an RGB PNG is written.
+    ///
+    /// The simplified API writes 16-bit data as linear light (a gAMA of 1.0, no sRGB chunk), so
+    /// the samples should be linear, not sRGB-encoded. It also expects premultiplied colour for
+    /// 16-bit images with alpha and divides it back out while writing; this function premultiplies
+    /// first, so opaque pixels are stored exactly, partly transparent ones to within about
+    /// 32768/alpha, and libpng stores the colour of fully transparent pixels as 65535.
+    public static func encode16(width: Int, height: Int, rgba16: [UInt16], alpha: Bool) throws(GlintError) -> [UInt8] {
+        try encode16(width: width, height: height, rgba16: rgba16, alpha: alpha, context: "cannot encode PNG")
+    }
+
+    /// Writes an 8-bit PNG (see `encode`) to a temporary name, then renames it to `path`.
+    public static func write(_ image: Image8, to path: String, alpha: Bool = true) throws(GlintError) {
+        try FileIO.writeAtomically(path, encode8(image, alpha: alpha, context: "cannot write \(path)"))
+    }
+
+    /// Writes a 16-bit PNG (see `encode16`) to a temporary name, then renames it to `path`.
+    public static func write16(width: Int, height: Int, rgba16: [UInt16], alpha: Bool, to path: String) throws(GlintError) {
+        let png = try encode16(width: width, height: height, rgba16: rgba16, alpha: alpha, context: "cannot write \(path)")
+        try FileIO.writeAtomically(path, png)
+    }
+
+    // MARK: - Internals
+
+    private static func encode8(_ image: Image8, alpha: Bool, context: String) throws(GlintError) -> [UInt8] {
+        try checkSize(image.width, image.height, context)
+        if alpha {
+            return try compress(image.width, image.height, Format.rgba, image.pixels, context)
+        }
+        return try compress(image.width, image.height, Format.rgb, dropAlpha(image.pixels), context)
+    }
+
+    private static func encode16(width: Int, height: Int, rgba16: [UInt16], alpha: Bool,
+                                 context: String) throws(GlintError) -> [UInt8] {
+        try checkSize(width, height, context)
+        precondition(rgba16.count == width * height * 4, "encode16: need \(width * height * 4) samples, got \(rgba16.count)")
+        guard alpha else {
+            return try compress(width, height, Format.linearRGB, dropAlpha(rgba16), context)
+        }
+        var premultiplied = rgba16
+        premultiplied.withUnsafeMutableBufferPointer { p in
+            for i in stride(from: 0, to: p.count, by: 4) {
+                let a = UInt32(p[i + 3])
+                guard a != 65535 else { continue }
+                for c in i..<(i + 3) { p[c] = UInt16((UInt32(p[c]) * a + 32767) / 65535) }
+            }
+        }
+        return try compress(width, height, Format.linearRGBA, premultiplied, context)
+    }
+
+    private static func checkSize(_ width: Int, _ height: Int, _ context: String) throws(GlintError) {
+        do throws(GlintError) { try ImageLimits.check(width: width, height: height) } catch {
+            throw GlintError("\(context): \(error.message)")
+        }
+    }
+
+    /// RGBA to RGB by dropping every fourth sample.
+    private static func dropAlpha<T: FixedWidthInteger>(_ rgba: [T]) -> [T] {
+        let pixels = rgba.count / 4
+        return [T](unsafeUninitializedCapacity: pixels * 3) { out, count in
+            rgba.withUnsafeBufferPointer { src in
+                for p in 0..<pixels {
+                    out[p * 3] = src[p * 4]; out[p * 3 + 1] = src[p * 4 + 1]; out[p * 3 + 2] = src[p * 4 + 2]
+                }
+            }
+            count = pixels * 3
+        }
+    }
+
+    /// Runs `png_image_write_to_memory` twice: once without a buffer to learn the size,
+    /// then into a buffer of exactly that size.
+    private static func compress<T>(_ width: Int, _ height: Int, _ format: UInt32, _ samples: [T],
+                                    _ context: String) throws(GlintError) -> [UInt8] {
+        let result: Result<[UInt8], GlintError> = samples.withUnsafeBytes { raw in
+            func fresh() -> png_image {
+                var image = newImage()
+                image.width = UInt32(width)
+                image.height = UInt32(height)
+                image.format = format
+                return image
+            }
+            var sizing = fresh()
+            defer { png_image_free(&sizing) }
+            var size = 0
+            guard png_image_write_to_memory(&sizing, nil, &size, 0, raw.baseAddress, 0, nil) != 0, size > 0 else {
+                return .failure(GlintError("\(context): PNG encoding failed\(libpngDetail(sizing))"))
+            }
+            var writing = fresh()
+            defer { png_image_free(&writing) }
+            var out = [UInt8](repeating: 0, count: size)
+            let ok = out.withUnsafeMutableBytes {
+                png_image_write_to_memory(&writing, $0.baseAddress, &size, 0, raw.baseAddress, 0, nil)
+            }
+            guard ok != 0, size <= out.count else {
+                return .failure(GlintError("\(context): PNG encoding failed\(libpngDetail(writing))"))
+            }
+            out.removeLast(out.count - size)
+            return .success(out)
+        }
+        return try result.get()
+    }
+
+    private static func newImage() -> png_image {
+        var image = png_image()  // zeroed, with `opaque` nil, as libpng requires
+        image.version = UInt32(PNG_IMAGE_VERSION)
+        return image
+    }
+
+    private static func corrupt(_ name: String, _ image: png_image) -> GlintError {
+        GlintError("cannot read \(name): corrupt or truncated PNG\(libpngDetail(image))")
+    }
+
+    /// " (libpng: <message>)", or "" when libpng left no message.
+    private static func libpngDetail(_ image: png_image) -> String {
+        let text = withUnsafeBytes(of: image.message) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        let line = String(text.map { $0.isNewline ? " " : $0 })
+        return line.isEmpty ? "" : " (libpng: \(line))"
+    }
+}

@@ -1,0 +1,130 @@
+import GlintCL
+import GlintCore
+
+/// What the user asked for with `--device` or `GLINT_DEVICE`.
+public enum DeviceChoice: Equatable, Sendable, CustomStringConvertible {
+    /// The first GPU, else the fastest CPU path (an OpenCL CPU device when one exists, else Swift).
+    case auto
+    /// The Swift-concurrency CPU path.
+    case cpu
+    /// The first OpenCL device, GPUs first.
+    case opencl
+    /// OpenCL device N as `glint devices` numbers them.
+    case openclIndex(Int)
+    /// The first OpenCL GPU; an error when there is none.
+    case gpu
+
+    public static let environmentVariable = "GLINT_DEVICE"
+    public static let syntax = "auto, cpu, opencl, opencl:N or gpu"
+
+    public init(parsing text: String) throws(GlintError) {
+        let t = text.lowercased()
+        switch t {
+        case "auto": self = .auto
+        case "cpu", "swift": self = .cpu
+        case "opencl", "cl": self = .opencl
+        case "gpu": self = .gpu
+        default:
+            if t.hasPrefix("opencl:"), let n = Int(t.dropFirst("opencl:".count)), n >= 0 {
+                self = .openclIndex(n)
+            } else {
+                throw GlintError("unknown device '\(text)': use \(Self.syntax) (glint devices lists them)")
+            }
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .auto: "auto"
+        case .cpu: "cpu"
+        case .opencl: "opencl"
+        case .openclIndex(let n): "opencl:\(n)"
+        case .gpu: "gpu"
+        }
+    }
+
+    /// The choice from the command line, else from `GLINT_DEVICE`, else `auto`.
+    public static func from(option: String?) throws(GlintError) -> DeviceChoice {
+        if let option { return try DeviceChoice(parsing: option) }
+        if let env = FileIO.environment(environmentVariable), !env.isEmpty {
+            return try DeviceChoice(parsing: env)
+        }
+        return .auto
+    }
+}
+
+/// Where a job runs: the Swift CPU path or one OpenCL device's shared context.
+public enum Backend: Sendable {
+    case cpu
+    case opencl(ComputeContext)
+
+    /// A short label: `cpu (Swift, 2 threads)` or `opencl:0 NVIDIA H200`.
+    public var label: String {
+        switch self {
+        case .cpu: "cpu (Swift, \(CPUParallel.workerCount) threads)"
+        case .opencl(let cc): "opencl (\(cc.deviceName))"
+        }
+    }
+
+    public var isOpenCL: Bool { if case .opencl = self { true } else { false } }
+}
+
+/// The OpenCL devices this machine has, or why there are none.
+public struct DeviceInventory: Sendable {
+    public let devices: [Device]
+    /// Set when OpenCL is unusable: says why and what to install.
+    public let problem: String?
+
+    public static let installHint =
+        "install an OpenCL driver: on Debian `apt-get install pocl-opencl-icd` (CPU) or your GPU vendor's OpenCL ICD, and check /etc/OpenCL/vendors"
+
+    public static func scan() -> DeviceInventory {
+        do {
+            let platforms = try Platform.all()
+            if platforms.isEmpty {
+                return DeviceInventory(devices: [], problem: "no OpenCL platform found (the ICD loader found no driver): \(installHint)")
+            }
+            let devices = try Device.all()
+            if devices.isEmpty {
+                return DeviceInventory(devices: [], problem: "OpenCL platforms exist but report no devices: \(installHint)")
+            }
+            return DeviceInventory(devices: devices, problem: nil)
+        } catch {
+            return DeviceInventory(devices: [], problem: "OpenCL is unusable (\(error.routine): \(error.status.name)): \(installHint)")
+        }
+    }
+}
+
+extension Backend {
+    /// The one place that turns a device choice into a backend.
+    public static func resolve(_ choice: DeviceChoice) throws -> Backend {
+        if choice == .cpu { return .cpu }
+        let inventory = DeviceInventory.scan()
+        let kinds = inventory.devices.map { (try? $0.kind) ?? .other }
+        func open(_ device: Device) throws -> Backend { .opencl(try ComputeContext.shared(for: device)) }
+        switch choice {
+        case .cpu:
+            return .cpu
+        case .auto:
+            if let i = kinds.firstIndex(of: .gpu) { return try open(inventory.devices[i]) }
+            if let i = kinds.firstIndex(of: .cpu) { return try open(inventory.devices[i]) }
+            return .cpu
+        case .gpu:
+            guard let i = kinds.firstIndex(of: .gpu) else {
+                let have = inventory.devices.isEmpty ? "no OpenCL devices at all" : "only \(inventory.devices.count) non-GPU OpenCL device(s)"
+                throw GlintError("--device gpu: no OpenCL GPU found (this machine has \(have)); glint devices lists what there is")
+            }
+            return try open(inventory.devices[i])
+        case .opencl:
+            if let problem = inventory.problem { throw GlintError("--device opencl: \(problem)") }
+            let i = kinds.firstIndex(of: .gpu) ?? 0
+            return try open(inventory.devices[i])
+        case .openclIndex(let n):
+            if let problem = inventory.problem { throw GlintError("--device opencl:\(n): \(problem)") }
+            guard n < inventory.devices.count else {
+                throw GlintError("--device opencl:\(n): there are only \(inventory.devices.count) OpenCL device(s), numbered from 0 (see glint devices)")
+            }
+            return try open(inventory.devices[n])
+        }
+    }
+}

@@ -1,0 +1,156 @@
+import CGlintTypes
+import GlintCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The escape-time formulas; raw values are the kernels' GLINT_FORMULA_* codes.
+public enum FractalFormula: Int32, CaseIterable, Sendable {
+    case mandelbrot = 0, julia = 1, burningShip = 2, sierpinskiJulia = 3, imageJulia = 4
+
+    public var name: String {
+        switch self {
+        case .mandelbrot: "mandelbrot"
+        case .julia: "julia"
+        case .burningShip: "burning-ship"
+        case .sierpinskiJulia: "sierpinski-julia"
+        case .imageJulia: "image-julia"
+        }
+    }
+    public init?(name: String) {
+        guard let f = Self.allCases.first(where: { $0.name == name.lowercased() }) else { return nil }
+        self = f
+    }
+
+    /// The view that shows the whole set at zoom 1.
+    public var defaultCenter: (re: Double, im: Double) {
+        switch self {
+        case .mandelbrot: (-0.75, 0)
+        case .burningShip: (-0.45, -0.5)
+        case .julia, .sierpinskiJulia: (0, 0)
+        // The tutorial samples the texture at z in [0.01, 0.99]^2.
+        case .imageJulia: (0, 0)
+        }
+    }
+
+    /// Formulas iterated with a fixed c (the pixel is z0).
+    public var usesC: Bool { self == .julia || self == .sierpinskiJulia || self == .imageJulia }
+}
+
+public enum Precision: String, CaseIterable, Sendable {
+    case float, double
+}
+
+/// One fractal render, fully described. A render is a pure function of this value.
+public struct FractalJob: Sendable {
+    public var formula: FractalFormula = .mandelbrot
+    public var width = 1200
+    public var height = 800
+    /// The view centre, kept in Double whatever the pixel arithmetic.
+    public var centerRe = -0.75
+    public var centerIm = 0.0
+    /// At zoom 1 the image height spans 2 units of the complex plane.
+    public var zoom = 1.0
+    public var maxIterations = 128
+    public var bailout = 2.0
+    public var palette: Color.Palette = .tutorial
+    public var smooth = false
+    /// Samples per pixel side (ss x ss samples per pixel).
+    public var supersampling = 1
+    public var precision: Precision = .float
+    /// Julia constant.
+    public var cRe = -0.76
+    public var cIm = 0.15
+    /// Main-cardioid and period-2-bulb skipping (Mandelbrot only); changes speed, never pixels.
+    public var skipInterior = true
+    /// The image-julia texture.
+    public var texture: Image8?
+
+    public init(formula: FractalFormula = .mandelbrot) {
+        self.formula = formula
+        (centerRe, centerIm) = formula.defaultCenter
+    }
+
+    public static let maxIterationLimit = 1 << 24
+    public static let maxSupersampling = 16
+
+    /// Checks every field; one clear line for the first bad one.
+    public func validate() throws(GlintError) {
+        try ImageLimits.check(width: width, height: height)
+        guard zoom.isFinite, zoom > 0 else { throw GlintError("--zoom must be a positive number (got \(zoom))") }
+        guard centerRe.isFinite, centerIm.isFinite else { throw GlintError("--center must be finite") }
+        guard (1...Self.maxIterationLimit).contains(maxIterations) else {
+            throw GlintError("--iterations must be between 1 and \(Self.maxIterationLimit) (got \(maxIterations))")
+        }
+        guard bailout.isFinite, bailout > 1, bailout <= 1e9 else {
+            throw GlintError("--bailout must be above 1 and at most 1e9 (got \(bailout))")
+        }
+        guard (1...Self.maxSupersampling).contains(supersampling) else {
+            throw GlintError("--ss must be between 1 and \(Self.maxSupersampling) (got \(supersampling))")
+        }
+        let samples = width * supersampling
+        guard samples <= ImageLimits.maxSide, height * supersampling <= ImageLimits.maxSide else {
+            throw GlintError("--ss \(supersampling) at \(width)x\(height) needs a sample grid over \(ImageLimits.maxSide) a side")
+        }
+        guard cRe.isFinite, cIm.isFinite else { throw GlintError("--c must be finite") }
+        if formula == .imageJulia && texture == nil {
+            throw GlintError("image-julia needs --texture FILE.png")
+        }
+        let s = 2.0 / (zoom * Double(height))
+        guard s.isNormal else { throw GlintError("--zoom \(zoom) is beyond what double precision can resolve") }
+        if precision == .float, Float(s) == 0 || !Float(s).isNormal {
+            throw GlintError("--zoom \(zoom) is beyond float precision: use --precision double")
+        }
+    }
+
+    /// The struct the kernels read (and the Swift twin reads the same fields).
+    public var params: GlintFractalParams {
+        var p = GlintFractalParams()
+        let s = 2.0 / (zoom * Double(height))
+        p.center_re_bits = centerRe.bitPattern
+        p.center_im_bits = centerIm.bitPattern
+        p.scale_bits = s.bitPattern
+        p.c_re_bits = cRe.bitPattern
+        p.c_im_bits = cIm.bitPattern
+        let (reHi, reLo) = Self.split(centerRe)
+        let (imHi, imLo) = Self.split(centerIm)
+        p.center_re_hi = reHi; p.center_re_lo = reLo
+        p.center_im_hi = imHi; p.center_im_lo = imLo
+        p.scale = Float(s)
+        p.c_re = Float(cRe)
+        p.c_im = Float(cIm)
+        p.bailout2 = Float(bailout * bailout)
+        p.log_bailout2 = Float(log(bailout * bailout))
+        p.width = Int32(width)
+        p.height = Int32(height)
+        p.ss = Int32(supersampling)
+        p.max_iter = Int32(maxIterations)
+        p.tex_width = Int32(texture?.width ?? 0)
+        p.tex_height = Int32(texture?.height ?? 0)
+        p.palette = palette.rawValue
+        p.smooth = smooth ? 1 : 0
+        return p
+    }
+
+    /// A double as float hi + float lo, hi the nearest float.
+    static func split(_ x: Double) -> (Float, Float) {
+        let hi = Float(x)
+        return (hi, Float(x - Double(hi)))
+    }
+
+    /// Total samples, for throughput figures.
+    public var sampleCount: Int { width * height * supersampling * supersampling }
+}
+
+/// What a render produced.
+public struct FractalResult: Sendable {
+    public var image: Image8
+    /// Escape counts at the pixel centres (row-major), when asked for.
+    public var counts: [UInt32]?
+    /// Sum of every sample's escape count (interior samples count max iterations), when asked for.
+    public var iterations: UInt64?
+    /// OpenCL kernel time from profiling events (0 on the CPU path).
+    public var kernelSeconds: Double
+    /// Wall time of the render, transfers included.
+    public var wallSeconds: Double
+}

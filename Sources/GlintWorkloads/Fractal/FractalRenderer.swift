@@ -1,0 +1,184 @@
+import CGlintTypes
+import GlintCL
+import GlintCore
+
+/// Renders a `FractalJob` on a backend. Both paths compute escape counts per sample of the
+/// ss-times-finer sample grid, then colour each pixel as the mean of its samples' colours.
+public enum FractalRenderer {
+    /// What to return beyond the image.
+    public struct Outputs: Sendable {
+        /// Escape counts at the pixel centres (an extra 1-sample pass when supersampling).
+        public var counts = false
+        /// The sum of all escape counts (costs a read-back on OpenCL).
+        public var iterations = false
+        public init(counts: Bool = false, iterations: Bool = false) {
+            self.counts = counts
+            self.iterations = iterations
+        }
+    }
+
+    public typealias Progress = @Sendable (Double) -> Void
+
+    public static func render(_ job: FractalJob, on backend: Backend, outputs: Outputs = Outputs(),
+                              progress: Progress? = nil) async throws -> FractalResult {
+        try job.validate()
+        let start = Clock.now()
+        var result: FractalResult
+        switch backend {
+        case .cpu:
+            result = await renderCPU(job, outputs: outputs, progress: progress)
+        case .opencl(let cc):
+            result = try renderCL(job, on: cc, outputs: outputs, progress: progress)
+        }
+        if outputs.counts && job.supersampling > 1 {
+            var centres = job
+            centres.supersampling = 1
+            let extra = try await render(centres, on: backend, outputs: Outputs(counts: true))
+            result.counts = extra.counts
+            result.kernelSeconds += extra.kernelSeconds
+        }
+        result.wallSeconds = Clock.now() - start
+        return result
+    }
+
+    // MARK: Swift CPU path
+
+    static func renderCPU(_ job: FractalJob, outputs: Outputs, progress: Progress?) async -> FractalResult {
+        let p = job.params
+        let w = job.width, h = job.height, ss = job.supersampling, sw = w * ss
+        let image = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: w * h * 4)
+        let wantCounts = outputs.counts && ss == 1
+        let counts = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: wantCounts ? w * h : 1)
+        let rowIterations = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: h)
+        defer { image.deallocate(); counts.deallocate(); rowIterations.deallocate() }
+        let out = SharedBuffer(image), countOut = SharedBuffer(counts), iterOut = SharedBuffer(rowIterations)
+        let formula = job.formula, precision = job.precision, skip = job.skipInterior
+        let palette = job.palette, texture = job.texture
+        let lut = FractalCPU.usesLUT(p) ? FractalCPU.paletteLUT(p, formula: formula, palette: palette) : nil
+
+        await CPUParallel.forEach(h, progress: progress.map { report in { @Sendable done in report(Double(done) / Double(h)) } }) { py in
+            let n = ss * sw
+            let sampleCounts = UnsafeMutablePointer<UInt32>.allocate(capacity: n)
+            let mags = UnsafeMutablePointer<Float>.allocate(capacity: n)
+            let texels: UnsafeMutablePointer<Int32>? = formula == .imageJulia ? .allocate(capacity: n) : nil
+            defer { sampleCounts.deallocate(); mags.deallocate(); texels?.deallocate() }
+            for j in 0..<ss {
+                let sy = py * ss + j
+                let o = j * sw
+                if formula == .imageJulia, let texture, let texels {
+                    switch precision {
+                    case .float:
+                        FractalCPU.escapeTextureRow(FractalCPU.View<Float>(p), p, texture: texture, sy: sy,
+                                                    counts: sampleCounts + o, mags: mags + o, texels: texels + o)
+                    case .double:
+                        FractalCPU.escapeTextureRow(FractalCPU.View<Double>(p), p, texture: texture, sy: sy,
+                                                    counts: sampleCounts + o, mags: mags + o, texels: texels + o)
+                    }
+                } else {
+                    FractalCPU.escapeRow(p, formula: formula, precision: precision, skip: skip, sy: sy,
+                                         counts: sampleCounts + o, mags: mags + o)
+                }
+            }
+            FractalCPU.colorRow(p, formula: formula, palette: palette, texture: texture, lut: lut,
+                                counts: sampleCounts, mags: mags, texels: texels.map { UnsafePointer($0) },
+                                out: out.base + py * w * 4)
+            if wantCounts {
+                for x in 0..<w { countOut[py * w + x] = sampleCounts[x] }
+            }
+            var total: UInt64 = 0
+            for i in 0..<n { total &+= UInt64(sampleCounts[i]) }
+            iterOut[py] = total
+        }
+        return FractalResult(image: Image8(width: w, height: h, pixels: Array(image)),
+                             counts: wantCounts ? Array(counts) : nil,
+                             iterations: outputs.iterations ? rowIterations.reduce(0, &+) : nil,
+                             kernelSeconds: 0, wallSeconds: 0)
+    }
+
+    // MARK: OpenCL path
+
+    /// Samples per work-item: 1 on GPUs (a warp is the vector); on CPUs a vector of one
+    /// AVX-512 register (16 floats or 8 doubles), since PoCL leaves the escape loop scalar.
+    static func lanes(for job: FractalJob, on cc: ComputeContext) -> Int {
+        if job.formula == .imageJulia || cc.kind == .gpu { return 1 }
+        if let v = FileIO.environment("GLINT_FRACTAL_LANES"), let n = Int(v) { return n }
+        return job.precision == .double ? 8 : 16
+    }
+
+    /// Largest sample count one strip holds: bounds device memory and keeps launches short.
+    static let stripSamples = 1 << 22
+
+    static func renderCL(_ job: FractalJob, on cc: ComputeContext, outputs: Outputs,
+                         progress: Progress?) throws -> FractalResult {
+        if job.precision == .double && !cc.supportsFP64 {
+            throw GlintError("--precision double: \(cc.deviceName) has no fp64 support; use --precision float or another device")
+        }
+        let p = job.params
+        let w = job.width, h = job.height, ss = job.supersampling, sw = w * ss
+        let lanes = lanes(for: job, on: cc)
+        let program = try cc.program("fractal.cl", defines: [
+            "FORMULA=\(job.formula.rawValue)", "DOUBLE=\(job.precision == .double ? 1 : 0)",
+            "LANES=\(lanes)", "SKIP=\(job.skipInterior ? 1 : 0)", "TRACK_MAG=\(job.smooth ? 1 : 0)",
+        ])
+        let isTexture = job.formula == .imageJulia
+        let escape = try program.kernel(isTexture ? "fractal_escape_texture" : "fractal_escape")
+        let color = try program.kernel("fractal_color")
+
+        let stripRows = max(1, min(h, stripSamples / (sw * ss)))
+        let samples = stripRows * ss * sw
+        let q = cc.queue
+        let counts = try Buffer<UInt32>(context: cc.context, count: samples)
+        let mags = try Buffer<Float>(context: cc.context, count: samples)
+        let texels = try Buffer<Int32>(context: cc.context, count: isTexture ? samples : 1)
+        let texture = try Buffer<UInt8>(queue: q, copying: job.texture?.pixels ?? [0, 0, 0, 0])
+        let strip = try Buffer<UInt8>(context: cc.context, count: stripRows * w * 4, access: .writeOnly)
+        let useLUT = FractalCPU.usesLUT(p)
+        let lut = try Buffer<SIMD4<Float>>(context: cc.context, count: useLUT ? job.maxIterations + 1 : 1)
+        var kernelNs: UInt64 = 0
+        if useLUT {
+            let table = try program.kernel("fractal_palette")
+            try table.setArguments(lut, StructArgument(p))
+            kernelNs += try q.enqueue(table, global: [job.maxIterations + 1]).durationNanoseconds()
+        }
+
+        let wantCounts = outputs.counts && ss == 1
+        var image = [UInt8](repeating: 0, count: w * h * 4)
+        var centreCounts: [UInt32] = wantCounts ? [UInt32](repeating: 0, count: w * h) : []
+        var iterations: UInt64 = 0
+
+        var row = 0
+        while row < h {
+            let rows = min(stripRows, h - row)
+            let sampleRows = Int32(rows * ss)
+            if isTexture {
+                try escape.setArguments(counts, mags, texels, texture, StructArgument(p), Int32(row * ss), sampleRows)
+            } else {
+                try escape.setArguments(counts, mags, StructArgument(p), Int32(row * ss), sampleRows)
+            }
+            let e1 = try q.enqueue(escape, global: [(sw + lanes - 1) / lanes, rows * ss])
+            try color.setArguments(counts, mags, texels, texture, lut, strip, StructArgument(p), Int32(rows), Int32(useLUT ? 1 : 0))
+            let e2: Event
+            if let l = FileIO.environment("GLINT_TMP_LOCAL").flatMap({ Int($0) }) {
+                e2 = try q.enqueue(color, global: [(w + l - 1) / l * l, rows], local: [l, 1])
+            } else {
+                e2 = try q.enqueue(color, global: [w, rows])
+            }
+            let pixels = try strip.read(queue: q)
+            kernelNs += try e1.durationNanoseconds() + e2.durationNanoseconds()
+            if FileIO.environment("GLINT_TMP_PROF") != nil { print("escape", try e1.durationNanoseconds() / 1000, "color", try e2.durationNanoseconds() / 1000) }
+            image.replaceSubrange(row * w * 4 ..< (row + rows) * w * 4, with: pixels[0 ..< rows * w * 4])
+            if wantCounts || outputs.iterations {
+                let c = try counts.read(queue: q)
+                let n = rows * ss * sw
+                if wantCounts { centreCounts.replaceSubrange(row * w ..< (row + rows) * w, with: c[0 ..< rows * w]) }
+                if outputs.iterations { for i in 0..<n { iterations &+= UInt64(c[i]) } }
+            }
+            row += rows
+            progress?(Double(row) / Double(h))
+        }
+        return FractalResult(image: Image8(width: w, height: h, pixels: image),
+                             counts: wantCounts ? centreCounts : nil,
+                             iterations: outputs.iterations ? iterations : nil,
+                             kernelSeconds: Double(kernelNs) * 1e-9, wallSeconds: 0)
+    }
+}

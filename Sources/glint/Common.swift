@@ -1,0 +1,178 @@
+import ArgumentParser
+import GlintCL
+import GlintCore
+import GlintWorkloads
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// --device, shared by every workload.
+struct DeviceOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "Where to run: auto, cpu, opencl, opencl:N or gpu (default: $GLINT_DEVICE, else auto).",
+        discussion: "auto picks the first OpenCL GPU, else an OpenCL CPU device, else the Swift CPU path."))
+    var device: String?
+
+    func backend() throws -> Backend {
+        try Backend.resolve(try DeviceChoice.from(option: device))
+    }
+}
+
+/// --quiet / --verbose, shared by every command.
+struct OutputOptions: ParsableArguments {
+    @Flag(name: .shortAndLong, help: "Print nothing but errors; no progress bar.")
+    var quiet = false
+    @Flag(name: .shortAndLong, help: "Print details: device, timings, build logs of failures.")
+    var verbose = false
+}
+
+/// Runs a command body; any error becomes one line on stderr (`--verbose`: every line) and exit 1.
+func reportingErrors(verbose: Bool, _ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let error as ExitCode {
+        throw error
+    } catch let error as ValidationError {
+        throw error
+    } catch {
+        let text = "\(error)"
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        if verbose || lines.count <= 1 {
+            printError("error: \(text)")
+        } else {
+            printError("error: \(lines[0]) (run with --verbose for details)")
+        }
+        throw ExitCode.failure
+    }
+}
+
+func printError(_ text: String) {
+    var stderr = StandardError()
+    print(text, to: &stderr)
+}
+
+struct StandardError: TextOutputStream {
+    mutating func write(_ string: String) { writeStderr(string) }
+}
+
+/// Writes straight to file descriptor 2 (unbuffered, and free of C's global FILE state).
+func writeStderr(_ text: String) {
+    var text = text
+    text.withUTF8 { bytes in
+        var done = 0
+        while done < bytes.count {
+            let n = Glibc.write(2, bytes.baseAddress! + done, bytes.count - done)
+            if n <= 0 { break }
+            done += n
+        }
+    }
+}
+
+// MARK: Value parsing
+
+/// `WxH`, e.g. 1920x1080.
+func parseSize(_ text: String) throws -> (Int, Int) {
+    let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+    guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]) else {
+        throw ValidationError("size '\(text)' is not WxH (e.g. 1920x1080)")
+    }
+    guard w > 0, h > 0 else { throw ValidationError("size \(text) must have a width and height of at least 1") }
+    do { try ImageLimits.check(width: w, height: h) } catch { throw ValidationError(error.message) }
+    return (w, h)
+}
+
+/// `X,Y`, e.g. -0.75,0.1.
+func parsePair(_ text: String, name: String) throws -> (Double, Double) {
+    let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+    guard parts.count == 2, let x = Double(parts[0].trimmingCharacters()), let y = Double(parts[1].trimmingCharacters()),
+          x.isFinite, y.isFinite else {
+        throw ValidationError("\(name) '\(text)' is not two finite numbers X,Y (e.g. -0.75,0.1)")
+    }
+    return (x, y)
+}
+
+extension Substring {
+    func trimmingCharacters() -> Substring {
+        var s = self
+        while s.first == " " { s.removeFirst() }
+        while s.last == " " { s.removeLast() }
+        return s
+    }
+}
+
+/// The folder of `path` must exist and be writable, checked before any long work.
+func checkWritable(_ path: String, option: String) throws {
+    let dir: String
+    if let slash = path.lastIndex(of: "/") {
+        dir = slash == path.startIndex ? "/" : String(path[..<slash])
+    } else {
+        dir = "."
+    }
+    guard FileIO.isDirectory(dir) else { throw ValidationError("\(option) \(path): folder \(dir) does not exist") }
+    guard access(dir, W_OK) == 0 else { throw ValidationError("\(option) \(path): folder \(dir) is not writable") }
+    if FileIO.isDirectory(path) { throw ValidationError("\(option) \(path) is a folder; give a file name") }
+}
+
+func hasSuffix(_ path: String, _ exts: [String]) -> Bool {
+    let lower = path.lowercased()
+    return exts.contains { lower.hasSuffix("." + $0) }
+}
+
+// MARK: Progress
+
+/// A progress bar with ETA on stderr: only on a terminal, never with --quiet, and only once
+/// the work has run for a second (short renders stay silent).
+final class ProgressBar: Sendable {
+    private struct State { var lastDraw = 0.0; var drawn = false }
+    private let start = Clock.now()
+    private let label: String
+    private let enabled: Bool
+    private let state = Mutex(State())
+
+    init(_ label: String, quiet: Bool) {
+        self.label = label
+        enabled = !quiet && isatty(2) != 0
+    }
+
+    func update(_ fraction: Double) {
+        guard enabled else { return }
+        let now = Clock.now()
+        let elapsed = now - start
+        guard elapsed >= 1 else { return }
+        state.withLock { s in
+            guard now - s.lastDraw >= 0.1 || fraction >= 1 else { return }
+            s.lastDraw = now
+            s.drawn = true
+            let f = min(max(fraction, 0), 1)
+            let width = 30
+            let filled = Int(f * Double(width))
+            let eta = f > 0 ? elapsed * (1 - f) / f : 0
+            let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+            writeStderr("\r\(label) [\(bar)] \(Int(f * 100))%  ETA \(formatSeconds(eta))   ")
+        }
+    }
+
+    func finish() {
+        state.withLock { s in
+            if s.drawn { writeStderr("\r\u{1B}[K") }
+        }
+    }
+}
+
+func formatSeconds(_ s: Double) -> String {
+    if s < 60 { return "\(Int(s.rounded()))s" }
+    return "\(Int(s) / 60)m\(Int(s) % 60)s"
+}
+
+/// Fixed-point formatting without Foundation.
+func fmt(_ x: Double, _ digits: Int = 2) -> String {
+    guard x.isFinite else { return x.isNaN ? "nan" : (x > 0 ? "inf" : "-inf") }
+    var p = 1.0
+    for _ in 0..<digits { p *= 10 }
+    let r = (abs(x) * p).rounded()
+    let whole = Int64(r / p)
+    var frac = String(Int64(r - Double(whole) * p))
+    while frac.count < digits { frac = "0" + frac }
+    return (x < 0 && r != 0 ? "-" : "") + String(whole) + (digits > 0 ? "." + frac : "")
+}

@@ -1,0 +1,94 @@
+import ArgumentParser
+import GlintCL
+import GlintCore
+import GlintWorkloads
+
+struct Devices: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the backends: the Swift CPU path and every OpenCL device, with the index opencl:N uses.",
+        discussion: "With no OpenCL driver installed, the Swift CPU path still works and this says what to install.")
+
+    @Flag(name: .long, help: "Print the list as JSON.")
+    var json = false
+
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        try await reportingErrors(verbose: output.verbose) {
+            let inventory = DeviceInventory.scan()
+            let auto = (try? Backend.resolve(.auto))?.choiceName(in: inventory) ?? "cpu"
+            if json {
+                print(devicesJSON(inventory, auto: auto).serialized())
+                return
+            }
+            print("cpu         Swift CPU path, \(CPUParallel.workerCount) threads (Swift concurrency, SIMD)")
+            for (i, d) in inventory.devices.enumerated() {
+                let name = (try? d.name) ?? "?"
+                let platform = (try? d.platform.name) ?? "?"
+                print("opencl:\(i)".padding(12) + "\(name)  [\(platform)]")
+                let kind = (try? d.kind.rawValue) ?? "?"
+                let cu = (try? d.computeUnits).map(String.init) ?? "?"
+                let mhz = (try? d.maxClockMHz).map(String.init) ?? "?"
+                let global = (try? d.globalMemoryBytes).map(bytesText) ?? "?"
+                let local = (try? d.localMemoryBytes).map(bytesText) ?? "?"
+                let fp64 = (try? d.supportsFP64).map { $0 ? "yes" : "no" } ?? "?"
+                print(String().padding(12) + "type \(kind), \(cu) compute units @ \(mhz) MHz, global \(global), local \(local), fp64 \(fp64)")
+                print(String().padding(12) + "driver \((try? d.driverVersion) ?? "?"), \((try? d.version) ?? "?")")
+            }
+            if let problem = inventory.problem {
+                print("OpenCL: \(problem)")
+            }
+            print("auto        -> \(auto)")
+        }
+    }
+}
+
+func bytesText(_ b: UInt64) -> String {
+    let d = Double(b)
+    if d >= 1073741824 { return fmt(d / Double(1 << 30), 1) + " GiB" }
+    if d >= 1048576 { return fmt(d / Double(1 << 20), 1) + " MiB" }
+    return fmt(d / 1024, 0) + " KiB"
+}
+
+func deviceJSON(_ d: Device, index: Int) -> JSON {
+    .object([
+        ("index", .int(Int64(index))),
+        ("name", .string((try? d.name) ?? "")),
+        ("platform", .string((try? d.platform.name) ?? "")),
+        ("platform_version", .string((try? d.platform.version) ?? "")),
+        ("vendor", .string((try? d.vendor) ?? "")),
+        ("type", .string((try? d.kind.rawValue) ?? "other")),
+        ("compute_units", .int(Int64((try? d.computeUnits) ?? 0))),
+        ("max_clock_mhz", .int(Int64((try? d.maxClockMHz) ?? 0))),
+        ("global_memory_bytes", .int(Int64((try? d.globalMemoryBytes) ?? 0))),
+        ("local_memory_bytes", .int(Int64((try? d.localMemoryBytes) ?? 0))),
+        ("fp64", .bool((try? d.supportsFP64) ?? false)),
+        ("driver_version", .string((try? d.driverVersion) ?? "")),
+        ("device_version", .string((try? d.version) ?? "")),
+    ])
+}
+
+func devicesJSON(_ inventory: DeviceInventory, auto: String) -> JSON {
+    .object([
+        ("cpu", .object([("threads", .int(Int64(CPUParallel.workerCount)))])),
+        ("opencl", .array(inventory.devices.enumerated().map { deviceJSON($1, index: $0) })),
+        ("opencl_problem", inventory.problem.map(JSON.string) ?? .null),
+        ("auto", .string(auto)),
+    ])
+}
+
+extension Backend {
+    /// `cpu` or `opencl:N` for this backend.
+    func choiceName(in inventory: DeviceInventory) -> String {
+        switch self {
+        case .cpu: return "cpu"
+        case .opencl(let cc):
+            if let i = inventory.devices.firstIndex(of: cc.device) { return "opencl:\(i)" }
+            return "opencl"
+        }
+    }
+}
+
+extension String {
+    func padding(_ n: Int) -> String { count >= n ? self + " " : self + String(repeating: " ", count: n - count) }
+}
