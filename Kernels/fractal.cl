@@ -6,6 +6,8 @@
               data-dependent loop by itself, so the vector is written out here
      SKIP     1: Mandelbrot main-cardioid and period-2-bulb test before iterating
      TRACK_MAG 1: record |z|^2 at escape (smooth colouring needs it; it costs a select a step)
+     FUSED_COLOR 1: fractal_escape also writes each pixel's colour from fractal_palette8's table
+              (one sample per pixel, banded colouring), saving the colour pass
    The escape loop's steps and their order are the contract with the Swift twin: no fused
    multiply-add (FP_CONTRACT OFF), correctly rounded division (host build option). */
 #pragma OPENCL FP_CONTRACT OFF
@@ -85,6 +87,10 @@ inline REAL Fractal_Im(const Fractal_View v, REAL sy) {
 
 __kernel void fractal_escape(__global uint* counts,      /* escape count per sample        */
                              __global float* mag2_out,   /* |z|^2 at escape (smooth)       */
+#if FUSED_COLOR
+                             __global const uchar4* lut8, /* colour per count               */
+                             __global uchar4* out,        /* this strip's pixels            */
+#endif
                              const GlintFractalParams p,
                              const int row0,             /* first sample row of this strip */
                              const int rows)             /* sample rows in this strip      */
@@ -166,6 +172,9 @@ __kernel void fractal_escape(__global uint* counts,      /* escape count per sam
 #if LANES == 1
     counts[base] = (uint)count;
     mag2_out[base] = (float)mag;
+#if FUSED_COLOR
+    out[base] = lut8[(uint)count];
+#endif
 #else
     const CAT(uint, LANES) ucount = CAT(convert_uint, LANES)(count);
     const CAT(float, LANES) fmag = CAT(convert_float, LANES)(mag);
@@ -180,6 +189,12 @@ __kernel void fractal_escape(__global uint* counts,      /* escape count per sam
             mag2_out[base + l] = fm[l];
         }
     }
+#if FUSED_COLOR
+    {
+        const uint* uc = (const uint*)&ucount;
+        for (int l = 0; l < LANES && x0 + l < sw; l++) out[base + l] = lut8[uc[l]];
+    }
+#endif
 #endif
 }
 
@@ -253,6 +268,14 @@ __kernel void fractal_palette(__global float4* lut, const GlintFractalParams p) 
     const int i = (int)get_global_id(0);
     if (i > p.max_iter) return;
     lut[i] = (float4)(clamp(Fractal_CountColor(p, (uint)i, 0.0f), 0.0f, 1.0f), 0.0f);
+}
+
+/* fractal_palette's table as 8-bit colours: what fractal_color makes of a lone sample. */
+__kernel void fractal_palette8(__global uchar4* lut8, const GlintFractalParams p) {
+    const int i = (int)get_global_id(0);
+    if (i > p.max_iter) return;
+    float3 c = clamp(Fractal_CountColor(p, (uint)i, 0.0f), 0.0f, 1.0f);
+    lut8[i] = (uchar4)(Color_To8Bit(c.x), Color_To8Bit(c.y), Color_To8Bit(c.z), 255);
 }
 
 /* Colours one strip of pixels: the mean of each pixel's ss x ss sample colours, in row-major order.

@@ -23,6 +23,7 @@ public enum Color {
     }
 
     /// Foley & van Dam's HSV -> RGB; h, s, v in [0,1], h wraps.
+    @inlinable
     public static func hsvToRGB(_ h: Float, _ s: Float, _ v: Float) -> SIMD3<Float> {
         let hh = (h - floorf(h)) * 6.0
         var i = Int32(floorf(hh))
@@ -42,6 +43,7 @@ public enum Color {
     }
 
     /// A palette at escape value `t` (unclamped RGB).
+    @inlinable
     public static func palette(_ palette: Palette, _ t: Float) -> SIMD3<Float> {
         switch palette {
         case .grey:
@@ -63,13 +65,13 @@ public enum Color {
     }
 
     /// OpenCL's `clamp(v, 0, 1)`: fmin/fmax semantics, so NaN becomes 0 as on the device.
-    @inline(__always)
+    @inlinable @inline(__always)
     public static func clamp01(_ v: Float) -> Float {
         Float.minimum(Float.maximum(v, 0.0), 1.0)
     }
 
     /// [0,1] float to an 8-bit channel, rounding to nearest.
-    @inline(__always)
+    @inlinable @inline(__always)
     public static func to8Bit(_ v: Float) -> UInt8 {
         UInt8(floorf(clamp01(v) * 255.0 + 0.5))
     }

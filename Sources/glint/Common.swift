@@ -92,14 +92,6 @@ func parsePair(_ text: String, name: String) throws -> (Double, Double) {
     return (x, y)
 }
 
-extension Substring {
-    func trimmingCharacters() -> Substring {
-        var s = self
-        while s.first == " " { s.removeFirst() }
-        while s.last == " " { s.removeLast() }
-        return s
-    }
-}
 
 /// The folder of `path` must exist and be writable, checked before any long work.
 func checkWritable(_ path: String, option: String) throws {

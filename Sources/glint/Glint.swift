@@ -1,7 +1,30 @@
 import ArgumentParser
 
+import GlintCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
 @main
 struct Glint: AsyncParsableCommand {
+    /// Refuses clearly, before any SIMD code runs, on a CPU this build cannot use.
+    static func main() async {
+        if let reason = CPUFeatures.unsupportedReason {
+            writeStderr("error: \(reason)\n")
+            Glibc.exit(1)
+        }
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "glint",
         abstract: "GPU rendering through OpenCL, with a Swift CPU path that gives matching output.",

@@ -131,20 +131,17 @@ enum FractalCPU {
             i += 1
         }
 
-        for l in 0..<L.count where x0 + l < sw {
-            counts[l] = UInt32(count[l])
-            mags[l] = Float(mag[l])
-        }
+        count.store(counts: counts, mags: mags, mag: mag, valid: sw - x0)
     }
 
     /// One sample row of any formula but image-julia.
     static func escapeRow(_ p: GlintFractalParams, formula: FractalFormula, precision: Precision, skip: Bool,
                           sy: Int, counts: UnsafeMutablePointer<UInt32>, mags: UnsafeMutablePointer<Float>) {
         switch (precision, p.smooth != 0) {
-        case (.float, false): row(Float8.self, View<Float>(p), p, formula, skip, false, sy, counts, mags)
-        case (.float, true): row(Float8.self, View<Float>(p), p, formula, skip, true, sy, counts, mags)
-        case (.double, false): row(Double4.self, View<Double>(p), p, formula, skip, false, sy, counts, mags)
-        case (.double, true): row(Double4.self, View<Double>(p), p, formula, skip, true, sy, counts, mags)
+        case (.float, false): row(Float16.self, View<Float>(p), p, formula, skip, false, sy, counts, mags)
+        case (.float, true): row(Float16.self, View<Float>(p), p, formula, skip, true, sy, counts, mags)
+        case (.double, false): row(Double8.self, View<Double>(p), p, formula, skip, false, sy, counts, mags)
+        case (.double, true): row(Double8.self, View<Double>(p), p, formula, skip, true, sy, counts, mags)
         }
     }
 

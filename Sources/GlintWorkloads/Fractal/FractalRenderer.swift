@@ -116,11 +116,14 @@ public enum FractalRenderer {
         let p = job.params
         let w = job.width, h = job.height, ss = job.supersampling, sw = w * ss
         let lanes = lanes(for: job, on: cc)
+        let isTexture = job.formula == .imageJulia
+        let useLUT = FractalCPU.usesLUT(p)
+        let fused = useLUT && ss == 1 && !isTexture
         let program = try cc.program("fractal.cl", defines: [
+            "FUSED_COLOR=\(fused ? 1 : 0)",
             "FORMULA=\(job.formula.rawValue)", "DOUBLE=\(job.precision == .double ? 1 : 0)",
             "LANES=\(lanes)", "SKIP=\(job.skipInterior ? 1 : 0)", "TRACK_MAG=\(job.smooth ? 1 : 0)",
         ])
-        let isTexture = job.formula == .imageJulia
         let escape = try program.kernel(isTexture ? "fractal_escape_texture" : "fractal_escape")
         let color = try program.kernel("fractal_color")
 
@@ -132,12 +135,12 @@ public enum FractalRenderer {
         let texels = try Buffer<Int32>(context: cc.context, count: isTexture ? samples : 1)
         let texture = try Buffer<UInt8>(queue: q, copying: job.texture?.pixels ?? [0, 0, 0, 0])
         let strip = try Buffer<UInt8>(context: cc.context, count: stripRows * w * 4, access: .writeOnly)
-        let useLUT = FractalCPU.usesLUT(p)
-        let lut = try Buffer<SIMD4<Float>>(context: cc.context, count: useLUT ? job.maxIterations + 1 : 1)
+        let lut = try Buffer<SIMD4<Float>>(context: cc.context, count: useLUT && !fused ? job.maxIterations + 1 : 1)
+        let lut8 = try Buffer<UInt8>(context: cc.context, count: fused ? 4 * (job.maxIterations + 1) : 4)
         var kernelNs: UInt64 = 0
         if useLUT {
-            let table = try program.kernel("fractal_palette")
-            try table.setArguments(lut, StructArgument(p))
+            let table = try program.kernel(fused ? "fractal_palette8" : "fractal_palette")
+            if fused { try table.setArguments(lut8, StructArgument(p)) } else { try table.setArguments(lut, StructArgument(p)) }
             kernelNs += try q.enqueue(table, global: [job.maxIterations + 1]).durationNanoseconds()
         }
 
@@ -152,20 +155,19 @@ public enum FractalRenderer {
             let sampleRows = Int32(rows * ss)
             if isTexture {
                 try escape.setArguments(counts, mags, texels, texture, StructArgument(p), Int32(row * ss), sampleRows)
+            } else if fused {
+                try escape.setArguments(counts, mags, lut8, strip, StructArgument(p), Int32(row * ss), sampleRows)
             } else {
                 try escape.setArguments(counts, mags, StructArgument(p), Int32(row * ss), sampleRows)
             }
-            let e1 = try q.enqueue(escape, global: [(sw + lanes - 1) / lanes, rows * ss])
-            try color.setArguments(counts, mags, texels, texture, lut, strip, StructArgument(p), Int32(rows), Int32(useLUT ? 1 : 0))
-            let e2: Event
-            if let l = FileIO.environment("GLINT_TMP_LOCAL").flatMap({ Int($0) }) {
-                e2 = try q.enqueue(color, global: [(w + l - 1) / l * l, rows], local: [l, 1])
-            } else {
-                e2 = try q.enqueue(color, global: [w, rows])
+            var events = [try q.enqueue(escape, global: [(sw + lanes - 1) / lanes, rows * ss])]
+            if !fused {
+                try color.setArguments(counts, mags, texels, texture, lut, strip, StructArgument(p), Int32(rows),
+                                       Int32(useLUT ? 1 : 0))
+                events.append(try q.enqueue(color, global: [w, rows]))
             }
             let pixels = try strip.read(queue: q)
-            kernelNs += try e1.durationNanoseconds() + e2.durationNanoseconds()
-            if FileIO.environment("GLINT_TMP_PROF") != nil { print("escape", try e1.durationNanoseconds() / 1000, "color", try e2.durationNanoseconds() / 1000) }
+            for e in events { kernelNs += try e.durationNanoseconds() }
             image.replaceSubrange(row * w * 4 ..< (row + rows) * w * 4, with: pixels[0 ..< rows * w * 4])
             if wantCounts || outputs.iterations {
                 let c = try counts.read(queue: q)

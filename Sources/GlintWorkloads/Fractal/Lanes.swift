@@ -19,6 +19,8 @@ protocol Lanes {
     static func lessThan(_ a: Self, _ b: Self) -> Mask
     static func lessOrEqual(_ a: Self, _ b: Self) -> Mask
     func replacing(with other: Self, where mask: Mask) -> Self
+    /// Writes the first `valid` lanes as escape counts and as float |z|^2.
+    func store(counts: UnsafeMutablePointer<UInt32>, mags: UnsafeMutablePointer<Float>, mag: Self, valid: Int)
 }
 
 protocol LaneMask {
@@ -28,50 +30,62 @@ protocol LaneMask {
     var any: Bool { get }
 }
 
-struct Float8: Lanes {
-    var v: SIMD8<Float>
-    init(_ v: SIMD8<Float>) { self.v = v }
-    static var count: Int { 8 }
-    init(repeating s: Float) { v = SIMD8(repeating: s) }
-    init(ramp base: Float) { v = SIMD8(repeating: base) + SIMD8(0, 1, 2, 3, 4, 5, 6, 7) }
+struct Float16: Lanes {
+    var v: SIMD16<Float>
+    init(_ v: SIMD16<Float>) { self.v = v }
+    static var count: Int { 16 }
+    init(repeating s: Float) { v = SIMD16<Float>(repeating: s) }
+    init(ramp base: Float) { v = SIMD16<Float>(repeating: base) + SIMD16<Float>(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) }
     subscript(i: Int) -> Float { v[i] }
     @inline(__always) static func + (a: Self, b: Self) -> Self { Self(a.v + b.v) }
     @inline(__always) static func - (a: Self, b: Self) -> Self { Self(a.v - b.v) }
     @inline(__always) static func * (a: Self, b: Self) -> Self { Self(a.v * b.v) }
     @inline(__always) static func / (a: Self, b: Self) -> Self { Self(a.v / b.v) }
-    @inline(__always) static func lessThan(_ a: Self, _ b: Self) -> Mask8 { Mask8(a.v .< b.v) }
-    @inline(__always) static func lessOrEqual(_ a: Self, _ b: Self) -> Mask8 { Mask8(a.v .<= b.v) }
-    @inline(__always) func replacing(with other: Self, where m: Mask8) -> Self { Self(v.replacing(with: other.v, where: m.m)) }
+    @inline(__always) static func lessThan(_ a: Self, _ b: Self) -> Mask16 { Mask16(a.v .< b.v) }
+    @inline(__always) static func lessOrEqual(_ a: Self, _ b: Self) -> Mask16 { Mask16(a.v .<= b.v) }
+    @inline(__always) func replacing(with other: Self, where m: Mask16) -> Self { Self(v.replacing(with: other.v, where: m.m)) }
+    @inline(__always) func store(counts: UnsafeMutablePointer<UInt32>, mags: UnsafeMutablePointer<Float>, mag: Self, valid: Int) {
+        for l in 0..<min(valid, 16) {
+            counts[l] = UInt32(v[l])
+            mags[l] = Float(mag.v[l])
+        }
+    }
 }
 
-struct Mask8: LaneMask {
-    var m: SIMDMask<SIMD8<Int32>>
-    init(_ m: SIMDMask<SIMD8<Int32>>) { self.m = m }
+struct Mask16: LaneMask {
+    var m: SIMDMask<SIMD16<Int32>>
+    init(_ m: SIMDMask<SIMD16<Int32>>) { self.m = m }
     @inline(__always) static func & (a: Self, b: Self) -> Self { Self(a.m .& b.m) }
     @inline(__always) static func | (a: Self, b: Self) -> Self { Self(a.m .| b.m) }
     @inline(__always) static prefix func ! (a: Self) -> Self { Self(.!a.m) }
     @inline(__always) var any: Bool { Swift.any(m) }
 }
 
-struct Double4: Lanes {
-    var v: SIMD4<Double>
-    init(_ v: SIMD4<Double>) { self.v = v }
-    static var count: Int { 4 }
-    init(repeating s: Double) { v = SIMD4(repeating: s) }
-    init(ramp base: Double) { v = SIMD4(repeating: base) + SIMD4(0, 1, 2, 3) }
+struct Double8: Lanes {
+    var v: SIMD8<Double>
+    init(_ v: SIMD8<Double>) { self.v = v }
+    static var count: Int { 8 }
+    init(repeating s: Double) { v = SIMD8<Double>(repeating: s) }
+    init(ramp base: Double) { v = SIMD8<Double>(repeating: base) + SIMD8<Double>(0, 1, 2, 3, 4, 5, 6, 7) }
     subscript(i: Int) -> Double { v[i] }
     @inline(__always) static func + (a: Self, b: Self) -> Self { Self(a.v + b.v) }
     @inline(__always) static func - (a: Self, b: Self) -> Self { Self(a.v - b.v) }
     @inline(__always) static func * (a: Self, b: Self) -> Self { Self(a.v * b.v) }
     @inline(__always) static func / (a: Self, b: Self) -> Self { Self(a.v / b.v) }
-    @inline(__always) static func lessThan(_ a: Self, _ b: Self) -> Mask4 { Mask4(a.v .< b.v) }
-    @inline(__always) static func lessOrEqual(_ a: Self, _ b: Self) -> Mask4 { Mask4(a.v .<= b.v) }
-    @inline(__always) func replacing(with other: Self, where m: Mask4) -> Self { Self(v.replacing(with: other.v, where: m.m)) }
+    @inline(__always) static func lessThan(_ a: Self, _ b: Self) -> Mask8D { Mask8D(a.v .< b.v) }
+    @inline(__always) static func lessOrEqual(_ a: Self, _ b: Self) -> Mask8D { Mask8D(a.v .<= b.v) }
+    @inline(__always) func replacing(with other: Self, where m: Mask8D) -> Self { Self(v.replacing(with: other.v, where: m.m)) }
+    @inline(__always) func store(counts: UnsafeMutablePointer<UInt32>, mags: UnsafeMutablePointer<Float>, mag: Self, valid: Int) {
+        for l in 0..<min(valid, 8) {
+            counts[l] = UInt32(v[l])
+            mags[l] = Float(mag.v[l])
+        }
+    }
 }
 
-struct Mask4: LaneMask {
-    var m: SIMDMask<SIMD4<Int64>>
-    init(_ m: SIMDMask<SIMD4<Int64>>) { self.m = m }
+struct Mask8D: LaneMask {
+    var m: SIMDMask<SIMD8<Int64>>
+    init(_ m: SIMDMask<SIMD8<Int64>>) { self.m = m }
     @inline(__always) static func & (a: Self, b: Self) -> Self { Self(a.m .& b.m) }
     @inline(__always) static func | (a: Self, b: Self) -> Self { Self(a.m .| b.m) }
     @inline(__always) static prefix func ! (a: Self) -> Self { Self(.!a.m) }
