@@ -6,6 +6,8 @@
    depends on nothing else, so tiles, thread counts and resumed runs draw the same numbers.
    Swift twin: Sources/GlintCore/Random.swift; GlintCLTests compares the two on a table of keys. */
 
+#pragma OPENCL FP_CONTRACT OFF
+
 #define RNG_M0 0xD2511F53u
 #define RNG_M1 0xCD9E8D57u
 #define RNG_W0 0x9E3779B9u

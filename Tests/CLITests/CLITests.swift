@@ -179,6 +179,17 @@ func maxPixelDifference(_ a: Image8, _ b: Image8) -> Int {
     zip(a.pixels, b.pixels).reduce(0) { max($0, abs(Int($1.0) - Int($1.1))) }
 }
 
+/// How many different RGB colours an image has.
+func distinctColours(_ image: Image8) -> Int {
+    var seen = Set<UInt32>()
+    let p = image.pixels
+    for i in stride(from: 0, to: p.count, by: 4) {
+        let rgb = UInt32(p[i]) << 16 | UInt32(p[i + 1]) << 8 | UInt32(p[i + 2])
+        seen.insert(rgb)
+    }
+    return seen.count
+}
+
 /// `programs: N compiled, M from the disk cache, ...` from a --verbose OpenCL render.
 func buildStats(_ stdout: String) -> (compiled: Int, fromDisk: Int)? {
     for line in RunResult.lines(stdout) where line.hasPrefix("programs: ") {
@@ -245,6 +256,8 @@ let badInputs: [BadInput] = [
              kind: .validation, mentions: ["--zoom"]),
     BadInput(name: "--zoom -1", args: smallRender(["--zoom", "-1", "--device", "cpu"]),
              kind: .validation, mentions: ["--zoom"]),
+    BadInput(name: "--zoom=-1", args: smallRender(["--zoom=-1", "--device", "cpu"]),
+             kind: .validation, mentions: ["--zoom", "-1"]),
     BadInput(name: "--device bogus", args: smallRender(["--device", "bogus"]),
              kind: .runtime, mentions: ["bogus"]),
     BadInput(name: "--device opencl:99", args: smallRender(["--device", "opencl:99"]),
@@ -310,6 +323,19 @@ func expectCleanFailure(_ r: RunResult, kind: BadInput.Kind, mentions: [String],
             "crash output on stderr\n\(r)", sourceLocation: sourceLocation)
 }
 
+/// Checks a successful render's stdout: its first line is
+/// `wrote <file> (64x48, <formula>, <backend label>, ...)`, the label being `cpu (Swift, ...)`
+/// or `opencl (<device name>)`.
+func expectWrote(_ r: RunResult, file: String, device: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(r.status == 0, "the render failed\n\(r)", sourceLocation: sourceLocation)
+    let line = r.stdoutLines.first ?? ""
+    #expect(line.hasPrefix("wrote \(file) (64x48, "), "expected 'wrote \(file) (64x48, ...'\n\(r)",
+            sourceLocation: sourceLocation)
+    let label = device == "cpu" ? ", cpu (Swift" : ", opencl ("
+    #expect(line.contains(label), "the 'wrote' line should name the \(device) backend ('\(label)')\n\(r)",
+            sourceLocation: sourceLocation)
+}
+
 // MARK: - The tests
 
 @Suite("glint command line", .serialized)
@@ -348,6 +374,20 @@ struct CLITests {
         }
     }
 
+    @Test("a failed render leaves an existing output file untouched")
+    func failureKeepsExistingOutput() throws {
+        try withSandbox { box in
+            let old = Array("previous contents".utf8)
+            try box.write("out.png", old)
+            for extra in [["--iterations", "0"], ["--device", "bogus"], ["--device", "opencl:99"]] {
+                let r = try box.run(["fractal", "mandelbrot", "--size", "64x48", "-o", "out.png"] + extra)
+                expectCleanFailure(r, kind: .runtime, mentions: [])
+                #expect(try box.bytes("out.png") == old, "out.png changed after: \(extra)")
+            }
+            #expect(box.listing() == ["out.png"], "files: \(box.listing())")
+        }
+    }
+
     // 2. Successful renders on both backends.
     @Test("mandelbrot on cpu and opencl: PNGs with the right header, a 'wrote' line, and the same pixels")
     func renderCPUAndOpenCL() throws {
@@ -358,11 +398,8 @@ struct CLITests {
                 let r = try box.run(smallRender(output: "\(device).png", ["--device", device]))
                 #expect(r.status == 0, "render on \(device) failed\n\(r)")
                 #expect(r.stderr.isEmpty, "a successful render should print nothing on stderr\n\(r)")
-                let lines = r.stdoutLines
-                #expect(lines.count == 1 && lines[0].hasPrefix("wrote"), "expected one 'wrote' line\n\(r)")
-                #expect(lines.first?.contains("\(device).png") == true, "the 'wrote' line should name the file\n\(r)")
-                #expect(lines.first?.contains(device) == true && lines.first?.contains("64x48") == true,
-                        "the 'wrote' line should name the backend and size\n\(r)")
+                #expect(r.stdoutLines.count == 1, "expected just the 'wrote' line\n\(r)")
+                expectWrote(r, file: "\(device).png", device: device)
                 let bytes = try box.bytes("\(device).png")
                 #expect(Array(bytes.prefix(8)) == pngSignature, "\(device).png has no PNG signature")
                 let header = try #require(pngHeader(bytes), "\(device).png has no IHDR first")
@@ -370,9 +407,7 @@ struct CLITests {
                         "\(device).png: want 64x48 8-bit RGB, got \(header)")
                 let image = try PNG.read(box.path("\(device).png"))
                 #expect(image.width == 64 && image.height == 48)
-                #expect(Set(stride(from: 0, to: image.pixels.count, by: 4).map {
-                    image.pixels[$0] ^ image.pixels[$0 + 1] << 1 ^ image.pixels[$0 + 2] << 2
-                }).count > 4, "\(device).png is (nearly) one flat colour: not a Mandelbrot picture")
+                #expect(distinctColours(image) > 4, "\(device).png is (nearly) one flat colour: not a Mandelbrot picture")
                 images[device] = image
                 files[device] = bytes
             }
@@ -395,14 +430,16 @@ struct CLITests {
                 let r = try box.run(["fractal", "mandelbrot", "--size", "64x48", "--iterations", "300",
                                      "-o", "\(device).png", "--counts", "\(device).pgm", "--device", device])
                 #expect(r.status == 0, "render on \(device) failed\n\(r)")
-                #expect(r.stdoutLines.first?.hasPrefix("wrote") == true, "\(r)")
+                expectWrote(r, file: "\(device).png", device: device)
                 let raw = try box.bytes("\(device).pgm")
                 let header = Array("P5\n64 48\n300\n".utf8)
                 #expect(Array(raw.prefix(header.count)) == header, "\(device).pgm header: \(String(decoding: raw.prefix(16), as: UTF8.self).debugDescription)")
                 #expect(raw.count == header.count + 64 * 48 * 2, "\(device).pgm: \(raw.count) bytes, want 16-bit samples")
                 let pgm = try PGM.read(box.path("\(device).pgm"))
                 #expect(pgm.width == 64 && pgm.height == 48 && pgm.maxValue == 300)
-                #expect(pgm.values.allSatisfy { (1...300).contains($0) }, "counts outside 1...300")
+                // 0 = escaped before the first iteration (|c| > 2 in the corners of the view).
+                #expect(pgm.values.allSatisfy { $0 <= 300 }, "counts over the limit 300")
+                #expect(pgm.values.contains(0), "the view's corners (|c| > 2) should have count 0")
                 #expect(pgm.values.contains(300) && pgm.values.contains { $0 < 300 },
                         "expected both interior (300) and escaping points")
                 counts[device] = pgm.values
@@ -420,7 +457,8 @@ struct CLITests {
             #expect(r.status == 0, "\(r)")
             let pgm = try PGM.read(box.path("c.pgm"))
             #expect(pgm.width == 64 && pgm.height == 48 && pgm.maxValue == 64)
-            #expect(pgm.values.allSatisfy { (1...64).contains($0) })
+            #expect(pgm.values.allSatisfy { $0 <= 64 } && pgm.values.contains(64) && pgm.values.contains(0))
+            #expect(try box.bytes("c.pgm").count == Array("P5\n64 48\n64\n".utf8).count + 64 * 48)
         }
     }
 
@@ -429,7 +467,7 @@ struct CLITests {
         try withSandbox { box in
             let r = try box.run(smallRender(["--bit-depth", "16", "--device", device]))
             #expect(r.status == 0, "\(r)")
-            #expect(r.stdoutLines.first?.hasPrefix("wrote") == true, "\(r)")
+            expectWrote(r, file: "out.png", device: device)
             let header = try #require(pngHeader(try box.bytes("out.png")), "out.png is not a PNG")
             #expect(header == PNGHeader(width: 64, height: 48, bitDepth: 16, colorType: 2), "got \(header)")
             let image = try PNG.read(box.path("out.png"))
@@ -510,9 +548,7 @@ struct CLITests {
         try withSandbox { box in
             let r = try box.run(smallRender([]), env: ["GLINT_DEVICE": "cpu"])
             #expect(r.status == 0, "\(r)")
-            let line = try #require(r.stdoutLines.first, "\(r)")
-            #expect(line.hasPrefix("wrote") && line.contains("cpu"), "\(r)")
-            #expect(!line.contains("opencl"), "\(r)")
+            expectWrote(r, file: "out.png", device: "cpu")
             #expect(pngHeader(try box.bytes("out.png"))?.width == 64)
         }
     }
@@ -531,7 +567,7 @@ struct CLITests {
         try withSandbox { box in
             let r = try box.run(smallRender(["--device", "cpu"]), env: ["GLINT_DEVICE": "bogus"])
             #expect(r.status == 0, "\(r)")
-            #expect(r.stdoutLines.first?.contains("cpu") == true, "\(r)")
+            expectWrote(r, file: "out.png", device: "cpu")
         }
     }
 
@@ -542,6 +578,7 @@ struct CLITests {
             let args = smallRender(["--device", "opencl", "--verbose"])
             let first = try box.run(args)
             #expect(first.status == 0, "\(first)")
+            expectWrote(first, file: "out.png", device: "opencl")
             let s1 = try #require(buildStats(first.stdout), "no 'programs:' line in --verbose output\n\(first)")
             #expect(s1.compiled >= 1, "the first run should compile (cache empty)\n\(first)")
             let cached = (try? FileManager.default.contentsOfDirectory(
@@ -564,6 +601,7 @@ struct CLITests {
             for run in 1...2 {
                 let r = try box.run(args, env: ["GLINT_KERNEL_CACHE": "off"])
                 #expect(r.status == 0, "\(r)")
+                expectWrote(r, file: "out.png", device: "opencl")
                 let s = try #require(buildStats(r.stdout), "no 'programs:' line in --verbose output\n\(r)")
                 #expect(s.compiled >= 1 && s.fromDisk == 0, "run \(run) with the cache off\n\(r)")
             }

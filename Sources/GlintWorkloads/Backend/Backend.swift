@@ -78,7 +78,13 @@ public struct DeviceInventory: Sendable {
     public static let installHint =
         "install an OpenCL driver: on Debian `apt-get install pocl-opencl-icd` (CPU) or your GPU vendor's OpenCL ICD, and check /etc/OpenCL/vendors"
 
-    public static func scan() -> DeviceInventory {
+    /// The inventory, discovered once per process. The ICD loader's first calls are not safe to
+    /// race (concurrent first use crashed inside the loader), and a Swift global initialiser runs once.
+    public static func scan() -> DeviceInventory { discovered }
+
+    private static let discovered: DeviceInventory = discover()
+
+    private static func discover() -> DeviceInventory {
         do {
             let platforms = try Platform.all()
             if platforms.isEmpty {

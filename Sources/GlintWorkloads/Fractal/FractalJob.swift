@@ -96,10 +96,14 @@ public struct FractalJob: Sendable {
         if formula == .imageJulia && texture == nil {
             throw GlintError("image-julia needs --texture FILE.png")
         }
+        // Past these zooms neighbouring pixels map to the same number: refuse rather than draw blocks.
         let s = 2.0 / (zoom * Double(height))
-        guard s.isNormal else { throw GlintError("--zoom \(zoom) is beyond what double precision can resolve") }
-        if precision == .float, Float(s) == 0 || !Float(s).isNormal {
-            throw GlintError("--zoom \(zoom) is beyond float precision: use --precision double")
+        let magnitude = max(abs(centerRe), abs(centerIm), Double(Float.leastNormalMagnitude))
+        guard s.isNormal, s >= magnitude.ulp else {
+            throw GlintError("--zoom \(zoom) at this centre is beyond double precision (neighbouring pixels would coincide)")
+        }
+        if precision == .float, !Float(s).isNormal || Float(s) < Float(magnitude).ulp {
+            throw GlintError("--zoom \(zoom) at this centre is beyond float precision (neighbouring pixels would coincide): use --precision double")
         }
     }
 
