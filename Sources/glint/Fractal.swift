@@ -30,19 +30,19 @@ struct Fractal: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Output PNG (default: <formula>.png).")
     var output: String?
 
-    @Option(help: "Image size WxH.")
+    @Option(parsing: .unconditional, help: "Image size WxH.")
     var size = "1200x800"
 
     @Option(parsing: .unconditional, help: "View centre X,Y in the complex plane (default: the formula's whole-set view).")
     var center: String?
 
-    @Option(help: "Zoom: at 1 the image height spans 2 units.")
+    @Option(parsing: .unconditional, help: "Zoom: at 1 the image height spans 2 units.")
     var zoom = 1.0
 
-    @Option(help: "Iteration limit; points that never escape get this count.")
+    @Option(parsing: .unconditional, help: "Iteration limit; points that never escape get this count.")
     var iterations = 128
 
-    @Option(help: "Escape radius R: a point has escaped when |z| > R.")
+    @Option(parsing: .unconditional, help: "Escape radius R: a point has escaped when |z| > R.")
     var bailout = 2.0
 
     @Option(help: "Colour palette: tutorial (the tutorial's sin/cos colouring), grey, fire, ocean, rainbow.")
@@ -66,7 +66,8 @@ struct Fractal: AsyncParsableCommand {
     @Flag(name: .customLong("no-skip"), help: "Iterate inside the main cardioid and period-2 bulb too (Mandelbrot; same pixels, slower).")
     var noSkip = false
 
-    @Option(help: "Also write the raw escape counts at the pixel centres as a 16-bit binary PGM.")
+    @Option(help: ArgumentHelp("Also write the raw escape counts at the pixel centres as a 16-bit binary PGM.",
+                               discussion: "Maximum value 65535 whatever the limit; points that never escape hold the iteration limit; a count is the number of steps that stayed within the bailout, so points outside |z| <= R after the first step read 0. Counts above 65535 are clamped."))
     var counts: String?
 
     @Option(name: .customLong("bit-depth"), help: "PNG bit depth: 8 or 16.")
@@ -142,7 +143,7 @@ struct Fractal: AsyncParsableCommand {
             if let counts, let values = result.counts {
                 try PGM.write16(width: job.width, height: job.height,
                                 values: values.map { UInt16(min($0, 65535)) },
-                                maxValue: UInt16(min(job.maxIterations, 65535)), to: counts)
+                                maxValue: 65535, to: counts)
             }
             if !out.quiet {
                 var line = "wrote \(file) (\(job.width)x\(job.height), \(job.formula.name), \(backend.label), \(fmt(result.wallSeconds * 1000, 1)) ms"

@@ -47,7 +47,9 @@ public enum DeviceChoice: Equatable, Sendable, CustomStringConvertible {
     public static func from(option: String?) throws(GlintError) -> DeviceChoice {
         if let option { return try DeviceChoice(parsing: option) }
         if let env = FileIO.environment(environmentVariable), !env.isEmpty {
-            return try DeviceChoice(parsing: env)
+            do { return try DeviceChoice(parsing: env) } catch {
+                throw GlintError("\(environmentVariable)=\(env): \(error.message)")
+            }
         }
         return .auto
     }
@@ -117,7 +119,7 @@ extension Backend {
             return .cpu
         case .gpu:
             guard let i = kinds.firstIndex(of: .gpu) else {
-                let have = inventory.devices.isEmpty ? "no OpenCL devices at all" : "only \(inventory.devices.count) non-GPU OpenCL device(s)"
+                let have = inventory.devices.isEmpty ? "no OpenCL device at all" : "OpenCL devices, but none of type GPU"
                 throw GlintError("--device gpu: no OpenCL GPU found (this machine has \(have)); glint devices lists what there is")
             }
             return try open(inventory.devices[i])
@@ -128,7 +130,7 @@ extension Backend {
         case .openclIndex(let n):
             if let problem = inventory.problem { throw GlintError("--device opencl:\(n): \(problem)") }
             guard n < inventory.devices.count else {
-                throw GlintError("--device opencl:\(n): there are only \(inventory.devices.count) OpenCL device(s), numbered from 0 (see glint devices)")
+                throw GlintError("--device opencl:\(n): this machine has \(inventory.devices.count == 1 ? "one OpenCL device, opencl:0" : "\(inventory.devices.count) OpenCL devices, opencl:0 to opencl:\(inventory.devices.count - 1)") (see glint devices)")
             }
             return try open(inventory.devices[n])
         }
