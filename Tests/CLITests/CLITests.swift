@@ -424,7 +424,7 @@ struct CLITests {
     @Test("--counts writes a 16-bit P5 PGM of the right size, identical on cpu and opencl")
     func countsPGM() throws {
         try withSandbox { box in
-            // maxval = the iteration limit; 300 >= 256, so two bytes per sample.
+            // Always 16-bit: maxval 65535, two bytes per sample, raw counts.
             var counts: [String: [UInt16]] = [:]
             for device in ["cpu", "opencl"] {
                 let r = try box.run(["fractal", "mandelbrot", "--size", "64x48", "--iterations", "300",
@@ -432,11 +432,11 @@ struct CLITests {
                 #expect(r.status == 0, "render on \(device) failed\n\(r)")
                 expectWrote(r, file: "\(device).png", device: device)
                 let raw = try box.bytes("\(device).pgm")
-                let header = Array("P5\n64 48\n300\n".utf8)
+                let header = Array("P5\n64 48\n65535\n".utf8)
                 #expect(Array(raw.prefix(header.count)) == header, "\(device).pgm header: \(String(decoding: raw.prefix(16), as: UTF8.self).debugDescription)")
                 #expect(raw.count == header.count + 64 * 48 * 2, "\(device).pgm: \(raw.count) bytes, want 16-bit samples")
                 let pgm = try PGM.read(box.path("\(device).pgm"))
-                #expect(pgm.width == 64 && pgm.height == 48 && pgm.maxValue == 300)
+                #expect(pgm.width == 64 && pgm.height == 48 && pgm.maxValue == 65535)
                 // 0 = escaped before the first iteration (|c| > 2 in the corners of the view).
                 #expect(pgm.values.allSatisfy { $0 <= 300 }, "counts over the limit 300")
                 #expect(pgm.values.contains(0), "the view's corners (|c| > 2) should have count 0")
@@ -450,15 +450,15 @@ struct CLITests {
         }
     }
 
-    @Test("--counts with a small iteration limit is still a valid P5 PGM (Netpbm: 1 byte per sample below 256)")
+    @Test("--counts stays 16-bit with an iteration limit below 256")
     func countsPGMSmallLimit() throws {
         try withSandbox { box in
             let r = try box.run(smallRender(["--counts", "c.pgm", "--device", "cpu"]))
             #expect(r.status == 0, "\(r)")
             let pgm = try PGM.read(box.path("c.pgm"))
-            #expect(pgm.width == 64 && pgm.height == 48 && pgm.maxValue == 64)
+            #expect(pgm.width == 64 && pgm.height == 48 && pgm.maxValue == 65535)
             #expect(pgm.values.allSatisfy { $0 <= 64 } && pgm.values.contains(64) && pgm.values.contains(0))
-            #expect(try box.bytes("c.pgm").count == Array("P5\n64 48\n64\n".utf8).count + 64 * 48)
+            #expect(try box.bytes("c.pgm").count == Array("P5\n64 48\n65535\n".utf8).count + 64 * 48 * 2)
         }
     }
 
