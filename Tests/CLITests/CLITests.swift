@@ -485,6 +485,27 @@ struct CLITests {
     }
 
     // 4. Devices.
+    @Test("with no OpenCL driver, cpu still works and devices says what to install")
+    func noOpenCLPlatform() throws {
+        try withSandbox { box in
+            // An empty vendors folder: the ICD loader finds no driver at all.
+            let vendors = box.path("no-vendors")
+            try FileManager.default.createDirectory(atPath: vendors, withIntermediateDirectories: true)
+            let env: [String: String?] = ["OCL_ICD_VENDORS": vendors]
+            let devices = try box.run(["devices"], env: env)
+            #expect(devices.status == 0, "\(devices)")
+            #expect(devices.stdout.contains("cpu"))
+            #expect(!devices.stdout.contains("opencl:0"))
+            #expect(devices.stdout.contains("no OpenCL platform") && devices.stdout.contains("pocl-opencl-icd"), "\(devices)")
+            #expect(devices.stdout.contains("auto        -> cpu"))
+            let cpu = try box.run(["fractal", "mandelbrot", "--size", "32x32", "-o", "a.png"], env: env)
+            #expect(cpu.status == 0 && cpu.stdout.contains("cpu"), "auto without OpenCL should use the Swift path: \(cpu)")
+            let cl = try box.run(["fractal", "mandelbrot", "--size", "32x32", "-o", "b.png", "--device", "opencl"], env: env)
+            #expect(cl.status != 0 && cl.stderrLines.count == 1 && cl.stderr.contains("no OpenCL platform"), "\(cl)")
+            #expect(!FileManager.default.fileExists(atPath: box.path("b.png")))
+        }
+    }
+
     @Test("glint devices lists cpu and opencl:0")
     func devicesText() throws {
         try withSandbox { box in
