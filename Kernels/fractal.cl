@@ -4,6 +4,8 @@
      DOUBLE   0: float arithmetic, 1: double (needs cl_khr_fp64)
      LANES    samples per work-item: 1 on GPUs; 8 or 16 on CPUs, where PoCL does not vectorise a
               data-dependent loop by itself, so the vector is written out here
+     CHAINS   independent vectors per work-item, interleaved to hide one chain's latency (the host
+              uses 1: on PoCL 3.1, 2 and 4 measured slower)
      SKIP     1: Mandelbrot main-cardioid and period-2-bulb test before iterating
      TRACK_MAG 1: record |z|^2 at escape (smooth colouring needs it; it costs a select a step)
      FUSED_COLOR 1: fractal_escape also writes each pixel's colour from fractal_palette8's table
@@ -93,109 +95,124 @@ __kernel void fractal_escape(__global uint* counts,      /* escape count per sam
 #endif
                              const GlintFractalParams p,
                              const int row0,             /* first sample row of this strip */
-                             const int rows)             /* sample rows in this strip      */
+                             const int rows,             /* sample rows in this strip      */
+                             const int write_counts)     /* 0: the colour is all the host needs */
 {
     const int sw = p.width * p.ss;
-    const int x0 = (int)get_global_id(0) * LANES;
+    const int x0 = (int)get_global_id(0) * (LANES * CHAINS);
     const int r = (int)get_global_id(1);
     if (x0 >= sw || r >= rows) return;
     const Fractal_View v = Fractal_MakeView(p);
-
-    const REALV sx = (REALV)((REAL)x0) + LANE_IDS;
-    const REALV pre = Fractal_Re(v, sx);
     const REALV pim = (REALV)(Fractal_Im(v, (REAL)(row0 + r)));
-    MASKV active = isless(sx, (REALV)((REAL)sw));  /* lanes past the right edge stay idle */
-    REALV count = (REALV)((REAL)0);
-
-#if FORMULA == GLINT_FORMULA_MANDELBROT || FORMULA == GLINT_FORMULA_BURNING_SHIP
-    const REALV cr = pre, ci = pim;
-#else
-    const REALV cr = (REALV)(v.c_re), ci = (REALV)(v.c_im);
-#endif
-#if FORMULA == GLINT_FORMULA_SIERPINSKI_JULIA
-    const REALV hr = cr * (REAL)0.5, hi = ci * (REAL)0.5;
-#endif
-
-#if FORMULA == GLINT_FORMULA_MANDELBROT && SKIP
-    {
-        /* Inside the main cardioid or the period-2 bulb: never escapes. The bounds are shrunk
-           a hair (0.25 -> 0.2490234375, 1/16 -> 0.062255859375, both exact in binary) so that
-           rounding can never skip a point that lies just outside. */
-        REALV xq = cr - (REAL)0.25;
-        REALV q = xq * xq + ci * ci;
-        MASKV cardioid = isless(q * (q + xq), (REAL)0.2490234375 * (ci * ci));
-        REALV xb = cr + (REAL)1.0;
-        MASKV bulb = isless(xb * xb + ci * ci, (REALV)((REAL)0.062255859375));
-        MASKV inside = cardioid | bulb;
-        count = SEL(count, (REALV)((REAL)p.max_iter), inside & active);
-        active = active & !inside;
-    }
-#endif
-
-    /* The tutorial starts the Mandelbrot orbit at z = c, a Julia orbit at the pixel. */
-    REALV x = pre, y = pim;
-    REALV x2 = x * x, y2 = y * y;
-    REALV mag = (REALV)((REAL)0);
     const REALV b2 = (REALV)(v.bailout2);
-    for (int i = 0; i < p.max_iter; i++) {
-        REALV nx, ny;
-#if FORMULA == GLINT_FORMULA_SIERPINSKI_JULIA
-        /* z^2 + 0.5c/z^2 */
-        REALV a = x2 - y2;
-        REALV b = (x + x) * y;
-        REALV d = a * a + b * b;
-        REALV ar = a / d, ai = -(b / d);
-        nx = a + (hr * ar - hi * ai);
-        ny = b + (hr * ai + hi * ar);
+
+    /* CHAINS independent vectors per work-item: their steps interleave, hiding the latency of
+       one vector's dependent chain. Each chain is exactly the one-chain computation. */
+    REALV cr[CHAINS], ci[CHAINS], hr[CHAINS], hi[CHAINS];
+    REALV x[CHAINS], y[CHAINS], x2[CHAINS], y2[CHAINS], mag[CHAINS], count[CHAINS];
+    MASKV active[CHAINS];
+    for (int k = 0; k < CHAINS; k++) {
+        const REALV sx = (REALV)((REAL)(x0 + k * LANES)) + LANE_IDS;
+        const REALV pre = Fractal_Re(v, sx);
+        active[k] = isless(sx, (REALV)((REAL)sw));  /* lanes past the right edge stay idle */
+        count[k] = (REALV)((REAL)0);
+        mag[k] = (REALV)((REAL)0);
+#if FORMULA == GLINT_FORMULA_MANDELBROT || FORMULA == GLINT_FORMULA_BURNING_SHIP
+        cr[k] = pre; ci[k] = pim;
 #else
-        ny = (x + x) * y + ci;
-        nx = (x2 - y2) + cr;
-#if FORMULA == GLINT_FORMULA_BURNING_SHIP
-        /* The tutorial's Burning Ship: abs after adding c. */
-        nx = fabs(nx); ny = fabs(ny);
+        cr[k] = (REALV)(v.c_re); ci[k] = (REALV)(v.c_im);
 #endif
+        hr[k] = cr[k] * (REAL)0.5; hi[k] = ci[k] * (REAL)0.5;
+#if FORMULA == GLINT_FORMULA_MANDELBROT && SKIP
+        {
+            /* Inside the main cardioid or the period-2 bulb: never escapes. The bounds are shrunk
+               a hair (0.25 -> 0.2490234375, 1/16 -> 0.062255859375, both exact in binary) so that
+               rounding can never skip a point that lies just outside. */
+            REALV xq = cr[k] - (REAL)0.25;
+            REALV q = xq * xq + ci[k] * ci[k];
+            MASKV cardioid = isless(q * (q + xq), (REAL)0.2490234375 * (ci[k] * ci[k]));
+            REALV xb = cr[k] + (REAL)1.0;
+            MASKV bulb = isless(xb * xb + ci[k] * ci[k], (REALV)((REAL)0.062255859375));
+            MASKV inside = cardioid | bulb;
+            count[k] = SEL(count[k], (REALV)((REAL)p.max_iter), inside & active[k]);
+            active[k] = active[k] & !inside;
+        }
 #endif
-        x = nx; y = ny;
-        x2 = x * x; y2 = y * y;
-        REALV m = x2 + y2;
-        /* "not <=" so that a NaN orbit counts as escaped */
-        MASKV esc = !islessequal(m, b2);
-#if TRACK_MAG
-        mag = SEL(mag, m, active & esc);
-#endif
-        active = active & !esc;
-        if (!ANY(active)) break;
-        count = SEL(count, count + (REAL)1.0, active);
+        /* The tutorial starts the Mandelbrot orbit at z = c, a Julia orbit at the pixel. */
+        x[k] = pre; y[k] = pim;
+        x2[k] = x[k] * x[k]; y2[k] = y[k] * y[k];
     }
 
-    const int base = r * sw + x0;
+    for (int i = 0; i < p.max_iter; i++) {
+        MASKV any_active = active[0];
+        for (int k = 0; k < CHAINS; k++) {
+            REALV nx, ny;
+#if FORMULA == GLINT_FORMULA_SIERPINSKI_JULIA
+            /* z^2 + 0.5c/z^2 */
+            REALV a = x2[k] - y2[k];
+            REALV b = (x[k] + x[k]) * y[k];
+            REALV d = a * a + b * b;
+            REALV ar = a / d, ai = -(b / d);
+            nx = a + (hr[k] * ar - hi[k] * ai);
+            ny = b + (hr[k] * ai + hi[k] * ar);
+#else
+            ny = (x[k] + x[k]) * y[k] + ci[k];
+            nx = (x2[k] - y2[k]) + cr[k];
+#if FORMULA == GLINT_FORMULA_BURNING_SHIP
+            /* The tutorial's Burning Ship: abs after adding c. */
+            nx = fabs(nx); ny = fabs(ny);
+#endif
+#endif
+            x[k] = nx; y[k] = ny;
+            x2[k] = nx * nx; y2[k] = ny * ny;
+            REALV m = x2[k] + y2[k];
+            /* "not <=" so that a NaN orbit counts as escaped */
+            MASKV esc = !islessequal(m, b2);
+#if TRACK_MAG
+            mag[k] = SEL(mag[k], m, active[k] & esc);
+#endif
+            active[k] = active[k] & !esc;
+            count[k] = SEL(count[k], count[k] + (REAL)1.0, active[k]);
+            any_active = k == 0 ? active[0] : (any_active | active[k]);
+        }
+        if (!ANY(any_active)) break;
+    }
+
+    for (int k = 0; k < CHAINS; k++) {
+        const int xs = x0 + k * LANES;
+        if (xs >= sw) break;
+        const int base = r * sw + xs;
 #if LANES == 1
-    counts[base] = (uint)count;
-    mag2_out[base] = (float)mag;
+        if (write_counts) counts[base] = (uint)count[k];
+#if TRACK_MAG
+        mag2_out[base] = (float)mag[k];
+#endif
 #if FUSED_COLOR
-    out[base] = lut8[(uint)count];
+        out[base] = lut8[(uint)count[k]];
 #endif
 #else
-    const CAT(uint, LANES) ucount = CAT(convert_uint, LANES)(count);
-    const CAT(float, LANES) fmag = CAT(convert_float, LANES)(mag);
-    if (x0 + LANES <= sw) {
-        CAT(vstore, LANES)(ucount, 0, counts + base);
-        CAT(vstore, LANES)(fmag, 0, mag2_out + base);
-    } else {
+        const CAT(uint, LANES) ucount = CAT(convert_uint, LANES)(count[k]);
+        const CAT(float, LANES) fmag = CAT(convert_float, LANES)(mag[k]);
         const uint* uc = (const uint*)&ucount;
-        const float* fm = (const float*)&fmag;
-        for (int l = 0; x0 + l < sw; l++) {
-            counts[base + l] = uc[l];
-            mag2_out[base + l] = fm[l];
+        if (xs + LANES <= sw) {
+            if (write_counts) CAT(vstore, LANES)(ucount, 0, counts + base);
+#if TRACK_MAG
+            CAT(vstore, LANES)(fmag, 0, mag2_out + base);
+#endif
+        } else {
+            const float* fm = (const float*)&fmag;
+            for (int l = 0; xs + l < sw; l++) {
+                if (write_counts) counts[base + l] = uc[l];
+#if TRACK_MAG
+                mag2_out[base + l] = fm[l];
+#endif
+            }
         }
-    }
 #if FUSED_COLOR
-    {
-        const uint* uc = (const uint*)&ucount;
-        for (int l = 0; l < LANES && x0 + l < sw; l++) out[base + l] = lut8[uc[l]];
+        for (int l = 0; l < LANES && xs + l < sw; l++) out[base + l] = lut8[uc[l]];
+#endif
+#endif
     }
-#endif
-#endif
 }
 
 #if FORMULA == GLINT_FORMULA_IMAGE_JULIA

@@ -57,6 +57,14 @@ public final class Buffer<T: BitwiseCopyable>: KernelArgument, @unchecked Sendab
         }
     }
 
+    /// Blocking read of the first `count` elements into `destination`.
+    public func read(into destination: UnsafeMutableBufferPointer<T>, count n: Int, queue: CommandQueue) throws(CLError) {
+        precondition(n <= count && n <= destination.count)
+        let status = clEnqueueReadBuffer(queue.handle, handle, cl_bool(CL_TRUE), 0, n * MemoryLayout<T>.stride,
+                                         UnsafeMutableRawPointer(destination.baseAddress), 0, nil, nil)
+        try check("clEnqueueReadBuffer", status)
+    }
+
     public func setArgument(_ kernel: cl_kernel, index: cl_uint) -> cl_int {
         var mem: cl_mem? = handle
         return clSetKernelArg(kernel, index, MemoryLayout<cl_mem>.size, &mem)
