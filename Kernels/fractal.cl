@@ -16,6 +16,13 @@
 #include "common/types.h"
 #include "common/color.h"
 
+#ifndef LANES
+#define LANES 1
+#endif
+#ifndef CHAINS
+#define CHAINS 1
+#endif
+
 #if DOUBLE
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #define REAL double
