@@ -64,6 +64,18 @@ func testTexture() -> Image8 {
         }
     }
 
+    /// GPUs run one sample per work-item (LANES=1), CPUs a vector: run the GPU shape on PoCL too.
+    @Test(arguments: formulas, Precision.allCases)
+    func theGPUShapedKernelAgrees(_ formula: FractalFormula, _ precision: Precision) async throws {
+        for smooth in [false, true] {
+            let j = job(formula, 40, 30) { $0.precision = precision; $0.maxIterations = 150; $0.smooth = smooth; $0.bailout = 16 }
+            let cpu = try await render(j, on: .cpu)
+            let scalar = try await FractalRenderer.render(j, on: try openCL(), outputs: .init(counts: true, iterations: true, lanes: 1))
+            #expect(cpu.counts == scalar.counts, "\(formula.name) \(precision) smooth \(smooth)")
+            #expect(maxChannelDifference(cpu.image, scalar.image) <= 1)
+        }
+    }
+
     @Test(arguments: Color.Palette.allCases)
     func smoothSupersampledColoursAgreeWithinOne(_ palette: Color.Palette) async throws {
         for (smooth, ss) in [(true, 1), (true, 3), (false, 2)] {

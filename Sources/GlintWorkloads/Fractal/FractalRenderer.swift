@@ -11,9 +11,13 @@ public enum FractalRenderer {
         public var counts = false
         /// The sum of all escape counts (costs a read-back on OpenCL).
         public var iterations = false
-        public init(counts: Bool = false, iterations: Bool = false) {
+        /// OpenCL samples per work-item (1, 4, 8 or 16) instead of the device's default: lets a
+        /// CPU device run the shape GPUs get (1), so tests cover it where no GPU is at hand.
+        public var lanes: Int?
+        public init(counts: Bool = false, iterations: Bool = false, lanes: Int? = nil) {
             self.counts = counts
             self.iterations = iterations
+            self.lanes = lanes
         }
     }
 
@@ -33,7 +37,7 @@ public enum FractalRenderer {
         if outputs.counts && job.supersampling > 1 {
             var centres = job
             centres.supersampling = 1
-            let extra = try await render(centres, on: backend, outputs: Outputs(counts: true))
+            let extra = try await render(centres, on: backend, outputs: Outputs(counts: true, lanes: outputs.lanes))
             result.counts = extra.counts
             result.kernelSeconds += extra.kernelSeconds
         }
@@ -99,8 +103,10 @@ public enum FractalRenderer {
 
     /// Samples per work-item: 1 on GPUs (a warp is the vector); on CPUs a vector of one
     /// AVX-512 register (16 floats or 8 doubles), since PoCL leaves the escape loop scalar.
-    static func lanes(for job: FractalJob, on cc: ComputeContext) -> Int {
-        if job.formula == .imageJulia || cc.kind == .gpu { return 1 }
+    static func lanes(for job: FractalJob, on cc: ComputeContext, override: Int?) -> Int {
+        if job.formula == .imageJulia { return 1 }
+        if let override, [1, 4, 8, 16].contains(override) { return override }
+        if cc.kind == .gpu { return 1 }
         return job.precision == .double ? 8 : 16
     }
 
@@ -114,7 +120,7 @@ public enum FractalRenderer {
         }
         let p = job.params
         let w = job.width, h = job.height, ss = job.supersampling, sw = w * ss
-        let lanes = lanes(for: job, on: cc)
+        let lanes = lanes(for: job, on: cc, override: outputs.lanes)
         // Two interleaved vectors per work-item measured slower on PoCL 3.1 (its code for the
         // chain arrays costs more than the latency it hides), so one.
         let chains = 1
