@@ -5,11 +5,10 @@
 public struct Image8: Sendable, Equatable {
     public let width: Int
     public let height: Int
-    /// RGBA bytes, `width * height * 4` of them. Mutate freely, but keep the count:
-    /// every accessor and encoder relies on it.
-    public var pixels: [UInt8] {
-        didSet { precondition(pixels.count == width * height * 4, "Image8 pixel count changed") }
-    }
+    /// RGBA bytes, `width * height * 4` of them. Mutate freely, but keep the count: every
+    /// accessor and encoder relies on it. (No `didSet` guards it: an observer makes each
+    /// element write from another module copy the whole array.)
+    public var pixels: [UInt8]
 
     public init(width: Int, height: Int, pixels: [UInt8]) {
         precondition(width >= 0 && height >= 0, "negative image size")
@@ -55,10 +54,8 @@ public struct Image8: Sendable, Equatable {
 public struct ImageF: Sendable, Equatable {
     public let width: Int
     public let height: Int
-    /// RGBA floats, `width * height * 4` of them; keep the count when mutating.
-    public var pixels: [Float] {
-        didSet { precondition(pixels.count == width * height * 4, "ImageF pixel count changed") }
-    }
+    /// RGBA floats, `width * height * 4` of them; keep the count when mutating (see `Image8.pixels`).
+    public var pixels: [Float]
 
     public init(width: Int, height: Int, pixels: [Float]) {
         precondition(width >= 0 && height >= 0, "negative image size")

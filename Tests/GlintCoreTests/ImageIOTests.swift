@@ -1,0 +1,354 @@
+import CPNG
+import Foundation
+import GlintCore
+import Testing
+
+// MARK: - Helpers
+
+/// A fresh directory under /tmp, removed by the caller with `removeDirectory`.
+private func makeTempDirectory() throws -> String {
+    let path = "/tmp/glint-core-tests-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+    return path
+}
+
+private func removeDirectory(_ path: String) {
+    try? FileManager.default.removeItem(atPath: path)
+}
+
+/// Deterministic test data (SplitMix64), so failures reproduce.
+private struct SplitMix {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+private func noiseImage(width: Int, height: Int, seed: UInt64) -> Image8 {
+    var rng = SplitMix(state: seed)
+    return Image8(width: width, height: height, pixels: (0..<width * height * 4).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
+}
+
+/// The PNG chunk CRC (ISO 3309, reflected polynomial 0xEDB88320), bit by bit.
+private func crc32(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+    var crc: UInt32 = 0xFFFF_FFFF
+    for b in bytes {
+        crc ^= UInt32(b)
+        for _ in 0..<8 { crc = (crc & 1) != 0 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+    }
+    return ~crc
+}
+
+private func bigEndian32(_ bytes: [UInt8], at i: Int) -> UInt32 {
+    bytes[i..<i + 4].reduce(0) { $0 << 8 | UInt32($1) }
+}
+
+private func putBigEndian32(_ value: UInt32, into bytes: inout [UInt8], at i: Int) {
+    for k in 0..<4 { bytes[i + k] = UInt8(truncatingIfNeeded: value >> (24 - 8 * k)) }
+}
+
+/// A valid PNG whose IHDR claims `width` x `height` (with a correct CRC, so only the size is wrong).
+private func forgedPNG(width: UInt32, height: UInt32) throws(GlintError) -> [UInt8] {
+    var png = try PNG.encode(Image8(width: 1, height: 1))
+    // Signature (8), then IHDR: length (4), "IHDR" (4), width (4), height (4), 5 more bytes, CRC (4).
+    putBigEndian32(width, into: &png, at: 16)
+    putBigEndian32(height, into: &png, at: 20)
+    putBigEndian32(crc32(png[12..<29]), into: &png, at: 29)
+    return png
+}
+
+/// IHDR bit depth and colour type (6 = RGBA, 2 = RGB).
+private func ihdrDepthAndColourType(_ png: [UInt8]) -> (UInt8, UInt8) { (png[24], png[25]) }
+
+/// Independent check on 16-bit output: libpng's own linear read, premultiplied RGBA or RGB.
+private func libpngLinear16(_ png: [UInt8], alpha: Bool) -> [UInt16]? {
+    var image = png_image()
+    image.version = UInt32(PNG_IMAGE_VERSION)
+    defer { png_image_free(&image) }
+    return png.withUnsafeBytes { raw -> [UInt16]? in
+        guard png_image_begin_read_from_memory(&image, raw.baseAddress, raw.count) != 0 else { return nil }
+        image.format = UInt32(PNG_FORMAT_FLAG_LINEAR) | UInt32(PNG_FORMAT_FLAG_COLOR) | (alpha ? UInt32(PNG_FORMAT_FLAG_ALPHA) : 0)
+        let channels = alpha ? 4 : 3
+        var out = [UInt16](repeating: 0, count: Int(image.width) * Int(image.height) * channels)
+        let ok = out.withUnsafeMutableBytes {
+            png_image_finish_read(&image, nil, $0.baseAddress, Int32(Int(image.width) * channels), nil)
+        }
+        return ok != 0 ? out : nil
+    }
+}
+
+/// Runs `body`, expecting a GlintError; returns its message (nil, and a recorded issue, if none).
+private func errorMessage<T>(_ body: () throws(GlintError) -> T) -> String? {
+    do {
+        _ = try body()
+        Issue.record("expected a GlintError")
+        return nil
+    } catch {
+        #expect(!error.message.contains("\n"), "messages must be one line: \(error.message)")
+        return error.message
+    }
+}
+
+// MARK: - Image types and limits
+
+@Test func imageAccessorsAndConversions() {
+    var image = ImageF(width: 3, height: 2)
+    image[2, 1] = SIMD4(-1, 0.5, 2, .nan)
+    image[0, 0] = SIMD4(0, 1, 127.0 / 255, 0.25)
+    #expect(image.pixels[(1 * 3 + 2) * 4 + 1] == 0.5)
+    let bytes = image.to8Bit()
+    #expect(bytes[2, 1] == SIMD4(0, 128, 255, 0))  // clamped, 127.5 rounds up, NaN becomes 0
+    #expect(bytes[0, 0] == SIMD4(0, 255, 127, 64))
+    #expect(bytes.toFloat()[0, 0] == SIMD4(0, 1, Float(127) / 255, Float(64) / 255))
+    #expect(Image8(width: 2, height: 2).pixels == [UInt8](repeating: 0, count: 16))
+}
+
+@Test func imageLimitMessages() {
+    #expect(errorMessage { () throws(GlintError) in try ImageLimits.check(width: 0, height: 10) }
+        == "image size 0x10 is invalid: width and height must be at least 1")
+    #expect(errorMessage { () throws(GlintError) in try ImageLimits.check(width: 40000, height: 40000) }
+        == "image size 40000x40000 is over the limit of 32768 pixels a side")
+    #expect(errorMessage { () throws(GlintError) in try ImageLimits.check(width: 20000, height: 20000) }
+        == "image size 20000x20000 is over the limit of 268435456 pixels")
+    #expect(throws: Never.self) {
+        try ImageLimits.check(width: 1, height: 1)
+        try ImageLimits.check(width: 32768, height: 8192)  // exactly maxPixels
+    }
+}
+
+// MARK: - PNG
+
+@Test func png8BitRGBARoundTripIsExact() throws {
+    let image = noiseImage(width: 37, height: 23, seed: 1)
+    let png = try PNG.encode(image)
+    #expect(ihdrDepthAndColourType(png) == (8, 6))
+    #expect(try PNG.decode(png, name: "noise.png") == image)
+}
+
+@Test func png8BitRGBRoundTripIsExact() throws {
+    let image = noiseImage(width: 16, height: 9, seed: 2)
+    let png = try PNG.encode(image, alpha: false)
+    #expect(ihdrDepthAndColourType(png) == (8, 2))
+    var opaque = image
+    for i in stride(from: 3, to: opaque.pixels.count, by: 4) { opaque.pixels[i] = 255 }
+    #expect(try PNG.decode(png, name: "noise.png") == opaque)
+}
+
+@Test func png16BitRoundTripIsExact() throws {
+    let (w, h) = (11, 7)
+    var rng = SplitMix(state: 3)
+    var rgba = (0..<w * h * 4).map { _ in UInt16(truncatingIfNeeded: rng.next()) }
+    for i in stride(from: 3, to: rgba.count, by: 4) { rgba[i] = 65535 }
+    rgba[0] = 0; rgba[1] = 1; rgba[2] = 65535
+
+    let withAlpha = try PNG.encode16(width: w, height: h, rgba16: rgba, alpha: true)
+    #expect(ihdrDepthAndColourType(withAlpha) == (16, 6))
+    #expect(libpngLinear16(withAlpha, alpha: true) == rgba)
+
+    let rgbOnly = try PNG.encode16(width: w, height: h, rgba16: rgba, alpha: false)
+    #expect(ihdrDepthAndColourType(rgbOnly) == (16, 2))
+    let rgb = (0..<w * h * 4).filter { $0 % 4 != 3 }.map { rgba[$0] }
+    #expect(libpngLinear16(rgbOnly, alpha: false) == rgb)
+
+    // Read back through the 8-bit path, libpng encodes linear light as sRGB.
+    let eight = try PNG.decode(rgbOnly, name: "deep.png")
+    #expect(eight[0, 0] == SIMD4(0, 0, 255, 255))
+}
+
+@Test func png16BitTakesStraightAlpha() throws {
+    // Straight colour 40000 at half coverage: libpng hands it back premultiplied, about 20000.
+    let rgba: [UInt16] = [40000, 65535, 0, 32768, 1000, 2000, 3000, 65535]
+    let png = try PNG.encode16(width: 2, height: 1, rgba16: rgba, alpha: true)
+    let back = try #require(libpngLinear16(png, alpha: true))
+    #expect(abs(Int(back[0]) - 20000) <= 2 && abs(Int(back[1]) - 32768) <= 2 && back[2] == 0 && back[3] == 32768)
+    #expect(Array(back[4...]) == [1000, 2000, 3000, 65535])
+}
+
+@Test func pngFileWriteAndRead() throws {
+    let dir = try makeTempDirectory()
+    defer { removeDirectory(dir) }
+    let image = noiseImage(width: 5, height: 4, seed: 4)
+    try PNG.write(image, to: "\(dir)/out.png")
+    try PNG.write16(width: 1, height: 1, rgba16: [1, 2, 3, 4], alpha: true, to: "\(dir)/deep.png")
+    #expect(try PNG.read("\(dir)/out.png") == image)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["deep.png", "out.png"])
+    #expect(errorMessage { () throws(GlintError) in try PNG.read("\(dir)/missing.png") }
+        == "cannot open \(dir)/missing.png: No such file or directory")
+    #expect(errorMessage { () throws(GlintError) in try PNG.write(Image8(width: 0, height: 3), to: "\(dir)/empty.png") }
+        == "cannot write \(dir)/empty.png: image size 0x3 is invalid: width and height must be at least 1")
+}
+
+@Test func pngRejectsFilesThatAreNotPNG() throws {
+    let dir = try makeTempDirectory()
+    defer { removeDirectory(dir) }
+    try Data("hello, not an image\n".utf8).write(to: URL(fileURLWithPath: "\(dir)/texture.png"))
+    #expect(errorMessage { () throws(GlintError) in try PNG.read("\(dir)/texture.png") }
+        == "cannot read \(dir)/texture.png: not a PNG file")
+    #expect(errorMessage { () throws(GlintError) in try PNG.decode([], name: "empty.png") }
+        == "cannot read empty.png: not a PNG file")
+}
+
+@Test func pngRejectsTruncatedData() throws {
+    let png = try PNG.encode(noiseImage(width: 64, height: 64, seed: 5))
+    // Cuts inside IHDR, in the chunk after it, halfway, and in the last IDAT chunk's CRC.
+    for cut in [png.count / 2, 20, 40, png.count - 13] {
+        let message = try #require(errorMessage { () throws(GlintError) in try PNG.decode(Array(png[..<cut]), name: "x.png") })
+        #expect(message == "cannot read x.png: corrupt or truncated PNG (libpng: read beyond end of data)")
+    }
+    // The simplified reader stops once the pixels are complete and never looks at IEND, so losing
+    // only that 12-byte trailer is tolerated; nothing of the image is missing then.
+    #expect(try PNG.decode(Array(png.dropLast(12)), name: "x.png") == PNG.decode(png, name: "x.png"))
+}
+
+@Test func pngChecksHeaderSizeBeforeAllocating() throws {
+    // The CRC helper must agree with libpng, or the forged files below would fail for the wrong reason.
+    let real = try PNG.encode(Image8(width: 3, height: 2))
+    #expect(crc32(real[12..<29]) == bigEndian32(real, at: 29))
+    #expect(try PNG.decode(forgedPNG(width: 1, height: 1), name: "ok.png") == Image8(width: 1, height: 1))
+
+    #expect(errorMessage { () throws(GlintError) in try PNG.decode(forgedPNG(width: 100_000, height: 100_000), name: "big.png") }
+        == "cannot read big.png: image size 100000x100000 is over the limit of 32768 pixels a side")
+    #expect(errorMessage { () throws(GlintError) in try PNG.decode(forgedPNG(width: 20000, height: 20000), name: "big.png") }
+        == "cannot read big.png: image size 20000x20000 is over the limit of 268435456 pixels")
+    // libpng itself refuses a zero width and sizes past its own limits.
+    for (w, h) in [(0, 1), (1, 0), (3_000_000, 1), (0x8000_0000, 1)] as [(UInt32, UInt32)] {
+        let message = try #require(errorMessage { () throws(GlintError) in try PNG.decode(forgedPNG(width: w, height: h), name: "bad.png") })
+        #expect(message.hasPrefix("cannot read bad.png: "), "\(message)")
+    }
+}
+
+@Test func pngSurvivesDamagedData() throws {
+    // Every prefix and a few hundred single-byte corruptions: each must throw or decode, never crash.
+    let png = try PNG.encode(noiseImage(width: 9, height: 5, seed: 6))
+    for cut in 0..<png.count { _ = try? PNG.decode(Array(png[..<cut]), name: "cut.png") }
+    var rng = SplitMix(state: 7)
+    for _ in 0..<300 {
+        var damaged = png
+        damaged[Int(rng.next() % UInt64(png.count))] ^= UInt8(truncatingIfNeeded: rng.next() | 1)
+        _ = try? PNG.decode(damaged, name: "damaged.png")
+    }
+}
+
+// MARK: - PFM
+
+/// The 2x2 test image and its PFM bytes, built by hand: bottom row first, little-endian floats.
+private let pfmImage = ImageF(width: 2, height: 2, pixels: [1, 2, 3, 0.5, 4, 5, 6, 0.5,
+                                                            7, 8, 9, 0.5, 10, 11, 12, 0.5])
+private let pfmBytes: [UInt8] = Array("PF\n2 2\n-1.0\n".utf8)
+    + ([7, 8, 9, 10, 11, 12, 1, 2, 3, 4, 5, 6] as [Float]).flatMap { v -> [UInt8] in
+        let bits = v.bitPattern
+        return [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: bits >> UInt32($0)) }
+    }
+
+@Test func pfmEncodesBottomRowFirst() throws {
+    #expect(try PFM.encode(pfmImage) == pfmBytes)
+    var opaque = pfmImage
+    for i in stride(from: 3, to: 16, by: 4) { opaque.pixels[i] = 1 }
+    #expect(try PFM.decode(pfmBytes, name: "t.pfm") == opaque)
+}
+
+@Test func pfmRoundTripIsExact() throws {
+    let dir = try makeTempDirectory()
+    defer { removeDirectory(dir) }
+    var rng = SplitMix(state: 8)
+    var image = ImageF(width: 13, height: 6)
+    for i in image.pixels.indices {
+        image.pixels[i] = i % 4 == 3 ? 1 : Float(bitPattern: UInt32(truncatingIfNeeded: rng.next()) & 0xBF7F_FFFF)  // finite
+    }
+    image.pixels[0] = -0.0
+    image.pixels[1] = .leastNonzeroMagnitude
+    image.pixels[2] = .greatestFiniteMagnitude
+    try PFM.write(image, to: "\(dir)/img.pfm")
+    let back = try PFM.read("\(dir)/img.pfm")
+    #expect(back.width == 13 && back.height == 6)
+    #expect(back.pixels.map(\.bitPattern) == image.pixels.map(\.bitPattern))
+}
+
+@Test func pfmReadsBigEndianAndGrey() throws {
+    let big: [UInt8] = Array("PF\n1 1\n1.0\n".utf8) + [0x3F, 0x80, 0, 0, 0x40, 0, 0, 0, 0xC0, 0x40, 0, 0]
+    #expect(try PFM.decode(big, name: "big.pfm").pixels == [1, 2, -3, 1])
+    let grey: [UInt8] = Array("Pf\n2 1\n-2.5\n".utf8) + [0, 0, 0x80, 0x3F, 0, 0, 0, 0x3F]
+    #expect(try PFM.decode(grey, name: "grey.pfm").pixels == [1, 1, 1, 1, 0.5, 0.5, 0.5, 1])
+}
+
+@Test func pfmRejectsBadFiles() {
+    let truncated = Array(pfmBytes.dropLast(5))
+    #expect(errorMessage { () throws(GlintError) in try PFM.decode(truncated, name: "t.pfm") }
+        == "cannot read t.pfm: truncated PFM: 48 bytes of pixel data expected, 43 found")
+    #expect(errorMessage { () throws(GlintError) in try PFM.decode(Array("PF\n100000 100000\n-1.0\n".utf8), name: "huge.pfm") }
+        == "cannot read huge.pfm: image size 100000x100000 is over the limit of 32768 pixels a side")
+    let cases: [(String, String)] = [
+        ("P6\n1 1\n255\n", "not a PFM file"),
+        ("", "not a PFM file"),
+        ("PF\n1 x\n-1.0\n", "bad PFM header: width and height must be whole numbers"),
+        ("PF\n1 1\n0\n", "bad PFM header: the scale must be a non-zero number"),
+        ("PF\n1 1\nnan\n", "bad PFM header: the scale must be a non-zero number"),
+        ("PF\n1 1\n-1.0", "bad PFM header: no whitespace before the pixel data"),
+        ("PF\n0 1\n-1.0\n", "image size 0x1 is invalid: width and height must be at least 1"),
+    ]
+    for (text, why) in cases {
+        #expect(errorMessage { () throws(GlintError) in try PFM.decode(Array(text.utf8), name: "b.pfm") }
+            == "cannot read b.pfm: \(why)")
+    }
+}
+
+// MARK: - PGM
+
+@Test func pgm16BitBytesMatchTheSpec() throws {
+    let bytes = PGM.encode16(width: 2, height: 2, values: [0, 1, 256, 65535], maxValue: 65535)
+    #expect(bytes == Array("P5\n2 2\n65535\n".utf8) + [0, 0, 0, 1, 1, 0, 255, 255])
+    let back = try PGM.decode(bytes)
+    #expect(back.width == 2 && back.height == 2 && back.maxValue == 65535 && back.values == [0, 1, 256, 65535])
+
+    // Below 256 one byte per sample, with out-of-range samples clamped to maxval.
+    let narrow = PGM.encode16(width: 3, height: 1, values: [0, 200, 300], maxValue: 255)
+    #expect(narrow == Array("P5\n3 1\n255\n".utf8) + [0, 200, 255])
+    #expect(try PGM.decode(narrow).values == [0, 200, 255])
+}
+
+@Test func pgmFileAndHeaderVariants() throws {
+    let dir = try makeTempDirectory()
+    defer { removeDirectory(dir) }
+    try PGM.write16(width: 2, height: 1, values: [7, 1000], maxValue: 1000, to: "\(dir)/d.pgm")
+    let back = try PGM.read("\(dir)/d.pgm")
+    #expect(back.values == [7, 1000] && back.maxValue == 1000)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["d.pgm"])
+
+    let commented = Array("P5 # made by hand\n# size:\n2 1\n# maxval\n300\n".utf8) + [0, 5, 1, 44]
+    #expect(try PGM.decode(commented).values == [5, 300])
+}
+
+@Test func pgmRejectsBadFiles() {
+    let cases: [([UInt8], String)] = [
+        (Array("P2\n1 1\n255\n0".utf8), "not a binary PGM (P5) file"),
+        (Array("P5\n1 1\n0\n".utf8) + [0], "bad PGM header: maxval must be a whole number from 1 to 65535"),
+        (Array("P5\n1 1\n70000\n".utf8) + [0, 0], "bad PGM header: maxval must be a whole number from 1 to 65535"),
+        (Array("P5\n2 2\n65535\n".utf8) + [0, 0, 0], "truncated PGM: 8 bytes of pixel data expected, 3 found"),
+        (Array("P5\n1 1\n300\n".utf8) + [1, 45], "sample value 301 is over the maxval 300"),
+        (Array("P5\n40000 2\n255\n".utf8), "image size 40000x2 is over the limit of 32768 pixels a side"),
+    ]
+    for (bytes, why) in cases {
+        #expect(errorMessage { () throws(GlintError) in try PGM.decode(bytes, name: "p.pgm") } == "cannot read p.pgm: \(why)")
+    }
+}
+
+// MARK: - Atomic writes
+
+@Test func writeAtomicallyLeavesNoTemporaryFile() throws {
+    let dir = try makeTempDirectory()
+    defer { removeDirectory(dir) }
+    try FileIO.writeAtomically("\(dir)/a.bin", [1, 2, 3])
+    try FileIO.writeAtomically("\(dir)/a.bin", [4, 5])  // replaces, never appends
+    try FileIO.writeAtomically("\(dir)/empty.bin", [])
+    #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["a.bin", "empty.bin"])
+    #expect(try FileIO.read("\(dir)/a.bin") == [4, 5])
+    #expect(try FileIO.read("\(dir)/empty.bin") == [])
+
+    let message = errorMessage { () throws(GlintError) in try FileIO.writeAtomically("\(dir)/no/such/dir.bin", [1]) }
+    #expect(message == "cannot write \(dir)/no/such/dir.bin: No such file or directory")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["a.bin", "empty.bin"])
+}
