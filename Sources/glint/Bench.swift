@@ -88,13 +88,16 @@ struct Bench: AsyncParsableCommand {
                     let build = buildSeconds(backend) - buildBefore
                     let counts = first.counts ?? []
                     var check = "reference"
-                    if let ref = reference[c.name] {
-                        let diff = zip(ref, counts).reduce(0) { $0 + ($1.0 == $1.1 ? 0 : 1) }
+                    if backend.isOpenCL {
+                        // Every OpenCL case is checked against the Swift path, benchmarked or not.
+                        if reference[c.name] == nil {
+                            reference[c.name] = try await FractalRenderer.render(job, on: .cpu, outputs: .init(counts: true)).counts
+                        }
+                        let ref = reference[c.name] ?? []
+                        let diff = zip(ref, counts).reduce(0) { $0 + ($1.0 == $1.1 ? 0 : 1) } + abs(ref.count - counts.count)
                         check = diff == 0 ? "pass (counts identical)" : "FAIL (\(diff) counts differ)"
-                    } else if case .cpu = backend {
+                    } else if reference[c.name] == nil {
                         reference[c.name] = counts
-                    } else {
-                        check = "unchecked"
                     }
                     var walls: [Double] = [], kernels: [Double] = []
                     let start = Clock.now()

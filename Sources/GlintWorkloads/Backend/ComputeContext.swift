@@ -55,10 +55,12 @@ public final class ComputeContext: @unchecked Sendable {
 
     /// The program built from Kernels/`file` with `defines` (`-D` options), built once per process.
     public func program(_ file: String, defines: [String] = []) throws -> Program {
-        let source = try KernelLibrary.source(file)
         let options = ([baseOptions] + defines.map { "-D\($0)" }).joined(separator: " ")
-        let memoryKey = StableHash.of(source, options)
+        // Sources do not change within a process: the file and options identify the program, and
+        // the source is read and inlined only on a miss.
+        let memoryKey = file + "\u{0}" + options
         if let cached = programs.withLock({ $0[memoryKey] }) { return cached }
+        let source = try KernelLibrary.source(file)
         let start = Clock.now()
         let (program, origin) = try ProgramCache.program(source: source, options: options, context: context)
         let elapsed = Clock.now() - start

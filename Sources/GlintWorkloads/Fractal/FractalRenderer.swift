@@ -89,9 +89,11 @@ public enum FractalRenderer {
             if wantCounts {
                 for x in 0..<w { countOut[py * w + x] = sampleCounts[x] }
             }
-            var total: UInt64 = 0
-            for i in 0..<n { total &+= UInt64(sampleCounts[i]) }
-            iterOut[py] = total
+            if outputs.iterations {
+                var total: UInt64 = 0
+                for i in 0..<n { total &+= UInt64(sampleCounts[i]) }
+                iterOut[py] = total
+            }
         }
         return FractalResult(image: Image8(width: w, height: h, pixels: Array(image)),
                              counts: wantCounts ? Array(counts) : nil,
