@@ -16,10 +16,19 @@ public enum FileIO {
         if (st.st_mode & S_IFMT) == S_IFDIR { throw GlintError("\(path) is a directory, not a file") }
         let size = Int(st.st_size)
         guard size <= limit else { throw GlintError("\(path) is \(size) bytes, over the \(limit)-byte limit") }
-        var bytes = [UInt8](repeating: 0, count: size)
+        // Files under /proc report size 0 and pipes have none: read until end of file, growing
+        // the buffer, never past the limit.
+        var bytes = [UInt8](repeating: 0, count: max(size, 4096))
         var done = 0
-        while done < size {
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, size - done) }
+        while true {
+            if done == bytes.count {
+                guard bytes.count < limit else {
+                    throw GlintError("\(path) is over the \(limit)-byte limit")
+                }
+                bytes.append(contentsOf: [UInt8](repeating: 0, count: min(bytes.count, limit - bytes.count)))
+            }
+            let room = bytes.count - done
+            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, room) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw GlintError("cannot read \(path): \(errnoText())")
@@ -27,7 +36,7 @@ public enum FileIO {
             if n == 0 { break }
             done += n
         }
-        if done < size { bytes.removeLast(size - done) }
+        bytes.removeLast(bytes.count - done)
         return bytes
     }
 

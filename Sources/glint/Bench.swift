@@ -4,148 +4,149 @@ import GlintWorkloads
 
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Benchmark workloads per backend: median time, throughput, and a check against the Swift CPU path.",
+        abstract: "Run the benchmark suite: timings, throughput and a check of every OpenCL result against the Swift CPU path.",
         discussion: """
-            fractal: Mandelbrot at --size (default 1920x1080), --iterations (default 256), the view \
-            [-2.53,1.03]x[-1,1] (centre -0.75,0, zoom 1). Each case: one warm-up, then runs until \
-            --seconds have passed (at least --min-runs); the median, min and max wall time per frame, \
-            the median OpenCL kernel time (profiling events), and Giter/s = escape-count sum / median \
-            wall time. Cases with cardioid/bulb skipping count the skipped points' iterations as done \
-            (the picture is the same); the no-skip cases iterate every one. Program build time is \
-            reported apart, never inside a case. Every OpenCL case's escape counts are compared with \
-            the Swift CPU path's: they must be identical.
+            Every case is a fixed job (README lists them) run on each backend: the Swift CPU path \
+            and every OpenCL device, or only --device. Per case and backend: a warm-up run (which \
+            builds the OpenCL programs; build time is reported apart, never inside a case), a \
+            calibration run, then enough repetitions to fill a target time (0.25 s with --quick, \
+            1 s by default, 2 s with --full; at least 3 or 5). Reported: median, min and max wall \
+            time (transfers included) and OpenCL kernel time (profiling events), throughput on the \
+            median wall time in the workload's unit (fractal: Giter/s, the escape-count sum per \
+            second), peak memory, and the validation of the output against the Swift CPU path with \
+            the workload's DESIGN.md tolerance.
+
+            Suites: --quick (small images; the whole suite in well under two minutes on two \
+            cores), the default (HD), --full (the default cases, heavier variants and 4K).
+
+            Outputs: a table on stdout; --json (schema glint-bench/1, documented in README), \
+            --csv, --markdown (FILE, or - for stdout), --chart FILE.svg. --baseline OLD.json \
+            prints each case's change against an earlier run; --results NEW.json reports a saved \
+            run instead of running (e.g. to diff two saved runs or to draw a chart).
+
+            Exit status: 0 when every OpenCL case validates, 1 when one does not (or on an \
+            error), 2 for a usage error.
+
+            Examples:
+              glint bench --quick
+              glint bench fractal --device opencl --json run.json --chart run.svg
+              glint bench --baseline yesterday.json --json today.json
+              glint bench --results today.json --baseline yesterday.json
             """)
 
-    @Argument(help: "Workload to benchmark: fractal.")
-    var workload = "fractal"
+    @Argument(help: ArgumentHelp("Workloads to run (default: all). Known: \(BenchSuite.workloads.joined(separator: ", ")).",
+                                 valueName: "workload"))
+    var workloads: [String] = []
 
-    @Option(help: "Image size WxH.")
-    var size = "1920x1080"
+    @Flag(help: "The quick suite: small images, short calibration.")
+    var quick = false
 
-    @Option(help: "Iteration limit.")
-    var iterations = 256
+    @Flag(help: "The full suite: more cases and larger images.")
+    var full = false
 
-    @Option(help: "Seconds of timed runs per case (after the warm-up).")
-    var seconds = 2.0
-
-    @Option(name: .customLong("min-runs"), help: "At least this many timed runs per case.")
-    var minRuns = 3
-
-    @Option(name: .long, help: "Run on this backend only (auto, cpu, opencl, opencl:N, gpu); default: the CPU path and every OpenCL device.")
+    @Option(name: .long, help: "Run on this backend only (auto, cpu, opencl, opencl:N, gpu); default: the Swift CPU path and every OpenCL device.")
     var device: String?
 
-    @Option(help: "Also write the results as JSON to this file.")
+    @Option(help: "Seconds of timed repetitions per case (overrides the suite's target).")
+    var seconds: Double?
+
+    @Option(help: "Write the results as JSON (schema glint-bench/1) to FILE, or - for stdout.")
     var json: String?
+
+    @Option(help: "Write the results as CSV to FILE, or - for stdout.")
+    var csv: String?
+
+    @Option(help: "Write the results as a Markdown table to FILE, or - for stdout.")
+    var markdown: String?
+
+    @Option(help: "Draw throughput per case and device as an SVG bar chart.")
+    var chart: String?
+
+    @Option(help: "An earlier run's JSON: print every case's change against it.")
+    var baseline: String?
+
+    @Option(help: "Report this saved run's JSON instead of running the suite.")
+    var results: String?
 
     @OptionGroup var out: OutputOptions
 
+    var kind: BenchSuiteKind { quick ? .quick : full ? .full : .standard }
+
     func validate() throws {
-        guard workload == "fractal" else { throw ValidationError("unknown workload '\(workload)': bench knows fractal") }
-        _ = try parseSize(size)
-        guard seconds > 0, seconds <= 600 else { throw ValidationError("--seconds must be in (0, 600]") }
-        guard minRuns >= 1 else { throw ValidationError("--min-runs must be at least 1") }
-        if let json { try checkWritable(json, option: "--json") }
+        if quick && full { throw ValidationError("--quick and --full exclude each other") }
+        for w in workloads where !BenchSuite.workloads.contains(w) {
+            throw ValidationError("unknown workload '\(w)': bench knows \(BenchSuite.workloads.joined(separator: ", "))")
+        }
+        if let seconds, !(seconds > 0 && seconds <= 600) { throw ValidationError("--seconds must be in (0, 600]") }
+        if let device { do { _ = try DeviceChoice(parsing: device) } catch { throw ValidationError(error.message) } }
+        for (file, option) in [(json, "--json"), (csv, "--csv"), (markdown, "--markdown"), (chart, "--chart")] {
+            if let file, file != "-" { try checkWritable(file, option: option) }
+        }
+        if let chart, !hasSuffix(chart, ["svg"]) { throw ValidationError("--chart \(chart): must be an .svg file") }
+        if results != nil && (device != nil || seconds != nil || quick || full || !workloads.isEmpty) {
+            throw ValidationError("--results reports a saved run: it takes no workloads, --device, --seconds, --quick or --full")
+        }
     }
 
     func run() async throws {
         try await reportingErrors(verbose: out.verbose) {
-            let (w, h) = try parseSize(size)
-            var backends: [(String, Backend)] = []
-            let inventory = DeviceInventory.scan()
-            if let device {
-                let b = try Backend.resolve(try DeviceChoice(parsing: device))
-                backends = [(b.choiceName(in: inventory), b)]
+            // Read the baseline first: an unreadable one should not cost a whole run.
+            let old = try baseline.map { try BenchReport(json: try FileIO.readText($0), name: "--baseline \($0)") }
+            let report: BenchReport
+            if let results {
+                report = try BenchReport(json: try FileIO.readText(results), name: "--results \(results)")
             } else {
-                backends = [("cpu", .cpu)]
-                for (i, d) in inventory.devices.enumerated() {
-                    backends.append(("opencl:\(i)", .opencl(try ComputeContext.shared(for: d))))
-                }
-                if let problem = inventory.problem, !out.quiet { print("note: \(problem)") }
+                report = try await runSuite()
             }
-            struct Case { let name: String; let precision: Precision; let skip: Bool }
-            let cases = [
-                Case(name: "mandelbrot float", precision: .float, skip: true),
-                Case(name: "mandelbrot float no-skip", precision: .float, skip: false),
-                Case(name: "mandelbrot double no-skip", precision: .double, skip: false),
-            ]
-            var rows: [JSON] = []
-            if !out.quiet {
-                print("fractal: \(w)x\(h), \(iterations) iterations, view centre -0.75,0 zoom 1; \(fmt(seconds, 1)) s per case")
-                print("backend".padding(12) + "case".padding(28) + "median ms".padding(11) + "min ms".padding(9)
-                      + "kernel ms".padding(11) + "Giter/s".padding(9) + "check")
-            }
-            var reference: [String: [UInt32]] = [:]
-            var failures = 0
-            for c in cases {
-                var job = FractalJob(formula: .mandelbrot)
-                job.width = w; job.height = h; job.maxIterations = iterations
-                job.precision = c.precision; job.skipInterior = c.skip
-                for (label, backend) in backends {
-                    if case .opencl(let cc) = backend, c.precision == .double, !cc.supportsFP64 { continue }
-                    // Build outside the timing (and validate): one run that returns counts.
-                    let buildBefore = buildSeconds(backend)
-                    let first = try await FractalRenderer.render(job, on: backend, outputs: .init(counts: true, iterations: true))
-                    let build = buildSeconds(backend) - buildBefore
-                    let counts = first.counts ?? []
-                    var check = "reference"
-                    if backend.isOpenCL {
-                        // Every OpenCL case is checked against the Swift path, benchmarked or not.
-                        if reference[c.name] == nil {
-                            reference[c.name] = try await FractalRenderer.render(job, on: .cpu, outputs: .init(counts: true)).counts
-                        }
-                        let ref = reference[c.name] ?? []
-                        let diff = zip(ref, counts).reduce(0) { $0 + ($1.0 == $1.1 ? 0 : 1) } + abs(ref.count - counts.count)
-                        check = diff == 0 ? "pass (counts identical)" : "FAIL (\(diff) counts differ)"
-                    } else if reference[c.name] == nil {
-                        reference[c.name] = counts
-                    }
-                    var walls: [Double] = [], kernels: [Double] = []
-                    let start = Clock.now()
-                    while walls.count < minRuns || Clock.now() - start < seconds {
-                        let r = try await FractalRenderer.render(job, on: backend)
-                        walls.append(r.wallSeconds)
-                        kernels.append(r.kernelSeconds)
-                    }
-                    walls.sort(); kernels.sort()
-                    let median = walls[walls.count / 2]
-                    let kernelMedian = kernels[kernels.count / 2]
-                    let giter = Double(first.iterations ?? 0) / median / 1e9
-                    if !out.quiet {
-                        print(label.padding(12) + c.name.padding(28) + fmt(median * 1000, 1).padding(11)
-                              + fmt(walls[0] * 1000, 1).padding(9)
-                              + (backend.isOpenCL ? fmt(kernelMedian * 1000, 1) : "-").padding(11)
-                              + fmt(giter, 2).padding(9) + check)
-                    }
-                    rows.append(.object([
-                        ("backend", .string(label)), ("device", .string(backend.label)), ("case", .string(c.name)),
-                        ("width", .int(Int64(w))), ("height", .int(Int64(h))), ("iterations_limit", .int(Int64(iterations))),
-                        ("runs", .int(Int64(walls.count))),
-                        ("wall_ms_median", .number(median * 1000)), ("wall_ms_min", .number(walls[0] * 1000)),
-                        ("wall_ms_max", .number(walls[walls.count - 1] * 1000)),
-                        ("kernel_ms_median", backend.isOpenCL ? .number(kernelMedian * 1000) : .null),
-                        ("iterations_total", .int(Int64(first.iterations ?? 0))),
-                        ("giter_per_s", .number(giter)),
-                        ("build_ms", .number(build * 1000)),
-                        ("check", .string(check)),
-                    ]))
-                    if check.hasPrefix("FAIL") { failures += 1 }
+            let toStdout = [json, csv, markdown].contains("-")
+            if !out.quiet && !toStdout {
+                print(report.table(), terminator: "")
+                for b in report.builds {
+                    print("\(b.backend) program builds (not in any case): \(b.compiled) compiled, \(b.fromDiskCache) from the disk cache, \(fmt(b.seconds * 1000, 1)) ms")
                 }
             }
-            if let json {
-                try FileIO.writeAtomically(json, Array(JSON.object([("workload", .string("fractal")), ("cases", .array(rows))]).serialized().utf8))
+            if let old, !out.quiet {
+                print("\nagainst the baseline \(baseline ?? ""):")
+                print(report.baselineTable(against: old), terminator: "")
             }
-            for (label, backend) in backends {
-                if case .opencl(let cc) = backend, !out.quiet {
-                    let s = cc.buildStats
-                    print("\(label) program builds: \(s.compiled) compiled, \(s.fromDiskCache) from the disk cache, \(fmt(s.seconds * 1000, 1)) ms in all")
-                }
+            try emit(json, report.json.serialized() + "\n")
+            try emit(csv, report.csv())
+            try emit(markdown, report.markdown())
+            if let chart { try FileIO.writeAtomically(chart, Array(report.chartSVG().utf8)) }
+            if report.failures > 0 {
+                throw GlintError("\(report.failures) case(s) failed validation against the Swift CPU path")
             }
-            if failures > 0 { throw GlintError("\(failures) case(s) failed validation against the Swift CPU path") }
         }
     }
 
-    private func buildSeconds(_ b: Backend) -> Double {
-        if case .opencl(let cc) = b { return cc.buildStats.seconds }
-        return 0
+    private func emit(_ file: String?, _ text: String) throws {
+        guard let file else { return }
+        if file == "-" { print(text, terminator: "") } else { try FileIO.writeAtomically(file, Array(text.utf8)) }
+    }
+
+    private func runSuite() async throws -> BenchReport {
+        let start = Clock.now()
+        let cases = try BenchSuite.cases(kind, workloads: workloads.isEmpty ? nil : workloads)
+        var backends: [(name: String, backend: Backend)] = []
+        let inventory = DeviceInventory.scan()
+        if let device {
+            let b = try Backend.resolve(try DeviceChoice(parsing: device))
+            backends = [(b.choiceName(in: inventory), b)]
+        } else {
+            backends = [("cpu", .cpu)]
+            for (i, d) in inventory.devices.enumerated() {
+                backends.append(("opencl:\(i)", .opencl(try ComputeContext.shared(for: d))))
+            }
+            if let problem = inventory.problem, !out.quiet { printError("note: \(problem)") }
+        }
+        var settings = BenchSettings(kind)
+        if let seconds { settings.targetSeconds = seconds }
+        let line = StatusLine(quiet: out.quiet)
+        let (results, builds) = try await BenchRunner.run(cases: cases, backends: backends, settings: settings) { i, n, text in
+            line.show("[\(i)/\(n)] \(text)")
+        }
+        line.finish()
+        return BenchReport(suite: kind.rawValue, settings: settings, environment: BenchEnvironment.collect(),
+                           builds: builds, records: results.map(BenchRecord.init), seconds: Clock.now() - start)
     }
 }

@@ -158,13 +158,25 @@ func formatSeconds(_ s: Double) -> String {
 }
 
 /// Fixed-point formatting without Foundation.
-func fmt(_ x: Double, _ digits: Int = 2) -> String {
-    guard x.isFinite else { return x.isNaN ? "nan" : (x > 0 ? "inf" : "-inf") }
-    var p = 1.0
-    for _ in 0..<digits { p *= 10 }
-    let r = (abs(x) * p).rounded()
-    let whole = Int64(r / p)
-    var frac = String(Int64(r - Double(whole) * p))
-    while frac.count < digits { frac = "0" + frac }
-    return (x < 0 && r != 0 ? "-" : "") + String(whole) + (digits > 0 ? "." + frac : "")
+func fmt(_ x: Double, _ digits: Int = 2) -> String { Format.fixed(x, digits) }
+
+/// One status line on stderr, rewritten in place: only on a terminal and never with --quiet.
+final class StatusLine: Sendable {
+    private let enabled: Bool
+    private let drawn = Mutex(false)
+
+    init(quiet: Bool) { enabled = !quiet && isatty(2) != 0 }
+
+    func show(_ text: String) {
+        guard enabled else { return }
+        let fitted = text.count > 100 ? String(text.prefix(99)) + "…" : text
+        drawn.withLock { d in
+            writeStderr("\r\u{1B}[K" + fitted)
+            d = true
+        }
+    }
+
+    func finish() {
+        drawn.withLock { d in if d { writeStderr("\r\u{1B}[K") } }
+    }
 }

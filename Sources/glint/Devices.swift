@@ -50,23 +50,7 @@ func bytesText(_ b: UInt64) -> String {
     return fmt(d / 1024, 0) + " KiB"
 }
 
-func deviceJSON(_ d: Device, index: Int) -> JSON {
-    .object([
-        ("index", .int(Int64(index))),
-        ("name", .string((try? d.name) ?? "")),
-        ("platform", .string((try? d.platform.name) ?? "")),
-        ("platform_version", .string((try? d.platform.version) ?? "")),
-        ("vendor", .string((try? d.vendor) ?? "")),
-        ("type", .string((try? d.kind.rawValue) ?? "other")),
-        ("compute_units", .int(Int64((try? d.computeUnits) ?? 0))),
-        ("max_clock_mhz", .int(Int64((try? d.maxClockMHz) ?? 0))),
-        ("global_memory_bytes", .int(Int64((try? d.globalMemoryBytes) ?? 0))),
-        ("local_memory_bytes", .int(Int64((try? d.localMemoryBytes) ?? 0))),
-        ("fp64", .bool((try? d.supportsFP64) ?? false)),
-        ("driver_version", .string((try? d.driverVersion) ?? "")),
-        ("device_version", .string((try? d.version) ?? "")),
-    ])
-}
+func deviceJSON(_ d: Device, index: Int) -> JSON { DeviceInventory.json(for: d, index: index) }
 
 func devicesJSON(_ inventory: DeviceInventory, auto: String) -> JSON {
     .object([

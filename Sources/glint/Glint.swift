@@ -1,6 +1,7 @@
 import ArgumentParser
 
 import GlintCore
+import GlintKernels
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,6 +22,12 @@ struct Glint: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
+            // Usage errors exit with 2 (as diff and cmp do), so scripts can tell them from a
+            // failed job (1); compare's "outside tolerance" is also 1.
+            if exitCode(for: error) == .validationFailure {
+                writeStderr(fullMessage(for: error) + "\n")
+                Glibc.exit(2)
+            }
             exit(withError: error)
         }
     }
@@ -37,12 +44,12 @@ struct Glint: AsyncParsableCommand {
               glint devices
               glint fractal mandelbrot -o mandelbrot.png
               glint fractal julia --c -0.8,0.156 --palette ocean --smooth -o julia.png
-              glint bench fractal
-            """,
-        version: GlintVersion.string,
-        subcommands: [Devices.self, Fractal.self, Bench.self])
-}
+              glint compare --a cpu --b opencl fractal julia --size 800x600
+              glint bench --quick
 
-enum GlintVersion {
-    static let string = "0.1.0"
+            Exit status: 0 success, 1 failure (or, for compare and bench, a result outside its \
+            tolerance), 2 a usage error.
+            """,
+        version: "\(GlintBuild.version) (\(GlintBuild.commit.prefix(12)))",
+        subcommands: [Devices.self, Fractal.self, Compare.self, Bench.self])
 }

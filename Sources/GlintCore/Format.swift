@@ -1,0 +1,59 @@
+import Glibc
+
+/// Number and date formatting without Foundation.
+public enum Format {
+    /// Fixed-point: `fixed(3.14159, 2)` is "3.14"; non-finite values read "nan", "inf", "-inf".
+    public static func fixed(_ x: Double, _ digits: Int = 2) -> String {
+        guard x.isFinite else { return x.isNaN ? "nan" : (x > 0 ? "inf" : "-inf") }
+        var p = 1.0
+        for _ in 0..<digits { p *= 10 }
+        let r = (abs(x) * p).rounded()
+        guard r < 9e18 else { return String(x) }
+        let whole = Int64(r / p)
+        var frac = String(Int64(r - Double(whole) * p))
+        while frac.count < digits { frac = "0" + frac }
+        return (x < 0 && r != 0 ? "-" : "") + String(whole) + (digits > 0 ? "." + frac : "")
+    }
+
+    /// About `significant` significant digits in fixed notation: 1234, 12.3, 0.0123.
+    public static func significant(_ x: Double, _ significant: Int = 3) -> String {
+        guard x.isFinite, x != 0 else { return fixed(x, 0) }
+        let magnitude = Int(log10(abs(x)).rounded(.down))
+        return fixed(x, max(0, significant - 1 - magnitude))
+    }
+
+    /// A short form for tolerances and limits: 1, 0.5, 1e-05, 40.
+    public static func short(_ x: Double) -> String { GlintCore.short(x) }
+
+    /// The current UTC time as ISO 8601, e.g. 2026-11-21T09:30:00Z.
+    public static func utcNow() -> String {
+        var t = time(nil)
+        var parts = tm()
+        gmtime_r(&t, &parts)
+        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+    }
+}
+
+/// This process's memory, from /proc (Linux).
+public enum ProcessMemory {
+    /// Peak resident set size (VmHWM) in bytes, or nil where /proc cannot tell.
+    public static func peakResidentBytes() -> UInt64? {
+        guard let text = try? FileIO.readText("/proc/self/status") else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if fields.count >= 2, let kb = UInt64(fields[1]) { return kb * 1024 }
+        }
+        return nil
+    }
+
+    /// Resets the peak to the current resident size (writes 5 to /proc/self/clear_refs), so the
+    /// next reading is the peak of what follows. Returns false where the kernel refuses.
+    @discardableResult
+    public static func resetPeak() -> Bool {
+        let fd = open("/proc/self/clear_refs", O_WRONLY)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return write(fd, "5", 1) == 1
+    }
+}

@@ -1,0 +1,142 @@
+import GlintCore
+
+/// What a run hands back for validation: whichever of these the workload produces.
+public struct BenchOutput: Sendable {
+    public var image: Image8?
+    public var floatImage: ImageF?
+    public var counts: [UInt32]?
+    public init(image: Image8? = nil, floatImage: ImageF? = nil, counts: [UInt32]? = nil) {
+        self.image = image
+        self.floatImage = floatImage
+        self.counts = counts
+    }
+}
+
+/// One timed execution of a case.
+public struct BenchRun: Sendable {
+    public var wallSeconds: Double
+    /// Sum of the OpenCL profiling events' durations; 0 on the Swift path.
+    public var kernelSeconds: Double
+    /// Work done, in the unit's base quantity (iterations, samples, pixels); required from a
+    /// detailed run, optional otherwise.
+    public var work: Double?
+    /// The output, from a detailed run.
+    public var output: BenchOutput?
+    public init(wallSeconds: Double, kernelSeconds: Double, work: Double? = nil, output: BenchOutput? = nil) {
+        self.wallSeconds = wallSeconds
+        self.kernelSeconds = kernelSeconds
+        self.work = work
+        self.output = output
+    }
+}
+
+/// The outcome of checking an OpenCL case's output against the Swift CPU path's.
+public struct BenchValidation: Sendable {
+    public var passed: Bool
+    /// One line, e.g. "counts identical; colours max 1 level, PSNR 58.1 dB".
+    public var summary: String
+    /// The measured figures (max_abs, mean_abs, rmse, psnr, pixels_over, ...).
+    public var metrics: JSON
+    public init(passed: Bool, summary: String, metrics: JSON) {
+        self.passed = passed
+        self.summary = summary
+        self.metrics = metrics
+    }
+}
+
+/// A throughput unit: `work / seconds / scale`, named `name` (Giter/s, Msamples/s, MP/s).
+public struct BenchUnit: Sendable, Equatable {
+    public let name: String
+    public let scale: Double
+    public init(name: String, scale: Double) {
+        self.name = name
+        self.scale = scale
+    }
+    public static let gigaIterations = BenchUnit(name: "Giter/s", scale: 1e9)
+    public static let megaSamples = BenchUnit(name: "Msamples/s", scale: 1e6)
+    public static let megaPixels = BenchUnit(name: "MP/s", scale: 1e6)
+    public static let frames = BenchUnit(name: "frames/s", scale: 1)
+}
+
+/// One benchmark case: a fixed job of one workload that any backend can run.
+public struct BenchCase: Sendable {
+    /// The workload (`fractal`, later `rtow`, `blur`, ...), as `glint bench WORKLOAD` names it.
+    public let workload: String
+    /// The case within the workload, e.g. `mandelbrot-float`.
+    public let name: String
+    public let width: Int
+    public let height: Int
+    /// The job's other settings, recorded in the results.
+    public let parameters: JSON
+    public let unit: BenchUnit
+    /// What validation requires, in words (the DESIGN.md parity row).
+    public let tolerance: String
+    /// Why `backend` cannot run this case (e.g. no fp64), or nil.
+    public let unsupported: @Sendable (Backend) -> String?
+    /// Runs the job once; `detailed` asks for the work done and the output.
+    public let run: @Sendable (_ backend: Backend, _ detailed: Bool) async throws -> BenchRun
+    /// Checks an output against the Swift CPU path's.
+    public let validate: @Sendable (_ candidate: BenchOutput, _ reference: BenchOutput) throws -> BenchValidation
+
+    public init(workload: String, name: String, width: Int, height: Int, parameters: JSON, unit: BenchUnit,
+                tolerance: String, unsupported: @escaping @Sendable (Backend) -> String? = { _ in nil },
+                run: @escaping @Sendable (Backend, Bool) async throws -> BenchRun,
+                validate: @escaping @Sendable (BenchOutput, BenchOutput) throws -> BenchValidation) {
+        self.workload = workload
+        self.name = name
+        self.width = width
+        self.height = height
+        self.parameters = parameters
+        self.unit = unit
+        self.tolerance = tolerance
+        self.unsupported = unsupported
+        self.run = run
+        self.validate = validate
+    }
+
+    /// Stable across runs and machines: `fractal/mandelbrot-float@1920x1080`. Baselines match on it.
+    public var id: String { "\(workload)/\(name)@\(width)x\(height)" }
+}
+
+/// Which cases a suite holds.
+public enum BenchSuiteKind: String, Sendable, CaseIterable {
+    /// Small sizes: the whole suite in well under two minutes on two cores (CI runs it).
+    case quick
+    /// The usual sizes (HD images).
+    case standard
+    /// The standard cases plus larger sizes and heavier variants.
+    case full
+
+    /// Seconds of timed repetitions each case aims for (clpeak-style calibration).
+    public var targetSeconds: Double {
+        switch self {
+        case .quick: 0.25
+        case .standard: 1.0
+        case .full: 2.0
+        }
+    }
+    public var minRepetitions: Int { self == .quick ? 3 : 5 }
+    public var maxRepetitions: Int { self == .quick ? 200 : 1000 }
+}
+
+/// Every workload's cases. A workload adds itself by adding a `case` below and a function that
+/// lists its cases for a suite.
+public enum BenchSuite {
+    /// The workloads that have benchmark cases, in suite order.
+    public static let workloads = ["fractal"]
+
+    public static func cases(_ kind: BenchSuiteKind, workloads selected: [String]? = nil) throws(GlintError) -> [BenchCase] {
+        let chosen = selected ?? workloads
+        for w in chosen where !workloads.contains(w) {
+            throw GlintError("unknown workload '\(w)': bench knows \(workloads.joined(separator: ", "))")
+        }
+        var all: [BenchCase] = []
+        for w in workloads where chosen.contains(w) {
+            switch w {
+            case "fractal": all += FractalBench.cases(kind)
+            default: break
+            }
+        }
+        return all
+    }
+}

@@ -1,0 +1,182 @@
+import GlintCore
+
+/// Median, minimum and maximum of a set of timings, in seconds.
+public struct BenchStats: Sendable, Equatable {
+    public let median: Double
+    public let min: Double
+    public let max: Double
+
+    public init(_ values: [Double]) {
+        let v = values.sorted()
+        precondition(!v.isEmpty, "statistics of no values")
+        median = v.count % 2 == 1 ? v[v.count / 2] : (v[v.count / 2 - 1] + v[v.count / 2]) / 2
+        min = v[0]
+        max = v[v.count - 1]
+    }
+
+    public init(median: Double, min: Double, max: Double) {
+        self.median = median
+        self.min = min
+        self.max = max
+    }
+}
+
+/// One case on one backend: its timings, throughput and validation.
+public struct BenchResult: Sendable {
+    public enum Status: String, Sendable {
+        /// The Swift CPU path: the reference the others are checked against.
+        case reference
+        case pass
+        case fail
+        /// The backend cannot run the case (e.g. double on a device without fp64).
+        case skipped
+    }
+
+    public let caseInfo: BenchCase
+    /// `cpu` or `opencl:N`.
+    public let backend: String
+    /// The Swift path's label or the OpenCL device's name: what baselines match on.
+    public let device: String
+    public var status: Status
+    public var skipReason: String?
+    public var repetitions = 0
+    /// The first (warm-up) run, outside the statistics; program builds are not in it.
+    public var warmupSeconds = 0.0
+    public var wall: BenchStats?
+    public var kernel: BenchStats?
+    /// Work per run, in the unit's base quantity.
+    public var work = 0.0
+    public var validation: BenchValidation?
+    /// Peak resident memory of the process during the case, where Linux can tell.
+    public var peakResidentBytes: UInt64?
+
+    /// Throughput on the median wall time, in the case's unit.
+    public var throughput: Double? { wall.map { work / $0.median / caseInfo.unit.scale } }
+    /// Throughput on the median kernel time (OpenCL only).
+    public var kernelThroughput: Double? {
+        guard let k = kernel, k.median > 0 else { return nil }
+        return work / k.median / caseInfo.unit.scale
+    }
+}
+
+/// What building OpenCL programs cost one backend during the run; never inside a case.
+public struct BenchBuild: Sendable {
+    public let backend: String
+    public let device: String
+    public var compiled: Int
+    public var fromDiskCache: Int
+    public var seconds: Double
+}
+
+/// Calibration settings (clpeak's method: warm up, time one run, repeat enough to fill a
+/// target time, within bounds).
+public struct BenchSettings: Sendable {
+    public var targetSeconds: Double
+    public var minRepetitions: Int
+    public var maxRepetitions: Int
+    public init(targetSeconds: Double, minRepetitions: Int, maxRepetitions: Int) {
+        self.targetSeconds = targetSeconds
+        self.minRepetitions = minRepetitions
+        self.maxRepetitions = maxRepetitions
+    }
+    public init(_ kind: BenchSuiteKind) {
+        self.init(targetSeconds: kind.targetSeconds, minRepetitions: kind.minRepetitions, maxRepetitions: kind.maxRepetitions)
+    }
+
+    /// Repetitions to fill the target time, given one run's time.
+    public func repetitions(forRunSeconds t: Double) -> Int {
+        let wanted = t > 0 ? Int((targetSeconds / t).rounded(.up)) : maxRepetitions
+        return Swift.min(Swift.max(wanted, minRepetitions), maxRepetitions)
+    }
+}
+
+public enum BenchRunner {
+    /// Where the runner is, for a progress line: case index (from 1), case count, a description.
+    public typealias Progress = @Sendable (_ index: Int, _ total: Int, _ text: String) -> Void
+
+    /// Runs every case on every backend. The Swift CPU path's output is each case's reference,
+    /// computed (untimed) even when the CPU backend is not among those benchmarked.
+    public static func run(cases: [BenchCase], backends: [(name: String, backend: Backend)],
+                           settings: BenchSettings, progress: Progress? = nil) async throws
+        -> (results: [BenchResult], builds: [BenchBuild]) {
+        var results: [BenchResult] = []
+        var buildSeconds: [String: Double] = [:]
+        let before = backends.map { buildStats($0.backend) }
+        let total = cases.count * backends.count
+        var index = 0
+        for c in cases {
+            var reference: BenchOutput?
+            for (name, backend) in backends {
+                index += 1
+                let device = deviceName(backend)
+                var result = BenchResult(caseInfo: c, backend: name, device: device,
+                                         status: backend.isOpenCL ? .pass : .reference)
+                if let reason = c.unsupported(backend) {
+                    result.status = .skipped
+                    result.skipReason = reason
+                    results.append(result)
+                    continue
+                }
+                progress?(index, total, "\(c.id) on \(name): warm-up")
+                ProcessMemory.resetPeak()
+                // Warm-up: builds the programs (timed apart), and gives the work and the output.
+                let buildBefore = buildStats(backend).seconds
+                let warm = try await c.run(backend, true)
+                let build = buildStats(backend).seconds - buildBefore
+                buildSeconds[name, default: 0] += build
+                result.warmupSeconds = Swift.max(0, warm.wallSeconds - build)
+                result.work = warm.work ?? 0
+                if backend.isOpenCL {
+                    if reference == nil {
+                        progress?(index, total, "\(c.id): reference on the Swift CPU path")
+                        reference = try await c.run(.cpu, true).output
+                    }
+                    if let out = warm.output, let ref = reference {
+                        let v = try c.validate(out, ref)
+                        result.validation = v
+                        result.status = v.passed ? .pass : .fail
+                    }
+                } else if reference == nil {
+                    reference = warm.output
+                }
+                // Calibrate on one more run (the warm-up may include first-touch costs).
+                let probe = try await c.run(backend, false)
+                let reps = settings.repetitions(forRunSeconds: probe.wallSeconds)
+                var walls: [Double] = [], kernels: [Double] = []
+                for r in 0..<reps {
+                    if r % 4 == 0 { progress?(index, total, "\(c.id) on \(name): run \(r + 1)/\(reps)") }
+                    let run = try await c.run(backend, false)
+                    walls.append(run.wallSeconds)
+                    kernels.append(run.kernelSeconds)
+                }
+                result.repetitions = reps
+                result.wall = BenchStats(walls)
+                if backend.isOpenCL { result.kernel = BenchStats(kernels) }
+                result.peakResidentBytes = ProcessMemory.peakResidentBytes()
+                results.append(result)
+            }
+        }
+        var builds: [BenchBuild] = []
+        for ((name, backend), start) in zip(backends, before) where backend.isOpenCL {
+            let now = buildStats(backend)
+            builds.append(BenchBuild(backend: name, device: deviceName(backend),
+                                     compiled: now.compiled - start.compiled,
+                                     fromDiskCache: now.fromDiskCache - start.fromDiskCache,
+                                     seconds: buildSeconds[name] ?? (now.seconds - start.seconds)))
+        }
+        return (results, builds)
+    }
+
+    /// The name baselines match a backend by: the OpenCL device name, or "Swift CPU".
+    public static func deviceName(_ backend: Backend) -> String {
+        switch backend {
+        case .cpu: "Swift CPU"
+        case .opencl(let cc): cc.deviceName
+        }
+    }
+
+    static func buildStats(_ backend: Backend) -> ComputeContext.BuildStats {
+        if case .opencl(let cc) = backend { return cc.buildStats }
+        return ComputeContext.BuildStats()
+    }
+}

@@ -1,0 +1,118 @@
+import GlintCore
+
+/// The fractal workload's benchmark cases: float, double, smooth and supersampled renders.
+/// Throughput is Giter/s: the escape-count sum over the median wall time. With cardioid/bulb
+/// skipping the skipped points' iterations count as done (the picture is the same); the
+/// no-skip case iterates every one.
+enum FractalBench {
+    struct Spec {
+        let name: String
+        let formula: FractalFormula
+        var precision = Precision.float
+        var iterations = 256
+        var smooth = false
+        var palette = Color.Palette.tutorial
+        var bailout = 2.0
+        var supersampling = 1
+        var skip = true
+        var center: (Double, Double)? = nil
+        var zoom = 1.0
+    }
+
+    static func cases(_ kind: BenchSuiteKind) -> [BenchCase] {
+        let standard: [Spec] = [
+            Spec(name: "mandelbrot-float", formula: .mandelbrot),
+            Spec(name: "mandelbrot-double", formula: .mandelbrot, precision: .double),
+            Spec(name: "mandelbrot-smooth", formula: .mandelbrot, smooth: true, palette: .fire, bailout: 256),
+            Spec(name: "julia-ss3", formula: .julia, supersampling: 3),
+        ]
+        switch kind {
+        case .quick:
+            return standard.map { make($0, 320, 240) }
+        case .standard:
+            return standard.map { make($0, 1920, 1080) }
+        case .full:
+            let heavy: [Spec] = [
+                Spec(name: "mandelbrot-float-noskip", formula: .mandelbrot, skip: false),
+                Spec(name: "burning-ship-float", formula: .burningShip),
+                Spec(name: "mandelbrot-deep-double", formula: .mandelbrot, precision: .double, iterations: 2000,
+                     smooth: true, palette: .ocean, bailout: 256, center: (-0.7435669, 0.1314023), zoom: 2e4),
+            ]
+            return (standard + heavy).map { make($0, 1920, 1080) } + standard.map { make($0, 3840, 2160) }
+        }
+    }
+
+    static func make(_ s: Spec, _ width: Int, _ height: Int) -> BenchCase {
+        var job = FractalJob(formula: s.formula)
+        job.width = width
+        job.height = height
+        job.maxIterations = s.iterations
+        job.precision = s.precision
+        job.smooth = s.smooth
+        job.palette = s.palette
+        job.bailout = s.bailout
+        job.supersampling = s.supersampling
+        job.skipInterior = s.skip
+        if let c = s.center { (job.centerRe, job.centerIm) = c }
+        job.zoom = s.zoom
+        let frozen = job
+        let parameters = JSON.object([
+            ("formula", .string(s.formula.name)), ("precision", .string(s.precision.rawValue)),
+            ("iterations", .int(Int64(s.iterations))), ("bailout", .number(s.bailout)),
+            ("smooth", .bool(s.smooth)), ("palette", .string(s.palette.name)),
+            ("supersampling", .int(Int64(s.supersampling))), ("skip_interior", .bool(s.skip)),
+            ("center", .array([.number(job.centerRe), .number(job.centerIm)])), ("zoom", .number(s.zoom)),
+        ])
+        return BenchCase(
+            workload: "fractal", name: s.name, width: width, height: height, parameters: parameters,
+            unit: .gigaIterations, tolerance: "escape counts identical; colours within 1 level",
+            unsupported: { backend in
+                if s.precision == .double, case .opencl(let cc) = backend, !cc.supportsFP64 {
+                    return "\(cc.deviceName) has no fp64"
+                }
+                return nil
+            },
+            run: { backend, detailed in
+                let outputs = FractalRenderer.Outputs(counts: detailed, iterations: detailed)
+                let r = try await FractalRenderer.render(frozen, on: backend, outputs: outputs)
+                return BenchRun(wallSeconds: r.wallSeconds, kernelSeconds: r.kernelSeconds,
+                                work: r.iterations.map { Double($0) },
+                                output: detailed ? BenchOutput(image: r.image, counts: r.counts) : nil)
+            },
+            validate: { candidate, reference in
+                try validateFractal(candidate, reference)
+            })
+    }
+
+    static func validateFractal(_ candidate: BenchOutput, _ reference: BenchOutput) throws -> BenchValidation {
+        guard let a = candidate.counts, let b = reference.counts, let ia = candidate.image, let ib = reference.image else {
+            throw GlintError("fractal validation needs counts and images from both runs")
+        }
+        let countsDiffering = zip(a, b).reduce(0) { $0 + ($1.0 == $1.1 ? 0 : 1) } + abs(a.count - b.count)
+        let difference = try ImageCompare.compare(ia, ib)
+        let colours = Tolerance.oneLevel.passes(difference)
+        let summary = (countsDiffering == 0 ? "counts identical" : "\(countsDiffering) counts differ")
+            + "; colours max \(Format.short(difference.overall.maxAbs)) level"
+            + (difference.overall.maxAbs == 1 ? "" : "s")
+            + ", PSNR " + (difference.overall.psnr.isFinite ? Format.fixed(difference.overall.psnr, 1) + " dB" : "inf")
+        var metrics = difference.json
+        if case .object(var fields) = metrics {
+            fields.insert(("counts_differing", .int(Int64(countsDiffering))), at: 0)
+            metrics = .object(fields)
+        }
+        return BenchValidation(passed: countsDiffering == 0 && colours, summary: summary, metrics: metrics)
+    }
+}
+
+extension ImageDifference {
+    /// The overall figures as JSON (PSNR null when infinite, i.e. identical).
+    public var json: JSON {
+        let o = overall
+        return .object([
+            ("max_abs", .number(o.maxAbs)), ("mean_abs", .number(o.meanAbs)), ("rmse", .number(o.rmse)),
+            ("psnr_db", o.psnr.isFinite ? .number(o.psnr) : .null),
+            ("pixels_over_threshold", .int(Int64(o.pixelsOver))), ("share_over_threshold", .number(o.shareOver)),
+            ("threshold", .number(threshold)), ("full_scale", .number(fullScale)),
+        ])
+    }
+}
