@@ -78,7 +78,7 @@ struct Compare: AsyncParsableCommand {
     @Option(help: "Write every figure as JSON to FILE, or - for stdout.")
     var json: String?
 
-    @Option(help: "Override the tolerance (see below).")
+    @Option(help: "Override the tolerance: exact, N or max:N, mean:P%, psnr:DB, rel:X, joined by commas.")
     var tolerance: String?
 
     @Option(help: "Timed runs per side after the first, for a job (median reported).")
@@ -140,6 +140,16 @@ struct Compare: AsyncParsableCommand {
     }
 
     mutating func run() async throws {
+        // The passthrough argument swallows --help; answer it here.
+        if let first = job.first, ["--help", "-h", "help"].contains(first) {
+            print(Compare.helpMessage())
+            return
+        }
+        if let first = job.first, let type = Self.workloads[first], job.contains(where: { $0 == "--help" || $0 == "-h" }) {
+            print("glint compare --a DEVICE --b DEVICE \(first) takes the options of glint \(first), except --device and -o:\n")
+            print(type.helpMessage())
+            return
+        }
         try liftOwnOptions()
         try validate()
         let command = self

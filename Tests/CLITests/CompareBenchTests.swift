@@ -142,6 +142,19 @@ struct CompareTests {
         }
     }
 
+    @Test("compare --help teaches both modes and the exit statuses; after a workload it shows the workload's options")
+    func help() throws {
+        try withSandbox { box in
+            let r = try box.run(["compare", "--help"])
+            #expect(r.status == 0, "\(r)")
+            for needle in ["--images", "--a", "--diff", "--tolerance", "Exit status", "mean:0.5%,psnr:40"] {
+                #expect(r.stdout.contains(needle), "help lacks \(needle)")
+            }
+            let w = try box.run(["compare", "--a", "cpu", "--b", "opencl", "fractal", "--help"])
+            #expect(w.status == 0 && w.stdout.contains("--iterations") && w.stdout.contains("--palette"), "\(w)")
+        }
+    }
+
     @Test("a fractal job on the Swift CPU path and PoCL: within tolerance, counts identical, timings and speed-up")
     func job() throws {
         try withSandbox { box in
