@@ -47,6 +47,24 @@ typedef struct GlintFractalParams {
     glint_i32 smooth;          /* 1: continuous (smooth) colouring                */
 } GlintFractalParams;
 
+/* One isometric render (48 bytes): the source, the canvas and where the source's centre lands
+   on it, the extrusion and the corner radius. Source coordinates are continuous pixels, pixel
+   (i, j) covering [i, i+1] x [j, j+1]. */
+typedef struct GlintIsoParams {
+    glint_i32 src_width;       /* source image, pixels                            */
+    glint_i32 src_height;
+    glint_i32 out_width;       /* output canvas, pixels                           */
+    glint_i32 out_height;
+    glint_f32 origin_x;        /* canvas position of the source's centre          */
+    glint_f32 origin_y;
+    glint_f32 src_cx;          /* the source's centre, W/2 and H/2                */
+    glint_f32 src_cy;
+    glint_f32 depth_src;       /* extrusion along source (1,1): depth * sqrt(2)   */
+    glint_f32 radius;          /* corner radius, source pixels (0: square)        */
+    glint_i32 ss;              /* anti-aliasing: ss x ss samples per pixel        */
+    glint_i32 pad0;            /* padding to a multiple of 8 bytes                */
+} GlintIsoParams;
+
 /* Formulas (the FORMULA build define). */
 #define GLINT_FORMULA_MANDELBROT       0
 #define GLINT_FORMULA_JULIA            1

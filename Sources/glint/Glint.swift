@@ -51,5 +51,5 @@ struct Glint: AsyncParsableCommand {
             tolerance), 2 a usage error.
             """,
         version: "\(GlintBuild.version) (\(GlintBuild.commit.prefix(12)))",
-        subcommands: [Devices.self, Fractal.self, Compare.self, Bench.self])
+        subcommands: [Devices.self, Fractal.self, Iso.self, Pulse.self, Compare.self, Bench.self])
 }

@@ -1,0 +1,122 @@
+#line 2 "isometric.cl"
+/* The isometric transform with extrusion. Each output pixel averages ss x ss samples; a sample
+   maps back through the inverse of "rotate 45 degrees, then scale y by 0.5, about the centre"
+   into the source. Inside the source's (optionally rounded) rectangle it takes the bilinear
+   colour; below it, within the extrusion, it takes the colour where the screen-vertical line
+   meets the outline (source direction (1,1) is straight down on screen), darkened by 0.05 on
+   the front-left side (the bottom edge) and 0.1 on the front-right side (the right edge),
+   blended by the outline's normal on rounded corners. Swift twin:
+   GlintWorkloads/Isometric/Isometric.swift (same functions, same order). */
+#pragma OPENCL FP_CONTRACT OFF
+#include "common/types.h"
+#include "common/color.h"
+
+#define ISO_K 0.70710678f   /* cos 45 = sin 45 */
+#define ISO_FAR 3.0e38f
+
+/* One source texel as RGBA in [0,1], clamped to the edge. */
+inline float4 Iso_Load(__global const uchar4* src, int w, int h, int x, int y) {
+    x = clamp(x, 0, w - 1);
+    y = clamp(y, 0, h - 1);
+    uchar4 c = src[y * w + x];
+    return (float4)((float)c.x / 255.0f, (float)c.y / 255.0f, (float)c.z / 255.0f, (float)c.w / 255.0f);
+}
+
+/* Bilinear colour at continuous source point (x, y); texel centres at i + 0.5. */
+inline float4 Iso_Bilinear(__global const uchar4* src, int w, int h, float x, float y) {
+    float sx = x - 0.5f, sy = y - 0.5f;
+    float fx0 = floor(sx), fy0 = floor(sy);
+    float fx = sx - fx0, fy = sy - fy0;
+    int x0 = (int)fx0, y0 = (int)fy0;
+    float4 c00 = Iso_Load(src, w, h, x0, y0), c10 = Iso_Load(src, w, h, x0 + 1, y0);
+    float4 c01 = Iso_Load(src, w, h, x0, y0 + 1), c11 = Iso_Load(src, w, h, x0 + 1, y0 + 1);
+    float4 top = c00 * (1.0f - fx) + c10 * fx;
+    float4 bottom = c01 * (1.0f - fx) + c11 * fx;
+    return top * (1.0f - fy) + bottom * fy;
+}
+
+/* Is (x, y) inside the w x h rectangle with corners rounded by r? */
+inline int Iso_Inside(float x, float y, float w, float h, float r) {
+    if (x < 0.0f || x > w || y < 0.0f || y > h) return 0;
+    if (r <= 0.0f) return 1;
+    float dx = fmax(fmax(r - x, x - (w - r)), 0.0f);
+    float dy = fmax(fmax(r - y, y - (h - r)), 0.0f);
+    return dx * dx + dy * dy <= r * r;
+}
+
+/* Smallest u >= 0 with (x - u, y - u) in [x0,x1] x [y0,y1], or -1. *right: entered through x = x1. */
+inline float Iso_RectEntry(float x, float y, float x0, float x1, float y0, float y1, int* right) {
+    float ax = x - x1, ay = y - y1;
+    float lo = fmax(ax, ay);
+    float hi = fmin(x - x0, y - y0);
+    if (lo > hi || hi < 0.0f) return -1.0f;
+    *right = ax > ay;
+    return fmax(lo, 0.0f);
+}
+
+/* Smallest u >= 0 with (x - u, y - u) in the disc of radius r about (cx, cy), or -1. */
+inline float Iso_CircleEntry(float x, float y, float cx, float cy, float r) {
+    float mx = x - cx, my = y - cy;
+    float md = mx + my;
+    float disc = md * md - 2.0f * (mx * mx + my * my - r * r);
+    if (disc < 0.0f) return -1.0f;
+    float root = sqrt(disc);
+    if ((md + root) * 0.5f < 0.0f) return -1.0f;
+    return fmax((md - root) * 0.5f, 0.0f);
+}
+
+/* The colour of canvas point (qx, qy): transparent outside the shape and its extrusion. */
+inline float4 Iso_Sample(__global const uchar4* src, GlintIsoParams p, float qx, float qy) {
+    float a = qx - p.origin_x;
+    float b = 2.0f * (qy - p.origin_y);
+    float x = p.src_cx + ISO_K * (a + b);
+    float y = p.src_cy + ISO_K * (b - a);
+    float w = (float)p.src_width, h = (float)p.src_height, r = p.radius;
+    if (Iso_Inside(x, y, w, h, r)) return Iso_Bilinear(src, p.src_width, p.src_height, x, y);
+    if (p.depth_src <= 0.0f) return (float4)(0.0f);
+    /* The rounded rectangle is two rectangles and four discs; the outline is entered where
+       the first of them is. */
+    float best = ISO_FAR, nx = 0.0f, ny = 0.0f;
+    int right = 0;
+    float u = Iso_RectEntry(x, y, 0.0f, w, r, h - r, &right);
+    if (u >= 0.0f && u < best) { best = u; nx = right ? 1.0f : 0.0f; ny = right ? 0.0f : 1.0f; }
+    u = Iso_RectEntry(x, y, r, w - r, 0.0f, h, &right);
+    if (u >= 0.0f && u < best) { best = u; nx = right ? 1.0f : 0.0f; ny = right ? 0.0f : 1.0f; }
+    if (r > 0.0f) {
+        float cxs[4] = { r, w - r, r, w - r };
+        float cys[4] = { r, r, h - r, h - r };
+        for (int i = 0; i < 4; i++) {
+            u = Iso_CircleEntry(x, y, cxs[i], cys[i], r);
+            if (u >= 0.0f && u < best) { best = u; nx = (x - u - cxs[i]) / r; ny = (y - u - cys[i]) / r; }
+        }
+    }
+    if (best > p.depth_src) return (float4)(0.0f);
+    float4 c = Iso_Bilinear(src, p.src_width, p.src_height, x - best, y - best);
+    float t = nx + ny > 0.0f ? clamp(ny / (nx + ny), 0.0f, 1.0f) : 0.5f;
+    float shade = -0.1f + 0.05f * t;
+    return (float4)(clamp(c.x + shade, 0.0f, 1.0f), clamp(c.y + shade, 0.0f, 1.0f),
+                    clamp(c.z + shade, 0.0f, 1.0f), c.w);
+}
+
+__kernel void iso_render(__global uchar4* out,          /* canvas, RGBA, straight alpha */
+                         __global const uchar4* src,    /* source, RGBA                 */
+                         GlintIsoParams p)
+{
+    int px = get_global_id(0), py = get_global_id(1);
+    if (px >= p.out_width || py >= p.out_height) return;
+    float3 sum = (float3)(0.0f);
+    float alpha = 0.0f;
+    for (int j = 0; j < p.ss; j++) {
+        for (int i = 0; i < p.ss; i++) {
+            float qx = (float)px + ((float)i + 0.5f) / (float)p.ss;
+            float qy = (float)py + ((float)j + 0.5f) / (float)p.ss;
+            float4 c = Iso_Sample(src, p, qx, qy);
+            sum += c.xyz * c.w;
+            alpha += c.w;
+        }
+    }
+    float n = (float)(p.ss * p.ss);
+    float3 rgb = alpha > 0.0f ? sum / alpha : (float3)(0.0f);
+    out[py * p.out_width + px] = (uchar4)(Color_To8Bit(rgb.x), Color_To8Bit(rgb.y), Color_To8Bit(rgb.z),
+                                          Color_To8Bit(alpha / n));
+}

@@ -1,0 +1,20 @@
+#line 2 "pulse.cl"
+/* The pulse: one frame of the oscillator's colour. The host steps the oscillator (a sequence
+   in double, as the seed keeps it) and maps purity to saturation and value; the kernel turns
+   (h, s, v) into RGB with Foley's HSV and fills the frame. Swift twin:
+   GlintWorkloads/Pulse/Pulse.swift (PulseRenderer.fillCPU). */
+#pragma OPENCL FP_CONTRACT OFF
+#include "common/types.h"
+#include "common/color.h"
+
+__kernel void pulse_fill(__global uchar4* out,  /* the frame, RGBA, row-major     */
+                         float h,               /* hue in [0,1]                   */
+                         float s,               /* saturation in [0,1]            */
+                         float v,               /* value in [0,1]                 */
+                         int count)             /* pixels in the frame            */
+{
+    int i = get_global_id(0);
+    if (i >= count) return;
+    float3 c = Color_HSVToRGB(h, s, v);
+    out[i] = (uchar4)(Color_To8Bit(c.x), Color_To8Bit(c.y), Color_To8Bit(c.z), (uchar)255);
+}

@@ -1,0 +1,162 @@
+import GlintCL
+import GlintCore
+
+/// The seed's linear oscillator: starts at 0.5 going up; each tick adds or subtracts 0.01 and
+/// turns round once it reaches 1 or 0. Kept in double and stepped one tick at a time, exactly as
+/// the seed accumulates it (so 0.01's rounding drifts as it does there).
+public struct PulseOscillator: Sendable, Equatable {
+    public private(set) var location = 0.5
+    public private(set) var increasing = true
+    /// Ticks per second (the seed's draw loop).
+    public static let ticksPerSecond = 60.0
+
+    public init() {}
+
+    public mutating func tick() {
+        if increasing {
+            location += 0.01
+            if location >= 1.0 { increasing = false }
+        } else {
+            location -= 0.01
+            if location <= 0.0 { increasing = true }
+        }
+    }
+
+    /// The oscillator after `ticks` ticks from the start.
+    public static func after(ticks: Int) -> PulseOscillator {
+        var o = PulseOscillator()
+        // The sequence is periodic; stepping is cheap, but bound it for absurd frame counts.
+        for _ in 0 ..< ticks { o.tick() }
+        return o
+    }
+}
+
+/// One pulse render or animation.
+public struct PulseJob: Sendable {
+    public var width = 640                 // frame pixels
+    public var height = 360
+    public var frames = 120                // frames in the sequence
+    public var fps = 60.0                  // frames per second of the sequence
+    public var hue = 0.0                   // hue in [0,1] (0 red, 1/3 green, 2/3 blue)
+    public var purityCenter = 0.5          // purity at the oscillator's middle, [0,1]
+    public var purityRange = 0.7           // purity swept over one oscillation, [0,1]
+
+    public init() {}
+
+    public static let maxFrames = 1_000_000
+
+    public func validate() throws(GlintError) {
+        try ImageLimits.check(width: width, height: height)
+        guard frames >= 1 && frames <= Self.maxFrames else { throw GlintError("--frames must be 1 to \(Self.maxFrames) (got \(frames))") }
+        guard fps.isFinite && fps > 0 && fps <= 10_000 else { throw GlintError("--fps must be in (0, 10000] (got \(fps))") }
+        for (name, v) in [("--hue", hue), ("--purity-center", purityCenter), ("--purity-range", purityRange)] {
+            guard v.isFinite && v >= 0 && v <= 1 else { throw GlintError("\(name) must be in [0, 1] (got \(v))") }
+        }
+    }
+
+    /// Oscillator ticks before frame `k` is drawn: the seed ticks once per 60 Hz draw, then draws,
+    /// so at 60 fps frame k follows k + 1 ticks; at other rates, the ticks due by time k / fps, plus one.
+    public func ticks(frame k: Int) -> Int {
+        Int((Double(k) * PulseOscillator.ticksPerSecond / fps + 1e-9).rounded(.down)) + 1
+    }
+
+    /// The seed's purity rule: a purity at or below 0.5 sets saturation, above 0.5 brightness
+    /// (the other stays 0.5); then each is folded to a tent, 2x below 0.5 and 2(1 - x) above.
+    public static func hsv(hue: Double, purityCenter: Double, purityRange: Double, location: Double)
+        -> (h: Double, s: Double, v: Double) {
+        var brightness = 0.5, saturation = 0.5
+        if purityCenter <= 0.5 { saturation = purityCenter } else { brightness = purityCenter }
+        if purityRange > 0 {
+            let purity = (purityCenter - purityRange / 2) + purityRange * location
+            if purity <= 0.5 { saturation = purity } else { brightness = purity }
+        }
+        func tent(_ x: Double) -> Double { x > 0.5 ? 1 - (x - 0.5) * 2 : x * 2 }
+        return (hue, tent(saturation), tent(brightness))
+    }
+
+    /// Frame k's (h, s, v), as the kernel receives them (float).
+    public func color(frame k: Int) -> SIMD3<Float> {
+        color(location: PulseOscillator.after(ticks: ticks(frame: k)).location)
+    }
+
+    func color(location: Double) -> SIMD3<Float> {
+        let c = Self.hsv(hue: hue, purityCenter: purityCenter, purityRange: purityRange, location: location)
+        return SIMD3(Float(c.h), Float(c.s), Float(c.v))
+    }
+
+    /// Every frame's (h, s, v), stepping the oscillator once through the sequence.
+    public func colors() -> [SIMD3<Float>] {
+        var o = PulseOscillator()
+        var done = 0
+        var out: [SIMD3<Float>] = []
+        out.reserveCapacity(frames)
+        for k in 0 ..< frames {
+            let due = ticks(frame: k)
+            while done < due { o.tick(); done += 1 }
+            out.append(color(location: o.location))
+        }
+        return out
+    }
+}
+
+/// Fills pulse frames on a backend.
+public enum PulseRenderer {
+    /// Frame `k` of `job`: the whole frame in the oscillator's colour, opaque.
+    public static func render(_ job: PulseJob, frame k: Int, on backend: Backend) throws -> (image: Image8, kernelSeconds: Double) {
+        try job.validate()
+        let hsv = job.color(frame: k)
+        switch backend {
+        case .cpu:
+            return (fillCPU(width: job.width, height: job.height, hsv: hsv), 0)
+        case .opencl(let cc):
+            return try fillCL(width: job.width, height: job.height, hsv: hsv, on: cc)
+        }
+    }
+
+    /// Renders every frame in order, handing each to `body` (frame index, image, kernel seconds).
+    /// The program, kernel and frame buffer are made once for the whole sequence.
+    public static func renderSequence(_ job: PulseJob, on backend: Backend,
+                                      body: (Int, Image8, Double) throws -> Void) throws {
+        try job.validate()
+        let colors = job.colors()
+        switch backend {
+        case .cpu:
+            for (k, hsv) in colors.enumerated() { try body(k, fillCPU(width: job.width, height: job.height, hsv: hsv), 0) }
+        case .opencl(let cc):
+            let program = try cc.program("pulse.cl")
+            let kernel = try program.kernel("pulse_fill")
+            let count = job.width * job.height
+            let out = try Buffer<UInt8>(context: cc.context, count: count * 4, access: .writeOnly)
+            for (k, hsv) in colors.enumerated() {
+                try kernel.setArguments(out, hsv.x, hsv.y, hsv.z, Int32(count))
+                let event = try cc.queue.enqueue(kernel, global: [count])
+                let pixels = try out.read(queue: cc.queue)
+                try body(k, Image8(width: job.width, height: job.height, pixels: pixels), Double(try event.durationNanoseconds()) * 1e-9)
+            }
+        }
+    }
+
+    /// The Swift twin of `pulse_fill`.
+    public static func fillCPU(width: Int, height: Int, hsv: SIMD3<Float>) -> Image8 {
+        let c = Color.hsvToRGB(hsv.x, hsv.y, hsv.z)
+        let pixel: [UInt8] = [Color.to8Bit(c.x), Color.to8Bit(c.y), Color.to8Bit(c.z), 255]
+        var bytes = [UInt8](repeating: 0, count: width * height * 4)
+        bytes.withUnsafeMutableBufferPointer { out in
+            for i in 0 ..< width * height {
+                out[i * 4] = pixel[0]; out[i * 4 + 1] = pixel[1]; out[i * 4 + 2] = pixel[2]; out[i * 4 + 3] = 255
+            }
+        }
+        return Image8(width: width, height: height, pixels: bytes)
+    }
+
+    static func fillCL(width: Int, height: Int, hsv: SIMD3<Float>, on cc: ComputeContext) throws -> (image: Image8, kernelSeconds: Double) {
+        let program = try cc.program("pulse.cl")
+        let kernel = try program.kernel("pulse_fill")
+        let count = width * height
+        let out = try Buffer<UInt8>(context: cc.context, count: count * 4, access: .writeOnly)
+        try kernel.setArguments(out, hsv.x, hsv.y, hsv.z, Int32(count))
+        let event = try cc.queue.enqueue(kernel, global: [count])
+        let pixels = try out.read(queue: cc.queue)
+        return (Image8(width: width, height: height, pixels: pixels), Double(try event.durationNanoseconds()) * 1e-9)
+    }
+}

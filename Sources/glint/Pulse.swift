@@ -1,0 +1,95 @@
+import ArgumentParser
+import GlintCore
+import GlintWorkloads
+
+struct Pulse: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Render the pulse: a 60 Hz oscillator driving a colour's purity through HSV, as a PNG frame sequence.",
+        discussion: """
+            The oscillator starts at 0.5 going up and moves by 0.01 per tick (60 ticks a second), \
+            turning round at 1 and 0. Its position sweeps the purity over --purity-range around \
+            --purity-center; a purity at or below 0.5 sets the saturation, above 0.5 the value (the \
+            other stays 0.5), each folded as 2x below 0.5 and 2(1 - x) above; Foley's HSV to RGB \
+            gives the colour. At 60 fps frame k shows the colour after k + 1 ticks; at other rates, \
+            the ticks due by time k / fps, plus one.
+
+            Frames are written as DIR/frame_00000.png, frame_00001.png, ...
+
+            Examples:
+              glint pulse -o pulse --frames 240
+              glint pulse -o teal --frames 120 --hue 0.5 --purity-center 0.6 --purity-range 0.4 --size 1920x1080
+            """)
+
+    @Option(name: .shortAndLong, help: "Output folder for the frames (created if missing).")
+    var output: String
+
+    @Option(help: "Number of frames.")
+    var frames = 120
+
+    @Option(help: "Frames per second of the sequence (the oscillator ticks at 60 Hz whatever this is).")
+    var fps = 60.0
+
+    @Option(parsing: .unconditional, help: "Hue in [0, 1] (0 red, 1/3 green, 2/3 blue).")
+    var hue = 0.0
+
+    @Option(name: .customLong("purity-center"), parsing: .unconditional, help: "Purity at the oscillator's middle, in [0, 1].")
+    var purityCenter = 0.5
+
+    @Option(name: .customLong("purity-range"), parsing: .unconditional, help: "Purity swept over one oscillation, in [0, 1].")
+    var purityRange = 0.7
+
+    @Option(help: "Frame size WxH.")
+    var size = "640x360"
+
+    @OptionGroup var device: DeviceOptions
+    @OptionGroup var out: OutputOptions
+
+    func makeJob() throws -> PulseJob {
+        var job = PulseJob()
+        (job.width, job.height) = try parseSize(size)
+        job.frames = frames
+        job.fps = fps
+        job.hue = hue
+        job.purityCenter = purityCenter
+        job.purityRange = purityRange
+        do { try job.validate() } catch { throw ValidationError(error.message) }
+        return job
+    }
+
+    func validate() throws {
+        _ = try makeJob()
+        if FileIO.exists(output) && !FileIO.isDirectory(output) {
+            throw ValidationError("-o \(output) is a file; give a folder for the frames")
+        }
+    }
+
+    func run() async throws {
+        try await reportingErrors(verbose: out.verbose) {
+            let job = try makeJob()
+            let backend = try device.backend()
+            try FileIO.makeDirectories(output)
+            let bar = ProgressBar("pulse", quiet: out.quiet)
+            let start = Clock.now()
+            var kernel = 0.0
+            try PulseRenderer.renderSequence(job, on: backend) { k, image, seconds in
+                kernel += seconds
+                try PNG.write(image, to: output + "/" + frameName(k), alpha: false)
+                bar.update(Double(k + 1) / Double(job.frames))
+            }
+            bar.finish()
+            if !out.quiet {
+                let wall = Clock.now() - start
+                var line = "wrote \(job.frames) frames to \(output)/ (\(job.width)x\(job.height), \(backend.label), \(fmt(wall * 1000, 1)) ms"
+                if backend.isOpenCL { line += ", kernels \(fmt(kernel * 1000, 2)) ms" }
+                print(line + ")")
+            }
+        }
+    }
+}
+
+/// `frame_00042.png`: five digits, more when the count needs them.
+func frameName(_ k: Int) -> String {
+    var digits = String(k)
+    while digits.count < 5 { digits = "0" + digits }
+    return "frame_\(digits).png"
+}
