@@ -27,7 +27,7 @@ struct ComparisonRun {
 }
 
 struct Compare: AsyncParsableCommand {
-    static let workloads: [String: any ComparableWorkload.Type] = ["fractal": Fractal.self]
+    static let workloads: [String: any ComparableWorkload.Type] = ["fractal": Fractal.self, "iso": Iso.self, "pulse": Pulse.self]
 
     static let configuration = CommandConfiguration(
         abstract: "Run one job on two backends, or compare two image files: error metrics, a diff heat map and the speed-up.",
@@ -86,7 +86,7 @@ struct Compare: AsyncParsableCommand {
 
     @OptionGroup var out: OutputOptions
 
-    @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("The workload (fractal) and its options.", valueName: "workload"))
+    @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("The workload (fractal, iso, pulse) and its options.", valueName: "workload"))
     var job: [String] = []
 
     /// Compare's own options may also follow the workload; they are taken out of its arguments.
@@ -369,6 +369,42 @@ extension Fractal: ComparableWorkload {
         let job = try makeJob()
         let r = try await FractalRenderer.render(job, on: backend, outputs: .init(counts: detailed))
         return ComparisonRun(image: r.image, counts: r.counts, wallSeconds: r.wallSeconds, kernelSeconds: r.kernelSeconds)
+    }
+
+    var comparisonTolerance: Tolerance { .oneLevel }
+}
+
+extension Iso: ComparableWorkload {
+    func comparisonConflict() -> String? {
+        if device.device != nil { return "iso: compare runs the job on --a and --b; drop --device" }
+        if output != nil { return "iso: compare writes no render; drop -o (use --diff or --json)" }
+        return nil
+    }
+
+    func comparisonTitle() throws -> String { "iso \(input)" }
+
+    func comparisonRun(on backend: Backend, detailed: Bool) async throws -> ComparisonRun {
+        let r = try await IsoRenderer.render(try makeJob(), on: backend)
+        return ComparisonRun(image: r.image, counts: nil, wallSeconds: r.wallSeconds, kernelSeconds: r.kernelSeconds)
+    }
+
+    var comparisonTolerance: Tolerance { .oneLevel }
+}
+
+extension Pulse: ComparableWorkload {
+    func comparisonConflict() -> String? {
+        if device.device != nil { return "pulse: compare runs the job on --a and --b; drop --device" }
+        if output != nil { return "pulse: compare writes no frames; drop -o (use --diff or --json)" }
+        return nil
+    }
+
+    func comparisonTitle() throws -> String { "pulse \(size), frame \(frames - 1)" }
+
+    /// Compares the sequence's last frame.
+    func comparisonRun(on backend: Backend, detailed: Bool) async throws -> ComparisonRun {
+        let start = Clock.now()
+        let r = try PulseRenderer.render(try makeJob(), frame: frames - 1, on: backend)
+        return ComparisonRun(image: r.image, counts: nil, wallSeconds: Clock.now() - start, kernelSeconds: r.kernelSeconds)
     }
 
     var comparisonTolerance: Tolerance { .oneLevel }

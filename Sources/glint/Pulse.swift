@@ -20,8 +20,10 @@ struct Pulse: AsyncParsableCommand {
               glint pulse -o teal --frames 120 --hue 0.5 --purity-center 0.6 --purity-range 0.4 --size 1920x1080
             """)
 
-    @Option(name: .shortAndLong, help: "Output folder for the frames (created if missing).")
-    var output: String
+    @Option(name: .shortAndLong, help: "Output folder for the frames, created if missing (default: pulse).")
+    var output: String?
+
+    var folder: String { output ?? "pulse" }
 
     @Option(help: "Number of frames.")
     var frames = 120
@@ -58,8 +60,8 @@ struct Pulse: AsyncParsableCommand {
 
     func validate() throws {
         _ = try makeJob()
-        if FileIO.exists(output) && !FileIO.isDirectory(output) {
-            throw ValidationError("-o \(output) is a file; give a folder for the frames")
+        if FileIO.exists(folder) && !FileIO.isDirectory(folder) {
+            throw ValidationError("-o \(folder) is a file; give a folder for the frames")
         }
     }
 
@@ -67,6 +69,7 @@ struct Pulse: AsyncParsableCommand {
         try await reportingErrors(verbose: out.verbose) {
             let job = try makeJob()
             let backend = try device.backend()
+            let output = folder
             try FileIO.makeDirectories(output)
             let bar = ProgressBar("pulse", quiet: out.quiet)
             let start = Clock.now()

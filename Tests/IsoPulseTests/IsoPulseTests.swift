@@ -1,0 +1,198 @@
+import CGlintTypes
+import GlintCore
+import GlintWorkloads
+import Testing
+
+private func openCL() throws -> Backend {
+    let inventory = DeviceInventory.scan()
+    let device = try #require(inventory.devices.first, "no OpenCL device: \(inventory.problem ?? "?")")
+    return .opencl(try ComputeContext.shared(for: device))
+}
+
+private func maxDifference(_ a: Image8, _ b: Image8) -> Int {
+    zip(a.pixels, b.pixels).reduce(0) { max($0, abs(Int($1.0) - Int($1.1))) }
+}
+
+/// Four flat quadrants (distinct colours), opaque.
+private func quadrants(_ w: Int, _ h: Int) -> Image8 {
+    var image = Image8(width: w, height: h)
+    for y in 0..<h {
+        for x in 0..<w {
+            let left = x < w / 2, top = y < h / 2
+            image[x, y] = left ? (top ? SIMD4(200, 40, 40, 255) : SIMD4(40, 200, 40, 255))
+                               : (top ? SIMD4(40, 40, 200, 255) : SIMD4(200, 200, 40, 255))
+        }
+    }
+    return image
+}
+
+@Suite struct PulseTests {
+    @Test func theOscillatorFollowsTheSeedsRule() {
+        var o = PulseOscillator()
+        var values: [Double] = []
+        var turns: [Int] = []
+        var wasIncreasing = o.increasing
+        for t in 1...1000 {
+            o.tick()
+            values.append(o.location)
+            if o.increasing != wasIncreasing { turns.append(t); wasIncreasing = o.increasing }
+        }
+        #expect(abs(values[0] - 0.51) < 1e-12 && abs(values[1] - 0.52) < 1e-12)
+        // From 0.5 up to 1 takes 50 steps, then 100 down to 0, 100 up, ...: it turns every ~100 ticks.
+        #expect(turns.count >= 9)
+        #expect(turns[0] >= 49 && turns[0] <= 51, "first turn at tick \(turns[0])")
+        for (a, b) in zip(turns, turns.dropFirst()) { #expect(b - a >= 99 && b - a <= 101, "turns at \(a) and \(b)") }
+        // Each step is 0.01 (up or down), and the location never strays past one step beyond [0, 1].
+        for (a, b) in zip(values, values.dropFirst()) { #expect(abs(abs(b - a) - 0.01) < 1e-9) }
+        #expect(values.allSatisfy { $0 > -0.011 && $0 < 1.011 })
+    }
+
+    @Test func purityMapsToSaturationAndValueAsTheSeedDoes() {
+        func hsv(_ location: Double) -> (Double, Double) {
+            let c = PulseJob.hsv(hue: 0, purityCenter: 0.5, purityRange: 0.7, location: location)
+            return (c.s, c.v)
+        }
+        // purity = 0.15 + 0.7 * location: at 0.5 both saturation and value fold to 1.
+        #expect(abs(hsv(0.5).0 - 1) < 1e-12 && abs(hsv(0.5).1 - 1) < 1e-12)
+        // location 0: purity 0.15 sets saturation 0.3; value stays 0.5, folded to 1.
+        #expect(abs(hsv(0).0 - 0.3) < 1e-12 && abs(hsv(0).1 - 1) < 1e-12)
+        // location 1: purity 0.85 sets value 2 * (1 - 0.85) = 0.3; saturation stays 0.5 -> 1.
+        #expect(abs(hsv(1).0 - 1) < 1e-12 && abs(hsv(1).1 - 0.3) < 1e-12)
+        // No range: the centre alone decides.
+        let still = PulseJob.hsv(hue: 0.2, purityCenter: 0.8, purityRange: 0, location: 0.9)
+        #expect(still.h == 0.2 && abs(still.s - 1) < 1e-12 && abs(still.v - 0.4) < 1e-12)
+    }
+
+    @Test func frameKFollowsKPlusOneTicksAt60fpsAndTheSequenceMatchesSingleFrames() {
+        var job = PulseJob()
+        job.frames = 250
+        #expect(job.ticks(frame: 0) == 1 && job.ticks(frame: 99) == 100)
+        let all = job.colors()
+        for k in [0, 1, 49, 50, 51, 149, 249] { #expect(all[k] == job.color(frame: k), "frame \(k)") }
+        var slow = job
+        slow.fps = 30
+        #expect(slow.ticks(frame: 10) == 21, "at 30 fps two ticks pass between frames")
+    }
+
+    @Test(arguments: [0.0, 0.1666, 0.5, 0.9])
+    func cpuAndOpenCLFramesAreIdentical(hue: Double) throws {
+        var job = PulseJob()
+        job.width = 33
+        job.height = 7
+        job.hue = hue
+        job.purityCenter = 0.6
+        let cl = try openCL()
+        for k in [0, 10, 60, 120] {
+            let a = try PulseRenderer.render(job, frame: k, on: .cpu).image
+            let b = try PulseRenderer.render(job, frame: k, on: cl).image
+            #expect(a == b, "frame \(k) hue \(hue)")
+            let c = Color.hsvToRGB(job.color(frame: k).x, job.color(frame: k).y, job.color(frame: k).z)
+            #expect(a[5, 3] == SIMD4(Color.to8Bit(c.x), Color.to8Bit(c.y), Color.to8Bit(c.z), 255))
+        }
+    }
+}
+
+@Suite struct IsometricTests {
+    @Test(arguments: [(0.0, 20.0), (12.0, 20.0), (0.0, 0.0), (30.0, 7.5)])
+    func cpuAndOpenCLAgree(radius: Double, depth: Double) async throws {
+        var job = IsoJob(source: quadrants(96, 64))
+        job.cornerRadius = radius
+        job.depth = depth
+        let a = try await IsoRenderer.render(job, on: .cpu).image
+        let b = try await IsoRenderer.render(job, on: try openCL()).image
+        #expect(a.width == b.width && a.height == b.height)
+        #expect(maxDifference(a, b) <= 1, "DESIGN.md: 8-bit channels within 1")
+    }
+
+    @Test func cornersLandWhereTheIsometricMatrixPutsThem() async throws {
+        let (w, h) = (80, 60)
+        var job = IsoJob(source: quadrants(w, h))
+        job.depth = 0
+        let p = job.params
+        let image = try await IsoRenderer.render(job, on: .cpu).image
+        // A point just inside each source corner, mapped by rotate-45-then-halve-y about the centre.
+        let inset: Float = 3
+        let checks: [(Float, Float, SIMD4<UInt8>)] = [
+            (inset, inset, SIMD4(200, 40, 40, 255)),                                   // top-left: the top corner
+            (Float(w) - inset, inset, SIMD4(40, 40, 200, 255)),                        // top-right: the right corner
+            (inset, Float(h) - inset, SIMD4(40, 200, 40, 255)),                        // bottom-left: the left corner
+            (Float(w) - inset, Float(h) - inset, SIMD4(200, 200, 40, 255)),            // bottom-right: the bottom corner
+        ]
+        for (x, y, colour) in checks {
+            let q = Isometric.canvasPoint(p, x: x, y: y)
+            #expect(image[Int(q.x), Int(q.y)] == colour, "source (\(x), \(y)) -> canvas \(q)")
+        }
+        // The matrix itself: the source's corners are the diamond's top, right, bottom and left.
+        let k = Isometric.k
+        let top = Isometric.canvasPoint(p, x: 0, y: 0), bottom = Isometric.canvasPoint(p, x: Float(w), y: Float(h))
+        let left = Isometric.canvasPoint(p, x: 0, y: Float(h)), right = Isometric.canvasPoint(p, x: Float(w), y: 0)
+        #expect(abs(bottom.y - top.y - k * Float(w + h) / 2) < 1e-3)
+        #expect(abs(right.x - left.x - k * Float(w + h)) < 1e-3)
+        #expect(abs(top.x - (p.origin_x + k * Float(h - w) / 2)) < 1e-3)
+        // Outside the diamond the canvas is transparent.
+        #expect(image[0, 0].w == 0 && image[image.width - 1, image.height - 1].w == 0)
+    }
+
+    @Test(arguments: [10.0, 25.0])
+    func theExtrusionIsDepthPixelsTallWithTheSeedsShades(depth: Double) async throws {
+        var source = Image8(width: 64, height: 64)
+        for i in stride(from: 0, to: source.pixels.count, by: 4) { source.pixels.replaceSubrange(i..<i + 4, with: [160, 120, 80, 255]) }
+        var job = IsoJob(source: source)
+        job.depth = depth
+        let p = job.params
+        let image = try await IsoRenderer.render(job, on: .cpu).image
+        // Straight below the diamond's bottom corner, opaque pixels run on for `depth` rows.
+        let corner = Isometric.canvasPoint(p, x: 64, y: 64)
+        let column = Int(corner.x)
+        var lowest = 0
+        for y in 0..<image.height where image[column, y].w > 127 { lowest = y }
+        let height = Double(lowest) + 0.5 - Double(corner.y)
+        #expect(abs(height - depth) <= 1, "extrusion \(height) px, want \(depth)")
+        // Front-left side (below the bottom edge): 0.05 darker; front-right: 0.1 darker.
+        let leftEdge = Isometric.canvasPoint(p, x: 20, y: 64), rightEdge = Isometric.canvasPoint(p, x: 64, y: 20)
+        let leftSide = image[Int(leftEdge.x), Int(leftEdge.y + Float(depth) / 2)]
+        let rightSide = image[Int(rightEdge.x), Int(rightEdge.y + Float(depth) / 2)]
+        #expect(leftSide == SIMD4(Color.to8Bit(160.0 / 255 - 0.05), Color.to8Bit(120.0 / 255 - 0.05), Color.to8Bit(80.0 / 255 - 0.05), 255))
+        #expect(rightSide == SIMD4(Color.to8Bit(160.0 / 255 - 0.1), Color.to8Bit(120.0 / 255 - 0.1), Color.to8Bit(80.0 / 255 - 0.1), 255))
+    }
+
+    @Test func roundedCornersCutTheCornersAndTheExtrusionFollowsThem() async throws {
+        var job = IsoJob(source: quadrants(64, 64))
+        job.depth = 12
+        let square = try await IsoRenderer.render(job, on: .cpu).image
+        job.cornerRadius = 16
+        let rounded = try await IsoRenderer.render(job, on: .cpu).image
+        let p = job.params
+        // The source's very corner is opaque when square and empty when rounded.
+        for (x, y) in [(Float(4), Float(4)), (60, 4), (4, 60)] {
+            let q = Isometric.canvasPoint(p, x: x, y: y)
+            #expect(square[Int(q.x), Int(q.y)].w == 255 && rounded[Int(q.x), Int(q.y)].w == 0, "corner (\(x), \(y))")
+        }
+        // The bottom corner's extrusion follows the arc, whose lowest point is R k (1 - k) = 3.3 px
+        // above the square corner: 10 rows below that corner the square one is still opaque
+        // (depth 12) and the rounded one already clear.
+        let corner = Isometric.canvasPoint(p, x: 64, y: 64)
+        let below = Int(corner.y) + 10
+        #expect(square[Int(corner.x), below].w == 255)
+        #expect(rounded[Int(corner.x), below].w == 0)
+        #expect(rounded[Int(corner.x), below - 4].w == 255, "the rounded side is extruded too")
+    }
+
+    @Test func badJobsAreRefused() {
+        var job = IsoJob(source: quadrants(10, 10))
+        job.cornerRadius = 6
+        #expect(throws: GlintError.self) { try job.validate() }
+        job.cornerRadius = 0
+        job.depth = -1
+        #expect(throws: GlintError.self) { try job.validate() }
+        job.depth = .nan
+        #expect(throws: GlintError.self) { try job.validate() }
+    }
+
+    @Test func theParamsLayoutIsWhatTheHeaderSays() {
+        typealias P = GlintIsoParams
+        #expect(MemoryLayout<P>.size == 48)
+        #expect(MemoryLayout<P>.offset(of: \P.origin_x) == 16 && MemoryLayout<P>.offset(of: \P.depth_src) == 32)
+        #expect(MemoryLayout<P>.offset(of: \P.ss) == 40)
+    }
+}
