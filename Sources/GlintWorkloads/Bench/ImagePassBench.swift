@@ -29,7 +29,7 @@ enum ImagePassBench {
     }
 
     static func isoCases(_ kind: BenchSuiteKind) -> [BenchCase] {
-        let sizes: [(Int, Int)] = kind == .quick ? [(320, 240)] : kind == .standard ? [(3840, 2160)] : [(1920, 1080), (3840, 2160)]
+        let sizes: [(Int, Int)] = kind == .quick ? [(160, 120)] : kind == .standard ? [(3840, 2160)] : [(1920, 1080), (3840, 2160)]
         return sizes.flatMap { size in
             [("iso-square", 0.0), ("iso-rounded", 48.0)].map { name, radius in
                 isoCase(name: name, width: size.0, height: size.1, radius: kind == .quick ? radius / 4 : radius)
@@ -58,7 +58,7 @@ enum ImagePassBench {
     }
 
     static func pulseCases(_ kind: BenchSuiteKind) -> [BenchCase] {
-        let (w, h) = kind == .quick ? (320, 240) : (1920, 1080)
+        let (w, h) = kind == .quick ? (160, 120) : (1920, 1080)
         var job = PulseJob()
         job.width = w
         job.height = h
