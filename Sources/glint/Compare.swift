@@ -360,6 +360,7 @@ extension Fractal: ComparableWorkload {
     func comparisonConflict() -> String? {
         if device.device != nil { return "fractal: compare runs the job on --a and --b; drop --device" }
         if output != nil || counts != nil { return "fractal: compare writes no render; drop -o/--counts (use --diff or --json)" }
+        if animation.isAnimation { return "fractal: compare runs one image; drop --frames" }
         return nil
     }
 

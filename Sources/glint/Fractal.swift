@@ -21,6 +21,8 @@ struct Fractal: AsyncParsableCommand {
               glint fractal mandelbrot --center -0.7435669,0.1314023 --zoom 2e4 --iterations 2000 --smooth --palette fire -o deep.png
               glint fractal julia --c -0.4,0.6 --ss 3 --palette rainbow --smooth -o j.png
               glint fractal image-julia --texture logo.png -o tex.png
+              glint fractal mandelbrot --frames 120 --ramp zoom=1:1e4 --ramp center=-0.75,0:-0.7435669,0.1314023 --iterations 1500 -o zoom --video zoom.mp4
+              glint fractal julia --frames 60 --ramp c=-0.8,0.156:-0.7,0.27 -o julia-frames
             """)
 
     @Argument(help: ArgumentHelp("mandelbrot | julia | burning-ship | sierpinski-julia | image-julia",
@@ -73,10 +75,20 @@ struct Fractal: AsyncParsableCommand {
     @Option(name: .customLong("bit-depth"), help: "PNG bit depth: 8 or 16.")
     var bitDepth = 8
 
+    @OptionGroup var animation: AnimationOptions
     @OptionGroup var device: DeviceOptions
     @OptionGroup var out: OutputOptions
 
+    static let rampable = ["zoom", "center", "c"]
+
     func validate() throws {
+        try animation.check(allowed: Self.rampable)
+        for r in try animation.ramps(allowed: Self.rampable) where r.name == "zoom" {
+            guard r.from.count == 1, r.from[0] > 0, r.to[0] > 0 else { throw ValidationError("--ramp zoom=FROM:TO needs two positive numbers") }
+        }
+        for r in try animation.ramps(allowed: Self.rampable) where r.name != "zoom" && r.from.count != 2 {
+            throw ValidationError("--ramp \(r.name)=FROM:TO needs pairs X,Y (e.g. \(r.name)=-0.75,0:-0.74,0.13)")
+        }
         guard FractalFormula(name: formulaName) != nil else {
             throw ValidationError("unknown formula '\(formulaName)': use \(FractalFormula.allCases.map(\.name).joined(separator: ", "))")
         }
@@ -91,9 +103,14 @@ struct Fractal: AsyncParsableCommand {
         if let center { _ = try parsePair(center, name: "--center") }
         _ = try parsePair(c, name: "--c")
         guard zoom.isFinite && zoom > 0 else { throw ValidationError("--zoom must be a positive number (got \(zoom))") }
-        let file = output ?? "\(formulaName).png"
-        guard hasSuffix(file, ["png"]) else { throw ValidationError("-o \(file): the output must be a .png file") }
-        try checkWritable(file, option: "-o")
+        if animation.isAnimation {
+            if counts != nil { throw ValidationError("--counts writes one image's counts; it does not go with --frames") }
+            try checkWritable(outputFolder, option: "-o")
+        } else {
+            let file = output ?? "\(formulaName).png"
+            guard hasSuffix(file, ["png"]) else { throw ValidationError("-o \(file): the output must be a .png file") }
+            try checkWritable(file, option: "-o")
+        }
         if let counts {
             guard hasSuffix(counts, ["pgm"]) else { throw ValidationError("--counts \(counts): must be a .pgm file") }
             try checkWritable(counts, option: "--counts")
@@ -123,9 +140,55 @@ struct Fractal: AsyncParsableCommand {
         return job
     }
 
+    var outputFolder: String { output ?? "\(formulaName)-frames" }
+
+    /// The job of animation frame k: `job` with every ramp at its value for that frame.
+    static func frameJob(_ job: FractalJob, ramps: [Ramp], frame k: Int, of n: Int) -> FractalJob {
+        var j = job
+        for r in ramps {
+            switch r.name {
+            case "zoom": j.zoom = r.value(frame: k, of: n, geometric: true)[0]
+            case "center": let v = r.value(frame: k, of: n); (j.centerRe, j.centerIm) = (v[0], v[1])
+            case "c": let v = r.value(frame: k, of: n); (j.cRe, j.cIm) = (v[0], v[1])
+            default: break
+            }
+        }
+        return j
+    }
+
+    func runAnimation(_ job: FractalJob, frames n: Int) async throws {
+        let ramps = try animation.ramps(allowed: Self.rampable)
+        for k in [0, n - 1] { try Self.frameJob(job, ramps: ramps, frame: k, of: n).validate() }
+        let backend = try device.backend()
+        let sink = try FrameSink(folder: outputFolder, video: animation.video, width: job.width, height: job.height, fps: animation.fps)
+        let bar = ProgressBar("fractal", quiet: out.quiet)
+        let start = Clock.now()
+        var kernels = 0.0
+        for k in 0..<n {
+            let frameJob = Self.frameJob(job, ramps: ramps, frame: k, of: n)
+            let result = try await FractalRenderer.render(frameJob, on: backend)
+            kernels += result.kernelSeconds
+            try sink.write(result.image, frame: k)
+            bar.update(Double(k + 1) / Double(n))
+        }
+        try sink.finish()
+        bar.finish()
+        if !out.quiet {
+            let wall = Clock.now() - start
+            var line = "wrote \(n) frames to \(outputFolder)/ (\(job.width)x\(job.height), \(job.formula.name), \(backend.label), \(fmt(wall * 1000, 1)) ms, \(fmt(Double(n) / wall, 1)) frames/s"
+            if backend.isOpenCL { line += ", kernels \(fmt(kernels * 1000, 1)) ms" }
+            if let video = animation.video { line += "; video \(video)" }
+            print(line + ")")
+        }
+    }
+
     func run() async throws {
         try await reportingErrors(verbose: out.verbose) {
             let job = try makeJob()
+            if let n = animation.frames {
+                try await runAnimation(job, frames: n)
+                return
+            }
             try job.validate()
             let backend = try device.backend()
             let file = output ?? "\(formulaName).png"

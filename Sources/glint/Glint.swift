@@ -14,6 +14,8 @@ struct Glint: AsyncParsableCommand {
             writeStderr("error: \(reason)\n")
             Glibc.exit(1)
         }
+        // A video encoder that dies must give an error, not kill glint with SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {

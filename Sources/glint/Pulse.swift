@@ -43,6 +43,13 @@ struct Pulse: AsyncParsableCommand {
     @Option(help: "Frame size WxH.")
     var size = "640x360"
 
+    @Option(help: ArgumentHelp("Ramp the hue over the sequence: hue=FROM:TO (e.g. hue=0:1 walks the colour wheel once).",
+                               valueName: "hue=from:to"))
+    var ramp: [String] = []
+
+    @Option(help: "Also encode the frames as a video (e.g. pulse.mp4) by piping them to ffmpeg.")
+    var video: String?
+
     @OptionGroup var device: DeviceOptions
     @OptionGroup var out: OutputOptions
 
@@ -54,12 +61,21 @@ struct Pulse: AsyncParsableCommand {
         job.hue = hue
         job.purityCenter = purityCenter
         job.purityRange = purityRange
+        for text in ramp {
+            let r: Ramp
+            do { r = try Ramp(parsing: text) } catch { throw ValidationError(error.message) }
+            guard r.name == "hue", r.from.count == 1, (0...1).contains(r.from[0]), (0...1).contains(r.to[0]) else {
+                throw ValidationError("--ramp \(text): pulse ramps the hue only, between values in [0, 1] (hue=FROM:TO)")
+            }
+            job.hueRamp = (r.from[0], r.to[0])
+        }
         do { try job.validate() } catch { throw ValidationError(error.message) }
         return job
     }
 
     func validate() throws {
         _ = try makeJob()
+        if let video { try checkWritable(video, option: "--video") }
         if FileIO.exists(folder) && !FileIO.isDirectory(folder) {
             throw ValidationError("-o \(folder) is a file; give a folder for the frames")
         }
@@ -70,15 +86,16 @@ struct Pulse: AsyncParsableCommand {
             let job = try makeJob()
             let backend = try device.backend()
             let output = folder
-            try FileIO.makeDirectories(output)
+            let sink = try FrameSink(folder: output, video: video, width: job.width, height: job.height, fps: job.fps)
             let bar = ProgressBar("pulse", quiet: out.quiet)
             let start = Clock.now()
             var kernel = 0.0
             try PulseRenderer.renderSequence(job, on: backend) { k, image, seconds in
                 kernel += seconds
-                try PNG.write(image, to: output + "/" + frameName(k), alpha: false)
+                try sink.write(image, frame: k)
                 bar.update(Double(k + 1) / Double(job.frames))
             }
+            try sink.finish()
             bar.finish()
             if !out.quiet {
                 let wall = Clock.now() - start

@@ -151,3 +151,19 @@ private func picture(width: Int = 64, height: Int = 48) -> Image8 {
         }
     }
 }
+
+@Suite struct RampTests {
+    @Test func endsAreExactAndTheMiddleIsLinearOrGeometric() throws {
+        let zoom = try Ramp(parsing: "zoom=1:1e4")
+        #expect(zoom.value(frame: 0, of: 5, geometric: true) == [1])
+        #expect(zoom.value(frame: 4, of: 5, geometric: true) == [1e4])
+        #expect(abs(zoom.value(frame: 2, of: 5, geometric: true)[0] - 100) < 1e-9)
+        let c = try Ramp(parsing: "c=-0.8,0.156:-0.7,0.256")
+        let mid = c.value(frame: 1, of: 3)
+        #expect(abs(mid[0] + 0.75) < 1e-12 && abs(mid[1] - 0.206) < 1e-12)
+        #expect(c.value(frame: 0, of: 1) == [-0.8, 0.156], "a single frame is the start")
+        for bad in ["zoom", "zoom=1", "zoom=1:2:3", "c=1,2:3", "zoom=a:b"] {
+            #expect(throws: GlintError.self, "'\(bad)'") { try Ramp(parsing: bad) }
+        }
+    }
+}

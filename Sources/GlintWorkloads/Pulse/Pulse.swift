@@ -40,6 +40,7 @@ public struct PulseJob: Sendable {
     public var hue = 0.0                   // hue in [0,1] (0 red, 1/3 green, 2/3 blue)
     public var purityCenter = 0.5          // purity at the oscillator's middle, [0,1]
     public var purityRange = 0.7           // purity swept over one oscillation, [0,1]
+    public var hueRamp: (Double, Double)?  // hue from the first frame to the last, overriding `hue`
 
     public init() {}
 
@@ -74,13 +75,19 @@ public struct PulseJob: Sendable {
         return (hue, tent(saturation), tent(brightness))
     }
 
-    /// Frame k's (h, s, v), as the kernel receives them (float).
-    public func color(frame k: Int) -> SIMD3<Float> {
-        color(location: PulseOscillator.after(ticks: ticks(frame: k)).location)
+    /// Frame k's hue: `hue`, or its place on the ramp.
+    public func hue(frame k: Int) -> Double {
+        guard let (a, b) = hueRamp else { return hue }
+        return Ramp(name: "hue", from: [a], to: [b]).value(frame: k, of: frames)[0]
     }
 
-    func color(location: Double) -> SIMD3<Float> {
-        let c = Self.hsv(hue: hue, purityCenter: purityCenter, purityRange: purityRange, location: location)
+    /// Frame k's (h, s, v), as the kernel receives them (float).
+    public func color(frame k: Int) -> SIMD3<Float> {
+        color(location: PulseOscillator.after(ticks: ticks(frame: k)).location, frame: k)
+    }
+
+    func color(location: Double, frame k: Int) -> SIMD3<Float> {
+        let c = Self.hsv(hue: hue(frame: k), purityCenter: purityCenter, purityRange: purityRange, location: location)
         return SIMD3(Float(c.h), Float(c.s), Float(c.v))
     }
 
@@ -93,7 +100,7 @@ public struct PulseJob: Sendable {
         for k in 0 ..< frames {
             let due = ticks(frame: k)
             while done < due { o.tick(); done += 1 }
-            out.append(color(location: o.location))
+            out.append(color(location: o.location, frame: k))
         }
         return out
     }
