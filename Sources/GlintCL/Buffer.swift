@@ -65,6 +65,18 @@ public final class Buffer<T: BitwiseCopyable>: KernelArgument, @unchecked Sendab
         try check("clEnqueueReadBuffer", status)
     }
 
+    /// Enqueues a device-side copy of `n` elements from this buffer (at `sourceOffset`) into
+    /// `destination` (at `destinationOffset`); no host round trip. The queue is in order, so
+    /// later commands see the copy.
+    public func copy(to destination: Buffer<T>, sourceOffset: Int = 0, destinationOffset: Int = 0, count n: Int,
+                     queue: CommandQueue) throws(CLError) {
+        precondition(sourceOffset + n <= count && destinationOffset + n <= destination.count)
+        let stride = MemoryLayout<T>.stride
+        let status = clEnqueueCopyBuffer(queue.handle, handle, destination.handle, sourceOffset * stride,
+                                         destinationOffset * stride, n * stride, 0, nil, nil)
+        try check("clEnqueueCopyBuffer", status)
+    }
+
     public func setArgument(_ kernel: cl_kernel, index: cl_uint) -> cl_int {
         var mem: cl_mem? = handle
         return clSetKernelArg(kernel, index, MemoryLayout<cl_mem>.size, &mem)

@@ -182,11 +182,42 @@ struct Fractal: AsyncParsableCommand {
         }
     }
 
+    /// The render, then each `--then` pass on the same backend: on OpenCL the image stays in
+    /// device buffers from the fractal kernel to the last pass and is read back once.
+    func runChain(_ job: FractalJob) async throws {
+        let backend = try device.backend()
+        let file = output ?? "\(formulaName).png"
+        let start = Clock.now()
+        let first: StageImage
+        var kernels = 0.0
+        switch backend {
+        case .cpu:
+            first = .host(try await FractalRenderer.render(job, on: .cpu).image)
+        case .opencl(let cc):
+            let (buffer, seconds) = try FractalRenderer.renderOnDevice(job, on: cc)
+            first = .device(buffer, width: job.width, height: job.height)
+            kernels += seconds
+        }
+        let (image, passSeconds) = try await Chain.run(first, on: backend)
+        kernels += passSeconds
+        try PNG.write(image, to: file, alpha: true)
+        if !out.quiet {
+            var line = "wrote \(file) (\(image.width)x\(image.height), \(job.formula.name) then \(Chain.passes.map(\.summary).joined(separator: ", then ")), \(backend.label), \(fmt((Clock.now() - start) * 1000, 1)) ms"
+            if backend.isOpenCL { line += ", kernels \(fmt(kernels * 1000, 1)) ms, one read-back" }
+            print(line + ")")
+        }
+    }
+
     func run() async throws {
         try await reportingErrors(verbose: out.verbose) {
             let job = try makeJob()
             if let n = animation.frames {
+                if !Chain.passes.isEmpty { throw GlintError("--then passes apply to one image; they do not go with --frames") }
                 try await runAnimation(job, frames: n)
+                return
+            }
+            if !Chain.passes.isEmpty {
+                try await runChain(job)
                 return
             }
             try job.validate()

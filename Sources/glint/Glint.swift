@@ -17,7 +17,16 @@ struct Glint: AsyncParsableCommand {
         // A video encoder that dies must give an error, not kill glint with SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
         do {
-            var command = try parseAsRoot()
+            let arguments: [String]
+            do { arguments = try Chain.split(Array(CommandLine.arguments.dropFirst())) } catch let e as ValidationError {
+                writeStderr("error: \(e.message)\n")
+                Glibc.exit(2)
+            }
+            var command = try parseAsRoot(arguments)
+            if !Chain.passes.isEmpty && !(command is Fractal) {
+                writeStderr("error: --then passes follow a render: glint fractal ... --then iso ...\n")
+                Glibc.exit(2)
+            }
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

@@ -26,10 +26,10 @@ struct Iso: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Output PNG (default: <input>-iso.png).")
     var output: String?
 
-    @Option(help: "Extrusion depth in output pixels.")
+    @Option(parsing: .unconditional, help: "Extrusion depth in output pixels.")
     var depth = 20.0
 
-    @Option(name: .customLong("corner-radius"), help: "Corner radius in input pixels (0: square corners).")
+    @Option(name: .customLong("corner-radius"), parsing: .unconditional, help: "Corner radius in input pixels (0: square corners).")
     var cornerRadius = 0.0
 
     @Option(name: .customLong("ss"), help: "Anti-aliasing: N x N samples per output pixel (1 to 8).")

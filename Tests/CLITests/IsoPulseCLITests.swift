@@ -134,3 +134,41 @@ struct AnimationCLITests {
         }
     }
 }
+
+@Suite("chained passes", .serialized)
+struct ChainCLITests {
+    @Test("fractal --then iso equals rendering and then running glint iso, on cpu and on opencl (one read-back)")
+    func chainEqualsSteps() throws {
+        try withSandbox { box in
+            let render = ["fractal", "julia", "--size", "60x40", "--palette", "ocean", "--smooth"]
+            for device in ["cpu", "opencl"] {
+                let r = try box.run(render + ["--then", "iso", "--depth", "12", "--corner-radius", "5", "-o", "chain-\(device).png", "--device", device])
+                #expect(r.status == 0, "\(r)")
+                if device == "opencl" { #expect(r.stdout.contains("one read-back"), "\(r)") }
+            }
+            #expect(try box.run(render + ["-o", "j.png", "-q"]).status == 0)
+            #expect(try box.run(["iso", "j.png", "-o", "steps.png", "--depth", "12", "--corner-radius", "5", "-q"]).status == 0)
+            let steps = try PNG.decode(try box.bytes("steps.png"), name: "steps")
+            for device in ["cpu", "opencl"] {
+                let chained = try PNG.decode(try box.bytes("chain-\(device).png"), name: device)
+                #expect(chained == steps, "chain on \(device) differs from the two steps")
+            }
+        }
+    }
+
+    @Test("chain errors: one line, exit 2", arguments: [
+        ["fractal", "julia", "--then", "sharpen", "-o", "x.png"],
+        ["fractal", "julia", "--then"],
+        ["fractal", "julia", "--then", "iso", "--depth", "-4", "-o", "x.png"],
+        ["pulse", "--then", "iso"],
+        ["fractal", "julia", "--frames", "3", "--then", "iso", "-o", "f"],
+    ])
+    func errors(args: [String]) throws {
+        try withSandbox { box in
+            let r = try box.run(args)
+            #expect(r.status == 2 || r.status == 1, "\(r)")
+            #expect(r.stderrLines.first?.lowercased().hasPrefix("error") == true, "\(r)")
+            #expect(box.listing().isEmpty)
+        }
+    }
+}

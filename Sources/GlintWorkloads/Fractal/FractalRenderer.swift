@@ -115,8 +115,17 @@ public enum FractalRenderer {
     /// Largest sample count one strip holds: bounds device memory and keeps launches short.
     static let stripSamples = 1 << 22
 
+    /// Renders on the device and leaves the RGBA image there (for image passes that follow it
+    /// on the same device): no host round trip. Returns the buffer and the kernel time.
+    public static func renderOnDevice(_ job: FractalJob, on cc: ComputeContext) throws -> (image: Buffer<UInt8>, kernelSeconds: Double) {
+        try job.validate()
+        let image = try Buffer<UInt8>(context: cc.context, count: job.width * job.height * 4)
+        let r = try renderCL(job, on: cc, outputs: Outputs(), progress: nil, device: image)
+        return (image, r.kernelSeconds)
+    }
+
     static func renderCL(_ job: FractalJob, on cc: ComputeContext, outputs: Outputs,
-                         progress: Progress?) throws -> FractalResult {
+                         progress: Progress?, device: Buffer<UInt8>? = nil) throws -> FractalResult {
         if job.precision == .double && !cc.supportsFP64 {
             throw GlintError("--precision double: \(cc.deviceName) has no fp64 support; use --precision float or another device")
         }
@@ -157,7 +166,7 @@ public enum FractalRenderer {
         let wantCounts = outputs.counts && ss == 1
         // The colour pass reads the counts; a fused render needs them only when asked for.
         let writeCounts: Int32 = !fused || wantCounts || outputs.iterations ? 1 : 0
-        var image = [UInt8](repeating: 0, count: w * h * 4)
+        var image = [UInt8](repeating: 0, count: device == nil ? w * h * 4 : 0)
         var centreCounts: [UInt32] = wantCounts ? [UInt32](repeating: 0, count: w * h) : []
         var iterations: UInt64 = 0
 
@@ -178,9 +187,13 @@ public enum FractalRenderer {
                                        Int32(useLUT ? 1 : 0))
                 events.append(try q.enqueue(color, global: [w, rows]))
             }
-            try image.withUnsafeMutableBufferPointer { (all) throws(CLError) in
-                let part = UnsafeMutableBufferPointer(rebasing: all[row * w * 4 ..< (row + rows) * w * 4])
-                try strip.read(into: part, count: rows * w * 4, queue: q)
+            if let device {
+                try strip.copy(to: device, destinationOffset: row * w * 4, count: rows * w * 4, queue: q)
+            } else {
+                try image.withUnsafeMutableBufferPointer { (all) throws(CLError) in
+                    let part = UnsafeMutableBufferPointer(rebasing: all[row * w * 4 ..< (row + rows) * w * 4])
+                    try strip.read(into: part, count: rows * w * 4, queue: q)
+                }
             }
             for e in events { kernelNs += try e.durationNanoseconds() }
             if wantCounts || outputs.iterations {
@@ -192,7 +205,7 @@ public enum FractalRenderer {
             row += rows
             progress?(Double(row) / Double(h))
         }
-        return FractalResult(image: Image8(width: w, height: h, pixels: image),
+        return FractalResult(image: device == nil ? Image8(width: w, height: h, pixels: image) : Image8(width: 0, height: 0),
                              counts: wantCounts ? centreCounts : nil,
                              iterations: outputs.iterations ? iterations : nil,
                              kernelSeconds: Double(kernelNs) * 1e-9, wallSeconds: 0)

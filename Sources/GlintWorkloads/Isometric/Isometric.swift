@@ -157,6 +157,19 @@ public struct IsoResult: Sendable {
 }
 
 public enum IsoRenderer {
+    /// Runs the kernel on a source already on the device (`job.source` supplies only its size);
+    /// the canvas stays on the device.
+    public static func renderOnDevice(_ job: IsoJob, source: Buffer<UInt8>, on cc: ComputeContext) throws -> (Buffer<UInt8>, Double) {
+        try job.validate()
+        let (w, h) = job.canvasSize
+        let program = try cc.program("isometric.cl")
+        let kernel = try program.kernel("iso_render")
+        let out = try Buffer<UInt8>(context: cc.context, count: w * h * 4)
+        try kernel.setArguments(out, source, StructArgument(job.params))
+        let event = try cc.queue.enqueue(kernel, global: [w, h])
+        return (out, Double(try event.durationNanoseconds()) * 1e-9)
+    }
+
     public static func render(_ job: IsoJob, on backend: Backend, progress: (@Sendable (Double) -> Void)? = nil) async throws -> IsoResult {
         try job.validate()
         let start = Clock.now()

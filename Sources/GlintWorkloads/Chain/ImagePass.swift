@@ -1,0 +1,82 @@
+import GlintCL
+import GlintCore
+
+/// An image between passes: on the host (the Swift path) or in a device buffer of the shared
+/// context (OpenCL), RGBA 8-bit, row-major. Passes on a device hand buffers to each other; the
+/// host sees the pixels once, at the end.
+public enum StageImage: Sendable {
+    case host(Image8)
+    case device(Buffer<UInt8>, width: Int, height: Int)
+
+    public var width: Int {
+        switch self {
+        case .host(let i): i.width
+        case .device(_, let w, _): w
+        }
+    }
+    public var height: Int {
+        switch self {
+        case .host(let i): i.height
+        case .device(_, _, let h): h
+        }
+    }
+
+    /// The pixels on the host (one read-back for a device image).
+    public func hostImage(queue: CommandQueue?) throws -> Image8 {
+        switch self {
+        case .host(let i):
+            return i
+        case .device(let buffer, let w, let h):
+            guard let queue else { throw GlintError("a device image needs its queue to be read") }
+            return Image8(width: w, height: h, pixels: Array(try buffer.read(queue: queue).prefix(w * h * 4)))
+        }
+    }
+}
+
+/// One image pass of a chain (`--then NAME ...`).
+public protocol ImagePass: Sendable {
+    /// The pass's name and settings, e.g. "iso depth 30".
+    var summary: String { get }
+    /// Applies the pass on `backend`; a device image stays on the device. Returns the output and
+    /// the kernel time it took.
+    func apply(_ input: StageImage, on backend: Backend) async throws -> (StageImage, Double)
+}
+
+/// The isometric transform as a chain pass.
+public struct IsoPass: ImagePass {
+    public var depth: Double
+    public var cornerRadius: Double
+    public var supersampling: Int
+
+    public init(depth: Double, cornerRadius: Double, supersampling: Int) {
+        self.depth = depth
+        self.cornerRadius = cornerRadius
+        self.supersampling = supersampling
+    }
+
+    public var summary: String { "iso depth \(Format.short(depth))" + (cornerRadius > 0 ? " radius \(Format.short(cornerRadius))" : "") }
+
+    func job(width: Int, height: Int, source: Image8?) -> IsoJob {
+        var job = IsoJob(source: source ?? Image8(width: width, height: height))
+        job.depth = depth
+        job.cornerRadius = cornerRadius
+        job.supersampling = supersampling
+        return job
+    }
+
+    public func apply(_ input: StageImage, on backend: Backend) async throws -> (StageImage, Double) {
+        switch (input, backend) {
+        case (.device(let src, let w, let h), .opencl(let cc)):
+            let j = job(width: w, height: h, source: nil)
+            try j.validate()
+            let (out, seconds) = try IsoRenderer.renderOnDevice(j, source: src, on: cc)
+            let (cw, ch) = j.canvasSize
+            return (.device(out, width: cw, height: ch), seconds)
+        default:
+            let queue: CommandQueue? = if case .opencl(let cc) = backend { cc.queue } else { nil }
+            let image = try input.hostImage(queue: queue)
+            let r = try await IsoRenderer.render(job(width: image.width, height: image.height, source: image), on: backend)
+            return (.host(r.image), r.kernelSeconds)
+        }
+    }
+}
