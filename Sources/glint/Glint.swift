@@ -40,7 +40,7 @@ struct Glint: AsyncParsableCommand {
               glint bench fractal
             """,
         version: GlintVersion.string,
-        subcommands: [Devices.self, Fractal.self, Bench.self])
+        subcommands: [Devices.self, Fractal.self, RTOW.self, Bench.self])
 }
 
 enum GlintVersion {
