@@ -26,8 +26,7 @@
 inline float Rt_Dot(float3 a, float3 b) { return (a.x * b.x + a.y * b.y) + a.z * b.z; }
 
 inline float3 Rt_Normalize(float3 v) {
-    float inv = 1.0f / sqrt(Rt_Dot(v, v));
-    return v * inv;
+    return v / sqrt(Rt_Dot(v, v));
 }
 
 /* (sin, cos) of 2*pi*u for u in [0, 1]: the nearest quarter turn k, then Taylor polynomials on
@@ -56,6 +55,18 @@ inline float Rt_Cbrt(float x) {
     return y;
 }
 
+/* Lane l of a vector comparison as bit l; its set lanes are then visited in ascending order
+   (lowest set bit first) without a branch per lane. */
+inline uint Rt_Bits(int8 m) {
+    const int8 v = m & (int8)(1, 2, 4, 8, 16, 32, 64, 128);
+    const int4 four = v.lo | v.hi;
+    const int2 two = four.lo | four.hi;
+    return (uint)(two.x | two.y);
+}
+
+/* Index of the lowest set bit of a non-zero word. */
+inline int Rt_LowestBit(uint bits) { return 31 - (int)clz(bits & (0u - bits)); }
+
 /* A uniformly distributed unit vector from two uniforms. */
 inline float3 Rt_UnitVector(float u0, float u1) {
     float z = 1.0f - 2.0f * u0;
@@ -65,96 +76,107 @@ inline float3 Rt_UnitVector(float u0, float u1) {
 }
 
 /* The closest sphere hit by o + t*d (d of unit length) with t_min < t, or -1; its t in *t_hit.
-   Nodes are popped nearest first; a node's hit children are pushed farthest first. */
+   Visits a node's hit children nearest first (the others wait on the stack, farthest lowest) and
+   skips any whose box starts beyond the closest hit so far. */
 inline int Rt_Intersect(__global const GlintRTNode* nodes, __global const GlintRTSphereBlock* blocks,
                         float3 o, float3 d, float t_min, float* t_hit) {
-    const float3 inv = (float3)(1.0f / d.x, 1.0f / d.y, 1.0f / d.z);
+    const float3 inv = (float3)(1.0f, 1.0f, 1.0f) / d;
     const float3 oinv = o * inv;
     int stack_ref[RT_STACK];
     float stack_t[RT_STACK];
-    int sp = 1;
-    stack_ref[0] = 0;
-    stack_t[0] = t_min;
+    int sp = 0;
+    int ref = 0;
+    float t_entry = t_min;
     float closest = INFINITY;
     int hit = -1;
-    while (sp > 0) {
-        sp--;
-        const int ref = stack_ref[sp];
-        if (stack_t[sp] >= closest) continue;
-        if (ref >= 0) {
-            __global const GlintRTNode* n = nodes + ref;
-            /* Slabs: the near and far distance of each child box, NaN-tolerant selects. */
-            float8 t1 = vload8(0, n->min_x) * inv.x - oinv.x;
-            float8 t2 = vload8(0, n->max_x) * inv.x - oinv.x;
-            int8 swap = isless(t2, t1);
-            float8 tnear = select(t1, t2, swap);
-            float8 tfar = select(t2, t1, swap);
-            t1 = vload8(0, n->min_y) * inv.y - oinv.y;
-            t2 = vload8(0, n->max_y) * inv.y - oinv.y;
-            swap = isless(t2, t1);
-            float8 lo = select(t1, t2, swap), hi = select(t2, t1, swap);
-            tnear = select(tnear, lo, isgreater(lo, tnear));
-            tfar = select(tfar, hi, isless(hi, tfar));
-            t1 = vload8(0, n->min_z) * inv.z - oinv.z;
-            t2 = vload8(0, n->max_z) * inv.z - oinv.z;
-            swap = isless(t2, t1);
-            lo = select(t1, t2, swap);
-            hi = select(t2, t1, swap);
-            tnear = select(tnear, lo, isgreater(lo, tnear));
-            tfar = select(tfar, hi, isless(hi, tfar));
-            const float8 tmin8 = (float8)(t_min), closest8 = (float8)(closest);
-            tnear = select(tnear, tmin8, isgreater(tmin8, tnear));
-            tfar = select(tfar, closest8, isless(closest8, tfar));
-            const int8 child = vload8(0, n->child);
-            const int8 m = islessequal(tnear, tfar) & (child != (int8)(GLINT_RT_EMPTY));
-            if (!any(m)) continue;
-            float tn[8];
-            int ch[8], mm[8];
-            vstore8(tnear, 0, tn);
-            vstore8(child, 0, ch);
-            vstore8(m, 0, mm);
-            const int base = sp;
-            for (int l = 0; l < 8; l++) {
-                if (mm[l] == 0 || sp >= RT_STACK) continue;
-                /* Keep [base, sp) sorted by distance, farthest at the bottom. */
-                int j = sp;
-                while (j > base && stack_t[j - 1] < tn[l]) {
-                    stack_t[j] = stack_t[j - 1];
-                    stack_ref[j] = stack_ref[j - 1];
-                    j--;
+    for (;;) {
+        if (t_entry < closest) {
+            if (ref >= 0) {
+                __global const GlintRTNode* n = nodes + ref;
+                /* Slabs: the near and far distance of each child box, NaN-tolerant selects. */
+                float8 t1 = vload8(0, n->min_x) * inv.x - oinv.x;
+                float8 t2 = vload8(0, n->max_x) * inv.x - oinv.x;
+                int8 swap = isless(t2, t1);
+                float8 tnear = select(t1, t2, swap);
+                float8 tfar = select(t2, t1, swap);
+                t1 = vload8(0, n->min_y) * inv.y - oinv.y;
+                t2 = vload8(0, n->max_y) * inv.y - oinv.y;
+                swap = isless(t2, t1);
+                float8 lo = select(t1, t2, swap), hi = select(t2, t1, swap);
+                tnear = select(tnear, lo, isgreater(lo, tnear));
+                tfar = select(tfar, hi, isless(hi, tfar));
+                t1 = vload8(0, n->min_z) * inv.z - oinv.z;
+                t2 = vload8(0, n->max_z) * inv.z - oinv.z;
+                swap = isless(t2, t1);
+                lo = select(t1, t2, swap);
+                hi = select(t2, t1, swap);
+                tnear = select(tnear, lo, isgreater(lo, tnear));
+                tfar = select(tfar, hi, isless(hi, tfar));
+                const float8 tmin8 = (float8)(t_min), closest8 = (float8)(closest);
+                tnear = select(tnear, tmin8, isgreater(tmin8, tnear));
+                tfar = select(tfar, closest8, isless(closest8, tfar));
+                const int8 child = vload8(0, n->child);
+                uint m = Rt_Bits(islessequal(tnear, tfar) & (child != (int8)(GLINT_RT_EMPTY)));
+                if (m != 0) {
+                    /* The hit children sorted by distance above the stack's top, farthest lowest;
+                       the nearest is visited next without a trip through the stack. */
+                    float tn[8];
+                    int ch[8];
+                    vstore8(tnear, 0, tn);
+                    vstore8(child, 0, ch);
+                    const int base = sp;
+                    while (m != 0) {
+                        const int l = Rt_LowestBit(m);
+                        m &= m - 1u;
+                        if (sp >= RT_STACK) continue;
+                        int j = sp;
+                        while (j > base && stack_t[j - 1] < tn[l]) {
+                            stack_t[j] = stack_t[j - 1];
+                            stack_ref[j] = stack_ref[j - 1];
+                            j--;
+                        }
+                        stack_t[j] = tn[l];
+                        stack_ref[j] = ch[l];
+                        sp++;
+                    }
+                    sp--;
+                    ref = stack_ref[sp];
+                    t_entry = stack_t[sp];
+                    continue;
                 }
-                stack_t[j] = tn[l];
-                stack_ref[j] = ch[l];
-                sp++;
-            }
-        } else {
-            const int block = ~ref;
-            __global const GlintRTSphereBlock* b = blocks + block;
-            const float8 ocx = (float8)(o.x) - vload8(0, b->center_x);
-            const float8 ocy = (float8)(o.y) - vload8(0, b->center_y);
-            const float8 ocz = (float8)(o.z) - vload8(0, b->center_z);
-            const float8 hb = (ocx * d.x + ocy * d.y) + ocz * d.z;
-            const float8 c = ((ocx * ocx + ocy * ocy) + ocz * ocz) - vload8(0, b->radius2);
-            const float8 disc = hb * hb - c;
-            const int8 m = isgreater(disc, (float8)(0.0f));
-            if (!any(m)) continue;
-            float hbs[8], ds[8];
-            int mm[8];
-            vstore8(hb, 0, hbs);
-            vstore8(disc, 0, ds);
-            vstore8(m, 0, mm);
-            for (int l = 0; l < 8; l++) {
-                if (mm[l] == 0) continue;
-                const float sq = sqrt(ds[l]);
-                float root = -hbs[l] - sq;
-                if (!(root > t_min && root < closest)) {
-                    root = -hbs[l] + sq;
-                    if (!(root > t_min && root < closest)) continue;
+            } else {
+                const int block = ~ref;
+                __global const GlintRTSphereBlock* b = blocks + block;
+                const float8 ocx = (float8)(o.x) - vload8(0, b->center_x);
+                const float8 ocy = (float8)(o.y) - vload8(0, b->center_y);
+                const float8 ocz = (float8)(o.z) - vload8(0, b->center_z);
+                const float8 hb = (ocx * d.x + ocy * d.y) + ocz * d.z;
+                const float8 c = ((ocx * ocx + ocy * ocy) + ocz * ocz) - vload8(0, b->radius2);
+                const float8 disc = hb * hb - c;
+                uint m = Rt_Bits(isgreater(disc, (float8)(0.0f)));
+                if (m != 0) {
+                    float hbs[8], ds[8];
+                    vstore8(hb, 0, hbs);
+                    vstore8(disc, 0, ds);
+                    while (m != 0) {
+                        const int l = Rt_LowestBit(m);
+                        m &= m - 1u;
+                        const float sq = sqrt(ds[l]);
+                        float root = -hbs[l] - sq;
+                        if (!(root > t_min && root < closest)) {
+                            root = -hbs[l] + sq;
+                            if (!(root > t_min && root < closest)) continue;
+                        }
+                        closest = root;
+                        hit = block * 8 + l;
+                    }
                 }
-                closest = root;
-                hit = block * 8 + l;
             }
         }
+        if (sp == 0) break;
+        sp--;
+        ref = stack_ref[sp];
+        t_entry = stack_t[sp];
     }
     *t_hit = closest;
     return hit;
@@ -194,6 +216,8 @@ inline float3 Rt_Sample(const GlintRTParams* p, __global const GlintRTNode* node
 
     float3 attenuation = (float3)(1.0f, 1.0f, 1.0f);
     for (int depth = 0; depth < p->max_depth; depth++) {
+        /* The bounce's random numbers do not depend on the hit: drawn first, they overlap the traversal. */
+        const uint4 r = Rng_Philox(px, py, s, (uint)(depth + 1), p->seed);
         float t;
         const int id = Rt_Intersect(nodes, blocks, o, d, p->t_min, &t);
         if (id < 0) return attenuation * Rt_Sky(p, d);
@@ -203,7 +227,6 @@ inline float3 Rt_Sample(const GlintRTParams* p, __global const GlintRTNode* node
         const int front = Rt_Dot(d, outward) < 0.0f;
         const float3 normal = front ? outward : -outward;
         const GlintRTMaterial m = materials[sp.material];
-        const uint4 r = Rng_Philox(px, py, s, (uint)(depth + 1), p->seed);
         if (m.kind == GLINT_RT_LAMBERTIAN) {
             float3 dir = normal + Rt_UnitVector(Rng_ToUnit(r.x), Rng_ToUnit(r.y));
             /* Catch degenerate scatter direction */

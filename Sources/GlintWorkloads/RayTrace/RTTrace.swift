@@ -50,8 +50,10 @@ enum RTTrace {
     @inline(__always) static func dot(_ a: RTVec, _ b: RTVec) -> Float { (a.x * b.x + a.y * b.y) + a.z * b.z }
 
     @inline(__always) static func normalize(_ v: RTVec) -> RTVec {
-        let inv = 1 / dot(v, v).squareRoot()
-        return v * inv
+        let len = dot(v, v).squareRoot()
+        // Three independent divisions (one vector division): shorter latency than 1/len, then multiply.
+        let q = SIMD4<Float>(v.x, v.y, v.z, 1) / SIMD4<Float>(repeating: len)
+        return RTVec(q.x, q.y, q.z)
     }
 
     /// (sin, cos) of 2*pi*u for u in [0, 1].
@@ -86,6 +88,15 @@ enum RTTrace {
         return RTVec(r * sc.c, r * sc.s, z)
     }
 
+    /// Lane l of the mask as bit l (the kernel iterates the set lanes in the same ascending order).
+    /// Written as an OR-reduction of halves: the generic `any` and element loops are scalar code.
+    @inline(__always) static func bits(_ m: SIMDMask<I8>) -> UInt32 {
+        let v = unsafeBitCast(m, to: I8.self) & I8(1, 2, 4, 8, 16, 32, 64, 128)
+        let four = v.lowHalf | v.highHalf
+        let two = four.lowHalf | four.highHalf
+        return UInt32(bitPattern: two.x | two.y)
+    }
+
     @inline(__always) static func load8(_ p: UnsafeRawPointer, _ offset: Int) -> F8 {
         p.loadUnaligned(fromByteOffset: offset, as: F8.self)
     }
@@ -93,88 +104,102 @@ enum RTTrace {
     /// Rt_Intersect: the closest sphere hit by o + t*d with t_min < t, or -1, and its t.
     @inline(__always)
     static func intersect(_ scene: RTSceneData, _ o: RTVec, _ d: RTVec, _ tMin: Float, _ stack: RTStack) -> (Int32, Float) {
-        let inv = RTVec(1 / d.x, 1 / d.y, 1 / d.z)
+        // One vector division: the same correctly rounded quotients as three scalar ones.
+        let q = SIMD4<Float>(1, 1, 1, 1) / SIMD4<Float>(d.x, d.y, d.z, 1)
+        let inv = RTVec(q.x, q.y, q.z)
         let oinv = o * inv
         let invX = F8(repeating: inv.x), invY = F8(repeating: inv.y), invZ = F8(repeating: inv.z)
         let oinvX = F8(repeating: oinv.x), oinvY = F8(repeating: oinv.y), oinvZ = F8(repeating: oinv.z)
         let ox = F8(repeating: o.x), oy = F8(repeating: o.y), oz = F8(repeating: o.z)
+        let dX = F8(repeating: d.x), dY = F8(repeating: d.y), dZ = F8(repeating: d.z)
         let tmin8 = F8(repeating: tMin)
         let zero = F8(repeating: 0)
         let empty = I8(repeating: GLINT_RT_EMPTY)
         let stackRef = stack.ref, stackT = stack.t
-        var sp = 1
-        stackRef[0] = 0
-        stackT[0] = tMin
+        var sp = 0
+        var ref: Int32 = 0
+        var tEntry = tMin
         var closest = Float.infinity
         var hit: Int32 = -1
-        while sp > 0 {
-            sp -= 1
-            let ref = stackRef[sp]
-            if stackT[sp] >= closest { continue }
-            if ref >= 0 {
-                let n = scene.nodes + Int(ref) * MemoryLayout<GlintRTNode>.stride
-                var t1 = load8(n, 0) * invX - oinvX
-                var t2 = load8(n, 96) * invX - oinvX
-                var swap = t2 .< t1
-                var tnear = t1.replacing(with: t2, where: swap)
-                var tfar = t2.replacing(with: t1, where: swap)
-                t1 = load8(n, 32) * invY - oinvY
-                t2 = load8(n, 128) * invY - oinvY
-                swap = t2 .< t1
-                var lo = t1.replacing(with: t2, where: swap), hi = t2.replacing(with: t1, where: swap)
-                tnear = tnear.replacing(with: lo, where: lo .> tnear)
-                tfar = tfar.replacing(with: hi, where: hi .< tfar)
-                t1 = load8(n, 64) * invZ - oinvZ
-                t2 = load8(n, 160) * invZ - oinvZ
-                swap = t2 .< t1
-                lo = t1.replacing(with: t2, where: swap)
-                hi = t2.replacing(with: t1, where: swap)
-                tnear = tnear.replacing(with: lo, where: lo .> tnear)
-                tfar = tfar.replacing(with: hi, where: hi .< tfar)
-                let closest8 = F8(repeating: closest)
-                tnear = tnear.replacing(with: tmin8, where: tmin8 .> tnear)
-                tfar = tfar.replacing(with: closest8, where: closest8 .< tfar)
-                let child = n.loadUnaligned(fromByteOffset: 192, as: I8.self)
-                let m = (tnear .<= tfar) .& (child .!= empty)
-                if !any(m) { continue }
-                let base = sp
-                for l in 0..<8 {
-                    if !m[l] || sp >= RTStack.size { continue }
-                    // Keep [base, sp) sorted by distance, farthest at the bottom.
-                    let tl = tnear[l]
-                    var j = sp
-                    while j > base && stackT[j - 1] < tl {
-                        stackT[j] = stackT[j - 1]
-                        stackRef[j] = stackRef[j - 1]
-                        j -= 1
+        while true {
+            if tEntry < closest {
+                if ref >= 0 {
+                    let n = scene.nodes + Int(ref) * MemoryLayout<GlintRTNode>.stride
+                    var t1 = load8(n, 0) * invX - oinvX
+                    var t2 = load8(n, 96) * invX - oinvX
+                    var swap = t2 .< t1
+                    var tnear = t1.replacing(with: t2, where: swap)
+                    var tfar = t2.replacing(with: t1, where: swap)
+                    t1 = load8(n, 32) * invY - oinvY
+                    t2 = load8(n, 128) * invY - oinvY
+                    swap = t2 .< t1
+                    var lo = t1.replacing(with: t2, where: swap), hi = t2.replacing(with: t1, where: swap)
+                    tnear = tnear.replacing(with: lo, where: lo .> tnear)
+                    tfar = tfar.replacing(with: hi, where: hi .< tfar)
+                    t1 = load8(n, 64) * invZ - oinvZ
+                    t2 = load8(n, 160) * invZ - oinvZ
+                    swap = t2 .< t1
+                    lo = t1.replacing(with: t2, where: swap)
+                    hi = t2.replacing(with: t1, where: swap)
+                    tnear = tnear.replacing(with: lo, where: lo .> tnear)
+                    tfar = tfar.replacing(with: hi, where: hi .< tfar)
+                    let closest8 = F8(repeating: closest)
+                    tnear = tnear.replacing(with: tmin8, where: tmin8 .> tnear)
+                    tfar = tfar.replacing(with: closest8, where: closest8 .< tfar)
+                    let child = n.loadUnaligned(fromByteOffset: 192, as: I8.self)
+                    var m = bits((tnear .<= tfar) .& (child .!= empty))
+                    if m != 0 {
+                        // The hit children sorted by distance above the stack's top, farthest
+                        // lowest; the nearest is visited next without a trip through the stack.
+                        let base = sp
+                        while m != 0 {
+                            let l = m.trailingZeroBitCount
+                            m &= m &- 1
+                            if sp >= RTStack.size { continue }
+                            let tl = tnear[l]
+                            var j = sp
+                            while j > base && stackT[j - 1] < tl {
+                                stackT[j] = stackT[j - 1]
+                                stackRef[j] = stackRef[j - 1]
+                                j -= 1
+                            }
+                            stackT[j] = tl
+                            stackRef[j] = child[l]
+                            sp += 1
+                        }
+                        sp -= 1
+                        ref = stackRef[sp]
+                        tEntry = stackT[sp]
+                        continue
                     }
-                    stackT[j] = tl
-                    stackRef[j] = child[l]
-                    sp += 1
-                }
-            } else {
-                let block = ~ref
-                let b = scene.blocks + Int(block) * MemoryLayout<GlintRTSphereBlock>.stride
-                let ocx = ox - load8(b, 0)
-                let ocy = oy - load8(b, 32)
-                let ocz = oz - load8(b, 64)
-                let hb = (ocx * F8(repeating: d.x) + ocy * F8(repeating: d.y)) + ocz * F8(repeating: d.z)
-                let c = ((ocx * ocx + ocy * ocy) + ocz * ocz) - load8(b, 96)
-                let disc = hb * hb - c
-                let m = disc .> zero
-                if !any(m) { continue }
-                for l in 0..<8 {
-                    if !m[l] { continue }
-                    let sq = disc[l].squareRoot()
-                    var root = -hb[l] - sq
-                    if !(root > tMin && root < closest) {
-                        root = -hb[l] + sq
-                        if !(root > tMin && root < closest) { continue }
+                } else {
+                    let block = ~ref
+                    let b = scene.blocks + Int(block) * MemoryLayout<GlintRTSphereBlock>.stride
+                    let ocx = ox - load8(b, 0)
+                    let ocy = oy - load8(b, 32)
+                    let ocz = oz - load8(b, 64)
+                    let hb = (ocx * dX + ocy * dY) + ocz * dZ
+                    let c = ((ocx * ocx + ocy * ocy) + ocz * ocz) - load8(b, 96)
+                    let disc = hb * hb - c
+                    var m = bits(disc .> zero)
+                    while m != 0 {
+                        let l = m.trailingZeroBitCount
+                        m &= m &- 1
+                        let sq = disc[l].squareRoot()
+                        var root = -hb[l] - sq
+                        if !(root > tMin && root < closest) {
+                            root = -hb[l] + sq
+                            if !(root > tMin && root < closest) { continue }
+                        }
+                        closest = root
+                        hit = block &* 8 &+ Int32(l)
                     }
-                    closest = root
-                    hit = block &* 8 &+ Int32(l)
                 }
             }
+            if sp == 0 { break }
+            sp -= 1
+            ref = stackRef[sp]
+            tEntry = stackT[sp]
         }
         return (hit, closest)
     }
@@ -213,6 +238,8 @@ enum RTTrace {
         let tMin = p.pointee.t_min
         var depth: Int32 = 0
         while depth < p.pointee.max_depth {
+            // The bounce's random numbers do not depend on the hit: drawn first, they overlap the traversal.
+            let r = CounterRNG.philox(x: px, y: py, sample: s, dim: UInt32(bitPattern: depth &+ 1), seed: seed)
             let (id, t) = intersect(scene, o, d, tMin, stack)
             if id < 0 { return attenuation * sky(p, d) }
             let sp = scene.spheres[Int(id)]
@@ -221,7 +248,6 @@ enum RTTrace {
             let front = dot(d, outward) < 0
             let normal = front ? outward : -outward
             let m = scene.materials[Int(sp.material)]
-            let r = CounterRNG.philox(x: px, y: py, sample: s, dim: UInt32(bitPattern: depth &+ 1), seed: seed)
             if m.kind == GLINT_RT_LAMBERTIAN {
                 var dir = normal + unitVector(CounterRNG.toUnit(r.x), CounterRNG.toUnit(r.y))
                 // Catch degenerate scatter direction
