@@ -81,7 +81,6 @@ inline float3 Rt_UnitVector(float u0, float u1) {
 inline int Rt_Intersect(__global const GlintRTNode* nodes, __global const GlintRTSphereBlock* blocks,
                         float3 o, float3 d, float t_min, float* t_hit) {
     const float3 inv = (float3)(1.0f, 1.0f, 1.0f) / d;
-    const float3 oinv = o * inv;
     int stack_ref[RT_STACK];
     float stack_t[RT_STACK];
     int sp = 0;
@@ -93,28 +92,29 @@ inline int Rt_Intersect(__global const GlintRTNode* nodes, __global const GlintR
         if (t_entry < closest) {
             if (ref >= 0) {
                 __global const GlintRTNode* n = nodes + ref;
-                /* Slabs: the near and far distance of each child box, NaN-tolerant selects. */
-                float8 t1 = vload8(0, n->min_x) * inv.x - oinv.x;
-                float8 t2 = vload8(0, n->max_x) * inv.x - oinv.x;
+                /* Slabs as (plane - o) / d: a zero direction component gives infinite (not NaN)
+                   distances; a NaN slab (0 * inf) is ignored by the selects, never poisons the rest. */
+                float8 tnear = (float8)(t_min), tfar = (float8)(closest);
+                float8 t1 = (vload8(0, n->min_x) - o.x) * inv.x;
+                float8 t2 = (vload8(0, n->max_x) - o.x) * inv.x;
                 int8 swap = isless(t2, t1);
-                float8 tnear = select(t1, t2, swap);
-                float8 tfar = select(t2, t1, swap);
-                t1 = vload8(0, n->min_y) * inv.y - oinv.y;
-                t2 = vload8(0, n->max_y) * inv.y - oinv.y;
-                swap = isless(t2, t1);
                 float8 lo = select(t1, t2, swap), hi = select(t2, t1, swap);
                 tnear = select(tnear, lo, isgreater(lo, tnear));
                 tfar = select(tfar, hi, isless(hi, tfar));
-                t1 = vload8(0, n->min_z) * inv.z - oinv.z;
-                t2 = vload8(0, n->max_z) * inv.z - oinv.z;
+                t1 = (vload8(0, n->min_y) - o.y) * inv.y;
+                t2 = (vload8(0, n->max_y) - o.y) * inv.y;
                 swap = isless(t2, t1);
                 lo = select(t1, t2, swap);
                 hi = select(t2, t1, swap);
                 tnear = select(tnear, lo, isgreater(lo, tnear));
                 tfar = select(tfar, hi, isless(hi, tfar));
-                const float8 tmin8 = (float8)(t_min), closest8 = (float8)(closest);
-                tnear = select(tnear, tmin8, isgreater(tmin8, tnear));
-                tfar = select(tfar, closest8, isless(closest8, tfar));
+                t1 = (vload8(0, n->min_z) - o.z) * inv.z;
+                t2 = (vload8(0, n->max_z) - o.z) * inv.z;
+                swap = isless(t2, t1);
+                lo = select(t1, t2, swap);
+                hi = select(t2, t1, swap);
+                tnear = select(tnear, lo, isgreater(lo, tnear));
+                tfar = select(tfar, hi, isless(hi, tfar));
                 const int8 child = vload8(0, n->child);
                 uint m = Rt_Bits(islessequal(tnear, tfar) & (child != (int8)(GLINT_RT_EMPTY)));
                 if (m != 0) {

@@ -63,7 +63,7 @@ typedef struct GlintFractalParams {
 
 /* Ray tracing (Kernels/raytrace.cl; Swift twin Sources/GlintWorkloads/RayTrace/RTTrace.swift). */
 
-/* One ray-traced render: the thin-lens camera, the sky and the path limits (168 bytes).
+/* One ray-traced render: the thin-lens camera, the sky and the path limits (152 bytes).
    Vectors are written out as x, y, z scalars: OpenCL's float3 is 16 bytes and Swift would not
    see it the same way. Each vector row is padded to 16 bytes. */
 typedef struct GlintRTParams {

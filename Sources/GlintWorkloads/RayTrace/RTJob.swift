@@ -113,13 +113,13 @@ public struct RTAccumulation: Sendable, Equatable {
         let n = Float(max(samplesPerPixel, 1))
         var pixels = [UInt8](repeating: 255, count: sums.count)
         for i in stride(from: 0, to: sums.count, by: 4) {
-            for c in 0..<3 { pixels[i + c] = Self.gamma2(sums[i + c] / n) }
+            for c in 0..<3 { pixels[i + c] = Self.gammaByte(sums[i + c] / n) }
         }
         return Image8(width: width, height: height, pixels: pixels)
     }
 
     @inline(__always)
-    static func gamma2(_ v: Float) -> UInt8 {
+    public static func gammaByte(_ v: Float) -> UInt8 {
         guard v > 0 else { return 0 }  // also NaN
         let g = min(v.squareRoot(), 0.999)
         return UInt8(256 * g)

@@ -107,9 +107,7 @@ enum RTTrace {
         // One vector division: the same correctly rounded quotients as three scalar ones.
         let q = SIMD4<Float>(1, 1, 1, 1) / SIMD4<Float>(d.x, d.y, d.z, 1)
         let inv = RTVec(q.x, q.y, q.z)
-        let oinv = o * inv
         let invX = F8(repeating: inv.x), invY = F8(repeating: inv.y), invZ = F8(repeating: inv.z)
-        let oinvX = F8(repeating: oinv.x), oinvY = F8(repeating: oinv.y), oinvZ = F8(repeating: oinv.z)
         let ox = F8(repeating: o.x), oy = F8(repeating: o.y), oz = F8(repeating: o.z)
         let dX = F8(repeating: d.x), dY = F8(repeating: d.y), dZ = F8(repeating: d.z)
         let tmin8 = F8(repeating: tMin)
@@ -125,27 +123,29 @@ enum RTTrace {
             if tEntry < closest {
                 if ref >= 0 {
                     let n = scene.nodes + Int(ref) * MemoryLayout<GlintRTNode>.stride
-                    var t1 = load8(n, 0) * invX - oinvX
-                    var t2 = load8(n, 96) * invX - oinvX
+                    // Slabs as (plane - o) / d: a zero direction component gives infinite (not NaN)
+                    // distances; a NaN slab (0 * inf) is ignored by the selects, never poisons the rest.
+                    var tnear = tmin8, tfar = F8(repeating: closest)
+                    var t1 = (load8(n, 0) - ox) * invX
+                    var t2 = (load8(n, 96) - ox) * invX
                     var swap = t2 .< t1
-                    var tnear = t1.replacing(with: t2, where: swap)
-                    var tfar = t2.replacing(with: t1, where: swap)
-                    t1 = load8(n, 32) * invY - oinvY
-                    t2 = load8(n, 128) * invY - oinvY
-                    swap = t2 .< t1
                     var lo = t1.replacing(with: t2, where: swap), hi = t2.replacing(with: t1, where: swap)
                     tnear = tnear.replacing(with: lo, where: lo .> tnear)
                     tfar = tfar.replacing(with: hi, where: hi .< tfar)
-                    t1 = load8(n, 64) * invZ - oinvZ
-                    t2 = load8(n, 160) * invZ - oinvZ
+                    t1 = (load8(n, 32) - oy) * invY
+                    t2 = (load8(n, 128) - oy) * invY
                     swap = t2 .< t1
                     lo = t1.replacing(with: t2, where: swap)
                     hi = t2.replacing(with: t1, where: swap)
                     tnear = tnear.replacing(with: lo, where: lo .> tnear)
                     tfar = tfar.replacing(with: hi, where: hi .< tfar)
-                    let closest8 = F8(repeating: closest)
-                    tnear = tnear.replacing(with: tmin8, where: tmin8 .> tnear)
-                    tfar = tfar.replacing(with: closest8, where: closest8 .< tfar)
+                    t1 = (load8(n, 64) - oz) * invZ
+                    t2 = (load8(n, 160) - oz) * invZ
+                    swap = t2 .< t1
+                    lo = t1.replacing(with: t2, where: swap)
+                    hi = t2.replacing(with: t1, where: swap)
+                    tnear = tnear.replacing(with: lo, where: lo .> tnear)
+                    tfar = tfar.replacing(with: hi, where: hi .< tfar)
                     let child = n.loadUnaligned(fromByteOffset: 192, as: I8.self)
                     var m = bits((tnear .<= tfar) .& (child .!= empty))
                     if m != 0 {
