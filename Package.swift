@@ -58,6 +58,7 @@ let package = Package(
         .testTarget(name: "GlintCLTests", dependencies: ["GlintCL", "COpenCL", "GlintKernels", "GlintWorkloads", "CGlintTypes", "GlintCore"]),
         .testTarget(name: "FractalTests", dependencies: ["GlintWorkloads", "GlintCore", "GlintCL", "CGlintTypes"]),
         .testTarget(name: "IsoPulseTests", dependencies: ["GlintWorkloads", "GlintCore", "CGlintTypes"]),
+        .testTarget(name: "RayTraceTests", dependencies: ["GlintWorkloads", "GlintCore", "GlintCL", "GlintKernels", "CGlintTypes"]),
         .testTarget(name: "CLITests", dependencies: ["glint", "GlintCore"]),
     ],
     swiftLanguageModes: [.v6]

@@ -79,4 +79,105 @@ typedef struct GlintIsoParams {
 #define GLINT_PALETTE_OCEAN    3
 #define GLINT_PALETTE_RAINBOW  4
 
+/* Ray tracing (Kernels/raytrace.cl; Swift twin Sources/GlintWorkloads/RayTrace/RTTrace.swift). */
+
+/* One ray-traced render: the thin-lens camera, the sky and the path limits (152 bytes).
+   Vectors are written out as x, y, z scalars: OpenCL's float3 is 16 bytes and Swift would not
+   see it the same way. Each vector row is padded to 16 bytes. */
+typedef struct GlintRTParams {
+    glint_u64 seed;            /* the counter-based RNG's key                           */
+    glint_f32 origin_x;        /* lens centre (lookfrom)                                */
+    glint_f32 origin_y;
+    glint_f32 origin_z;
+    glint_f32 lens_radius;     /* aperture / 2; 0 is a pinhole                          */
+    glint_f32 corner_x;        /* lower-left corner of the image on the focus plane     */
+    glint_f32 corner_y;
+    glint_f32 corner_z;
+    glint_f32 t_min;           /* nearest accepted hit distance (shadow-acne guard)     */
+    glint_f32 horizontal_x;    /* full image width on the focus plane                   */
+    glint_f32 horizontal_y;
+    glint_f32 horizontal_z;
+    glint_f32 pad0;
+    glint_f32 vertical_x;      /* full image height on the focus plane                  */
+    glint_f32 vertical_y;
+    glint_f32 vertical_z;
+    glint_f32 pad1;
+    glint_f32 u_x;             /* camera right, unit length (lens offsets)              */
+    glint_f32 u_y;
+    glint_f32 u_z;
+    glint_f32 pad2;
+    glint_f32 v_x;             /* camera up, unit length                                */
+    glint_f32 v_y;
+    glint_f32 v_z;
+    glint_f32 pad3;
+    glint_f32 sky_bottom_r;    /* sky looking straight down (the book: white)           */
+    glint_f32 sky_bottom_g;
+    glint_f32 sky_bottom_b;
+    glint_f32 pad4;
+    glint_f32 sky_top_r;       /* sky looking straight up (the book: 0.5, 0.7, 1.0)     */
+    glint_f32 sky_top_g;
+    glint_f32 sky_top_b;
+    glint_f32 pad5;
+    glint_i32 width;           /* image pixels                                          */
+    glint_i32 height;
+    glint_i32 max_depth;       /* rays traced per sample at most (the book's depth)     */
+    glint_i32 pad6;            /* keeps the size a multiple of 8                        */
+} GlintRTParams;
+
+/* Sphere blocks and BVH nodes are eight wide: one SIMD register (float8) tests eight boxes or
+   eight spheres at once, on the CPU and in the kernel alike. */
+#define GLINT_RT_WIDTH 8
+/* An unused child slot of a node. */
+#define GLINT_RT_EMPTY (-2147483647)
+
+/* A node of the 8-wide BVH (224 bytes): its children's boxes as structure-of-arrays. child[i]
+   >= 0 is an inner node's index; < 0 (but not GLINT_RT_EMPTY) is leaf block ~child[i]. */
+typedef struct GlintRTNode {
+    glint_f32 min_x[8];
+    glint_f32 min_y[8];
+    glint_f32 min_z[8];
+    glint_f32 max_x[8];
+    glint_f32 max_y[8];
+    glint_f32 max_z[8];
+    glint_i32 child[8];
+} GlintRTNode;
+
+/* Up to eight spheres of one BVH leaf, as structure-of-arrays (128 bytes). Unused lanes have
+   NaN centres, which no ray hits. Lane l of block k is sphere 8k + l of the sphere array. */
+typedef struct GlintRTSphereBlock {
+    glint_f32 center_x[8];
+    glint_f32 center_y[8];
+    glint_f32 center_z[8];
+    glint_f32 radius2[8];      /* radius squared                                        */
+} GlintRTSphereBlock;
+
+/* One sphere, read once its hit is known (32 bytes). */
+typedef struct GlintRTSphere {
+    glint_f32 center_x;
+    glint_f32 center_y;
+    glint_f32 center_z;
+    glint_f32 radius;          /* negative: normals point inwards (a hollow glass shell) */
+    glint_f32 inv_radius;      /* 1 / radius, rounded once on the host                  */
+    glint_i32 material;        /* index into the material array                         */
+    glint_f32 pad0;
+    glint_f32 pad1;
+} GlintRTSphere;
+
+/* Material kinds. */
+#define GLINT_RT_LAMBERTIAN 0
+#define GLINT_RT_METAL      1
+#define GLINT_RT_DIELECTRIC 2
+
+/* One material (32 bytes). */
+typedef struct GlintRTMaterial {
+    glint_f32 albedo_r;        /* reflectance; for glass the attenuation per bounce     */
+    glint_f32 albedo_g;
+    glint_f32 albedo_b;
+    glint_f32 fuzz;            /* metal: radius of the reflection's jitter, <= 1        */
+    glint_f32 ior;             /* dielectric: index of refraction                       */
+    glint_i32 kind;            /* GLINT_RT_*                                            */
+    glint_f32 pad0;
+    glint_f32 pad1;
+} GlintRTMaterial;
+
 #endif

@@ -7,26 +7,28 @@ public enum CounterRNG {
     static let w1: UInt32 = 0xBB67_AE85
 
     /// Four independent 32-bit words for one (x, y, sample, dimension, seed).
-    @inline(__always)
+    @inlinable @inline(__always)
     public static func philox(x: UInt32, y: UInt32, sample: UInt32, dim: UInt32, seed: UInt64) -> SIMD4<UInt32> {
         var c = SIMD4<UInt32>(x, y, sample, dim)
         var k0 = UInt32(truncatingIfNeeded: seed), k1 = UInt32(truncatingIfNeeded: seed >> 32)
         for _ in 0..<10 {
-            let (hi0, lo0) = m0.multipliedFullWidth(by: c.x)
-            let (hi1, lo1) = m1.multipliedFullWidth(by: c.z)
+            // The constants written in place (not the statics): inlined into other modules they
+            // stay immediates instead of lazily initialised globals.
+            let (hi0, lo0) = (0xD251_1F53 as UInt32).multipliedFullWidth(by: c.x)
+            let (hi1, lo1) = (0xCD9E_8D57 as UInt32).multipliedFullWidth(by: c.z)
             c = SIMD4(hi1 ^ c.y ^ k0, lo1, hi0 ^ c.w ^ k1, lo0)
-            k0 = k0 &+ w0
-            k1 = k1 &+ w1
+            k0 = k0 &+ 0x9E37_79B9
+            k1 = k1 &+ 0xBB67_AE85
         }
         return c
     }
 
     /// A 32-bit word as a float in [0, 1): its top 24 bits times 2^-24.
-    @inline(__always)
+    @inlinable @inline(__always)
     public static func toUnit(_ u: UInt32) -> Float { Float(u >> 8) * 0x1.0p-24 }
 
     /// One uniform float in [0, 1).
-    @inline(__always)
+    @inlinable @inline(__always)
     public static func uniform(x: UInt32, y: UInt32, sample: UInt32, dim: UInt32, seed: UInt64) -> Float {
         toUnit(philox(x: x, y: y, sample: sample, dim: dim, seed: seed).x)
     }

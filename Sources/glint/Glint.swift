@@ -55,6 +55,7 @@ struct Glint: AsyncParsableCommand {
               glint devices
               glint fractal mandelbrot -o mandelbrot.png
               glint fractal julia --c -0.8,0.156 --palette ocean --smooth -o julia.png
+              glint rtow --scene cover --spp 100 -o cover.png
               glint compare --a cpu --b opencl fractal julia --size 800x600
               glint bench --quick
 
@@ -62,5 +63,5 @@ struct Glint: AsyncParsableCommand {
             tolerance), 2 a usage error.
             """,
         version: "\(GlintBuild.version) (\(GlintBuild.commit.prefix(12)))",
-        subcommands: [Devices.self, Fractal.self, Iso.self, Pulse.self, Compare.self, Bench.self])
+        subcommands: [Devices.self, Fractal.self, RTOW.self, Iso.self, Pulse.self, Compare.self, Bench.self])
 }

@@ -631,3 +631,117 @@ struct CLITests {
         }
     }
 }
+
+// MARK: - glint rtow
+
+/// A small, quick ray-traced render: 64x48 (as `expectWrote` wants), few samples, shallow paths.
+func smallRTOW(_ extra: [String], output: String = "out.png") -> [String] {
+    ["rtow", "--size", "64x48", "--spp", "2", "--depth", "8", "-o", output] + extra
+}
+
+let rtowBadInputs: [BadInput] = [
+    BadInput(name: "rtow: unknown scene", args: smallRTOW(["--scene", "ch9", "--device", "cpu"]),
+             kind: .validation, mentions: ["ch9"]),
+    BadInput(name: "rtow: --spp 0", args: smallRTOW(["--spp", "0", "--device", "cpu"]),
+             kind: .validation, mentions: ["--spp"]),
+    BadInput(name: "rtow: --depth 0", args: smallRTOW(["--depth", "0", "--device", "cpu"]),
+             kind: .validation, mentions: ["--depth"]),
+    BadInput(name: "rtow: --roll 90", args: smallRTOW(["--roll", "90", "--device", "cpu"]),
+             kind: .validation, mentions: ["--roll", "63"]),
+    BadInput(name: "rtow: --vfov 180", args: smallRTOW(["--vfov", "180", "--device", "cpu"]),
+             kind: .validation, mentions: ["--vfov"]),
+    BadInput(name: "rtow: --orbit abc", args: smallRTOW(["--orbit", "abc", "--device", "cpu"]),
+             kind: .validation, mentions: ["--orbit", "abc"]),
+    BadInput(name: "rtow: --lookfrom 1,2", args: smallRTOW(["--lookfrom", "1,2", "--device", "cpu"]),
+             kind: .validation, mentions: ["--lookfrom"]),
+    BadInput(name: "rtow: --distance 0", args: smallRTOW(["--distance", "0", "--device", "cpu"]),
+             kind: .validation, mentions: ["--distance"]),
+    BadInput(name: "rtow: --vup along the view", args: smallRTOW(["--vup", "13,2,3", "--device", "cpu"]),
+             kind: .runtime, mentions: ["vup"]),
+    BadInput(name: "rtow: missing scene file", args: smallRTOW(["--scene", "missing.json", "--device", "cpu"]),
+             kind: .runtime, mentions: ["missing.json"]),
+    BadInput(name: "rtow: missing checkpoint", args: smallRTOW(["--resume", "nope.ckpt", "--device", "cpu"]),
+             kind: .runtime, mentions: ["nope.ckpt"]),
+    BadInput(name: "rtow: -o into a missing folder", args: smallRTOW(["--device", "cpu"], output: "nope/out.png"),
+             kind: .validation, mentions: ["nope"], output: "nope/out.png"),
+    BadInput(name: "rtow: --pfm with a .png name", args: smallRTOW(["--pfm", "x.png", "--device", "cpu"]),
+             kind: .validation, mentions: ["--pfm"]),
+]
+
+@Suite("glint rtow command line", .serialized)
+struct RTOWCLITests {
+    @Test("rtow bad input: one clear error, non-zero exit, no output file", arguments: rtowBadInputs)
+    func badInput(_ bad: BadInput) throws {
+        try withSandbox { box in
+            let r = try box.run(bad.args)
+            expectCleanFailure(r, kind: bad.kind, mentions: bad.mentions)
+            #expect(!box.exists(bad.output) && !box.exists("rtow.png"), "an output was written")
+            #expect(box.listing().isEmpty, "files left: \(box.listing())")
+        }
+    }
+
+    @Test("a bad scene file: one line naming the field; nothing written")
+    func badSceneFile() throws {
+        try withSandbox { box in
+            try box.write("s.json", Array(#"{"spheres": [{"center": [0, 0, 0], "radius": 1, "material": "gold"}]}"#.utf8))
+            let r = try box.run(smallRTOW(["--scene", "s.json", "--device", "cpu"]))
+            expectCleanFailure(r, kind: .runtime, mentions: ["s.json", "spheres[0].material", "gold"])
+            #expect(box.listing() == ["s.json"])
+        }
+    }
+
+    @Test("rtow on cpu and opencl: PNGs of the same picture, a 'wrote' line with samples/s", arguments: ["ch8", "ch10", "cover"])
+    func renderBothBackends(_ scene: String) throws {
+        try withSandbox { box in
+            var images: [Image8] = []
+            for device in ["cpu", "opencl"] {
+                let r = try box.run(smallRTOW(["--scene", scene, "--device", device], output: "\(device).png"))
+                expectWrote(r, file: "\(device).png", device: device)
+                #expect(r.stdout.contains("M samples/s") && r.stdout.contains("2 spp"), "\(r)")
+                #expect(r.stderr.isEmpty, "\(r)")
+                let header = try #require(pngHeader(try box.bytes("\(device).png")))
+                #expect(header == PNGHeader(width: 64, height: 48, bitDepth: 8, colorType: 2), "\(header)")
+                images.append(try PNG.read(box.path("\(device).png")))
+            }
+            // The parity contract; on PoCL the images are in fact identical.
+            let diff = zip(images[0].pixels, images[1].pixels).map { abs(Int($0) - Int($1)) }
+            #expect(Double(diff.reduce(0, +)) / Double(diff.count) / 255 < 0.005)
+            #expect(distinctColours(images[0]) > 20)
+        }
+    }
+
+    @Test("a render stopped at a checkpoint and resumed equals an uninterrupted one; --pfm writes floats")
+    func checkpointAndResume() throws {
+        try withSandbox { box in
+            let common = ["--scene", "cover", "--seed", "3", "--device", "cpu"]
+            let straight = try box.run(smallRTOW(common + ["--spp", "4", "--pfm", "straight.pfm"], output: "straight.png"))
+            #expect(straight.status == 0, "\(straight)")
+            let first = try box.run(smallRTOW(common + ["--spp", "1", "--checkpoint", "c.ckpt"], output: "part.png"))
+            #expect(first.status == 0, "\(first)")
+            #expect(box.exists("c.ckpt"))
+            let second = try box.run(smallRTOW(common + ["--spp", "4", "--resume", "c.ckpt", "--pfm", "resumed.pfm"], output: "resumed.png"))
+            #expect(second.status == 0 && second.stdout.contains("(1 resumed)"), "\(second)")
+            #expect(try box.bytes("resumed.png") == box.bytes("straight.png"), "resumed PNG differs")
+            #expect(try box.bytes("resumed.pfm") == box.bytes("straight.pfm"), "resumed PFM differs")
+            let pfm = try PFM.read(box.path("straight.pfm"))
+            #expect(pfm.width == 64 && pfm.height == 48)
+            // Another job's checkpoint: refused, one line, no output.
+            let other = try box.run(smallRTOW(["--scene", "cover", "--seed", "4", "--spp", "4", "--resume", "c.ckpt", "--device", "cpu"], output: "other.png"))
+            expectCleanFailure(other, kind: .runtime, mentions: ["different job"])
+            #expect(!box.exists("other.png"))
+            #expect(!box.listing().contains { $0.contains(".tmp-") })
+        }
+    }
+
+    @Test("glint rtow --help teaches: scenes, gestures, checkpoints, examples")
+    func help() throws {
+        try withSandbox { box in
+            let r = try box.run(["rtow", "--help"])
+            #expect(r.status == 0, "\(r)")
+            for word in ["ch8", "ch10", "cover", "--orbit", "--distance", "--turn", "--roll", "--aperture", "--focus-dist",
+                         "--checkpoint", "--resume", "--partial", "--pfm", "--app-glass", "Examples:", "89.999", "0.314"] {
+                #expect(r.stdout.contains(word), "--help does not mention \(word)")
+            }
+        }
+    }
+}

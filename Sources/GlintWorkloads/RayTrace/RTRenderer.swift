@@ -1,0 +1,230 @@
+import CGlintTypes
+import GlintCL
+import GlintCore
+
+/// Renders an `RTJob` progressively on a backend: passes of a few samples per pixel, each added to
+/// the per-pixel sums in sample order, so that pass sizes, launch sizes and resumed runs never
+/// change a pixel's value on a given backend.
+public enum RTRenderer {
+    /// Progressive-render controls beyond the job itself.
+    public struct Options: Sendable {
+        /// Sums to continue (a checkpoint of the same job); nil starts from zero.
+        public var resume: RTAccumulation?
+        /// Calls `snapshot` with the sums after the first pass that ends `snapshotInterval`
+        /// seconds after the start or the previous snapshot (partial images, checkpoints).
+        public var snapshotInterval: Double?
+        public var snapshot: (@Sendable (RTAccumulation) throws -> Void)?
+        /// Asked between launches; true ends the render after the current pass (the result
+        /// has `stoppedEarly` set and whole passes only).
+        public var shouldStop: (@Sendable () -> Bool)?
+        /// Seconds one OpenCL launch aims at: short enough for any GPU watchdog.
+        public var launchSeconds = 0.05
+
+        public init(resume: RTAccumulation? = nil, snapshotInterval: Double? = nil,
+                    snapshot: (@Sendable (RTAccumulation) throws -> Void)? = nil,
+                    shouldStop: (@Sendable () -> Bool)? = nil) {
+            self.resume = resume
+            self.snapshotInterval = snapshotInterval
+            self.snapshot = snapshot
+            self.shouldStop = shouldStop
+        }
+    }
+
+    public typealias Progress = @Sendable (RTProgress) -> Void
+
+    public static func render(_ job: RTJob, on backend: Backend, options: Options = Options(),
+                              progress: Progress? = nil) async throws -> RTResult {
+        try job.validate()
+        let start = Clock.now()
+        let bvh = try RTBVH(scene: job.scene)
+        let id = job.identity(bvh)
+        var acc: RTAccumulation
+        if let resume = options.resume {
+            guard resume.width == job.width, resume.height == job.height else {
+                throw GlintError("the checkpoint is a \(resume.width)x\(resume.height) render, this job is \(job.width)x\(job.height): it belongs to a different job")
+            }
+            guard resume.jobID == id else {
+                throw GlintError("the checkpoint belongs to a different job (scene, camera, size, depth or seed differ); render it with the options that made it")
+            }
+            guard resume.samplesPerPixel <= job.samplesPerPixel else {
+                throw GlintError("the checkpoint already holds \(resume.samplesPerPixel) samples per pixel, more than --spp \(job.samplesPerPixel)")
+            }
+            acc = resume
+        } else {
+            acc = RTAccumulation(jobID: id, width: job.width, height: job.height)
+        }
+        let first = acc.samplesPerPixel
+        var run = Run(job: job, first: first, start: start, options: options, progress: progress)
+        let kernelSeconds: Double
+        switch backend {
+        case .cpu:
+            kernelSeconds = 0
+            try await renderCPU(job, bvh, &acc, &run)
+        case .opencl(let cc):
+            kernelSeconds = try renderCL(job, bvh, on: cc, &acc, &run)
+        }
+        return RTResult(image: acc.gammaImage(), linear: acc.linearImage(),
+                        samples: (acc.samplesPerPixel - first) * job.width * job.height,
+                        samplesPerPixel: acc.samplesPerPixel, wallSeconds: Clock.now() - start,
+                        kernelSeconds: kernelSeconds, accumulation: acc, stoppedEarly: run.stopped)
+    }
+
+    /// Book-keeping shared by both backends: progress, snapshots, stopping.
+    struct Run {
+        let job: RTJob
+        let first: Int
+        let start: Double
+        let options: Options
+        let progress: Progress?
+        var lastSnapshot: Double
+        var stopped = false
+
+        init(job: RTJob, first: Int, start: Double, options: Options, progress: Progress?) {
+            self.job = job
+            self.first = first
+            self.start = start
+            self.options = options
+            self.progress = progress
+            lastSnapshot = start
+        }
+
+        var pixels: Int { job.width * job.height }
+
+        /// `done` whole samples per pixel, plus `rows` rows of a pass of `n` samples.
+        func report(done: Int, passSamples n: Int, rows: Int) {
+            guard let progress else { return }
+            let traced = (done - first) * pixels + n * rows * job.width
+            let todo = max((job.samplesPerPixel - first) * pixels, 1)
+            progress(RTProgress(samplesPerPixel: done, targetSamplesPerPixel: job.samplesPerPixel,
+                                samplesTraced: traced, seconds: Clock.now() - start,
+                                fraction: min(Double(traced) / Double(todo), 1)))
+        }
+
+        func wantsSnapshot() -> Bool {
+            guard options.snapshot != nil, let interval = options.snapshotInterval else { return false }
+            return Clock.now() - lastSnapshot >= interval
+        }
+
+        mutating func snapshot(_ acc: RTAccumulation) throws {
+            try options.snapshot?(acc)
+            lastSnapshot = Clock.now()
+        }
+
+        mutating func shouldStop() -> Bool {
+            if options.shouldStop?() == true { stopped = true }
+            return stopped
+        }
+    }
+
+    /// A copy of an array in 64-byte aligned memory.
+    static func aligned<T>(_ values: [T]) -> UnsafeMutableRawPointer {
+        let bytes = max(values.count * MemoryLayout<T>.stride, 64)
+        let p = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+        values.withUnsafeBytes { p.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        return p
+    }
+
+    // MARK: Swift CPU path
+
+    static func renderCPU(_ job: RTJob, _ bvh: RTBVH, _ acc: inout RTAccumulation, _ run: inout Run) async throws {
+        let w = job.width, h = job.height, target = job.samplesPerPixel
+        let nodes = aligned(bvh.nodes), blocks = aligned(bvh.blocks.isEmpty ? [GlintRTSphereBlock()] : bvh.blocks)
+        let spheres = aligned(bvh.spheres.isEmpty ? [GlintRTSphere()] : bvh.spheres)
+        let materials = aligned(bvh.materials)
+        let params = UnsafeMutablePointer<GlintRTParams>.allocate(capacity: 1)
+        params.initialize(to: job.params)
+        let sums = UnsafeMutableBufferPointer<Float>.allocate(capacity: w * h * 4)
+        _ = sums.initialize(from: acc.sums)
+        defer {
+            nodes.deallocate(); blocks.deallocate(); spheres.deallocate(); materials.deallocate()
+            params.deallocate(); sums.deallocate()
+        }
+        let scene = RTSceneData(nodes: UnsafeRawPointer(nodes), blocks: UnsafeRawPointer(blocks),
+                                spheres: UnsafePointer(spheres.assumingMemoryBound(to: GlintRTSphere.self)),
+                                materials: UnsafePointer(materials.assumingMemoryBound(to: GlintRTMaterial.self)))
+        let out = SharedBuffer(sums)
+        let p = SharedBuffer(UnsafeMutableBufferPointer(start: params, count: 1))
+
+        var done = acc.samplesPerPixel
+        // Samples per pixel per pass: grows until a pass takes about half a second.
+        var passSamples = 1
+        while done < target {
+            if run.shouldStop() { break }
+            let n = min(passSamples, target - done)
+            let t0 = Clock.now()
+            let first = done
+            let report = run
+            await CPUParallel.forEach(h, progress: { rows in report.report(done: first, passSamples: n, rows: rows) }) { y in
+                let stack = RTStack()
+                defer { stack.deallocate() }
+                RTTrace.trace(out.base, scene, UnsafePointer(p.base), row: y, sample0: first, samples: n, stack: stack)
+            }
+            done += n
+            if Clock.now() - t0 < 0.25 { passSamples = min(passSamples * 2, 256) }
+            if run.wantsSnapshot() && done < target {
+                acc.sums = Array(sums)
+                acc.samplesPerPixel = done
+                try run.snapshot(acc)
+            }
+        }
+        acc.sums = Array(sums)
+        acc.samplesPerPixel = done
+    }
+
+    // MARK: OpenCL path
+
+    /// Returns the kernel seconds (profiling events).
+    static func renderCL(_ job: RTJob, _ bvh: RTBVH, on cc: ComputeContext, _ acc: inout RTAccumulation,
+                         _ run: inout Run) throws -> Double {
+        let w = job.width, h = job.height, target = job.samplesPerPixel
+        let program = try cc.program("raytrace.cl")
+        let kernel = try program.kernel("rt_trace")
+        let q = cc.queue
+        let sums = try Buffer<Float>(queue: q, copying: acc.sums, access: .readWrite)
+        let nodes = try Buffer<GlintRTNode>(queue: q, copying: bvh.nodes)
+        let blocks = try Buffer<GlintRTSphereBlock>(queue: q, copying: bvh.blocks.isEmpty ? [GlintRTSphereBlock()] : bvh.blocks)
+        let spheres = try Buffer<GlintRTSphere>(queue: q, copying: bvh.spheres.isEmpty ? [GlintRTSphere()] : bvh.spheres)
+        let materials = try Buffer<GlintRTMaterial>(queue: q, copying: bvh.materials)
+        let params = job.params
+
+        var kernelNs: UInt64 = 0
+        var done = acc.samplesPerPixel
+        // Launch shape: `bandRows` rows x `passSamples` samples, adapted so that one launch takes
+        // about `launchSeconds`; the first launch is small.
+        var passSamples = 1
+        var bandRows = max(1, min(h, 8192 / w))
+        let goal = run.options.launchSeconds
+        while done < target {
+            if run.shouldStop() { break }
+            let n = min(passSamples, target - done)
+            var row = 0
+            var slowest = 0.0
+            while row < h {
+                let rows = min(bandRows, h - row)
+                try kernel.setArguments(sums, nodes, blocks, spheres, materials, StructArgument(params),
+                                        Int32(row), Int32(done), Int32(n))
+                let ns = try q.enqueue(kernel, global: [w, rows]).durationNanoseconds()
+                kernelNs += ns
+                let seconds = Double(ns) * 1e-9
+                slowest = max(slowest, seconds)
+                row += rows
+                run.report(done: done, passSamples: n, rows: row)
+                // Rows that fit the goal at the measured cost per row, growing at most 4x a launch.
+                let perRow = max(seconds / Double(rows), 1e-7)
+                bandRows = max(1, min(h, min(rows * 4, Int(goal / perRow))))
+            }
+            done += n
+            // Whole image in one launch with time to spare: more samples per launch.
+            if bandRows >= h && slowest < goal / 2 && passSamples < 256 { passSamples *= 2 }
+            if bandRows < h && passSamples > 1 && slowest > goal * 2 { passSamples /= 2 }
+            if run.wantsSnapshot() && done < target {
+                acc.sums = try sums.read(queue: q)
+                acc.samplesPerPixel = done
+                try run.snapshot(acc)
+            }
+        }
+        acc.sums = try sums.read(queue: q)
+        acc.samplesPerPixel = done
+        return Double(kernelNs) * 1e-9
+    }
+}

@@ -1,0 +1,176 @@
+import GlintCore
+
+/// Reading scenes from JSON. The format (README, "Scene files"):
+///
+///     {
+///       "camera":    { "lookfrom": [13, 2, 3], "lookat": [0, 0, 0], "vup": [0, 1, 0],
+///                      "vfov": 20, "aperture": 0.1, "focus_dist": 10 },
+///       "sky":       { "bottom": [1, 1, 1], "top": [0.5, 0.7, 1.0] },
+///       "materials": { "ground": { "type": "lambertian", "albedo": [0.5, 0.5, 0.5] },
+///                      "gold":   { "type": "metal", "albedo": [0.8, 0.6, 0.2], "fuzz": 0.1 },
+///                      "glass":  { "type": "dielectric", "ior": 1.5 } },
+///       "spheres":   [ { "center": [0, -1000, 0], "radius": 1000, "material": "ground" } ]
+///     }
+///
+/// Only "spheres" is required; every field is checked, and unknown fields are refused (a typo
+/// must not silently fall back to a default). Errors name the file and the field's path.
+extension RTScene {
+    /// Reads a scene file (at most 64 MiB).
+    public static func load(_ path: String) throws(GlintError) -> RTScene {
+        try parse(FileIO.readText(path), name: path)
+    }
+
+    /// Parses scene JSON; `name` names the scene in messages.
+    public static func parse(_ text: String, name: String) throws(GlintError) -> RTScene {
+        let root: JSON
+        do throws(GlintError) { root = try JSON.parse(text) } catch { throw GlintError("\(name): not valid JSON: \(error.message)") }
+        var reader = SceneReader(file: name)
+        return try reader.scene(root)
+    }
+}
+
+private struct SceneReader {
+    let file: String
+
+    func fail(_ path: String, _ why: String) -> GlintError { GlintError("\(file): \(path): \(why)") }
+
+    func object(_ v: JSON, _ path: String, allowed: [String]) throws(GlintError) -> [(String, JSON)] {
+        guard let fields = v.objectValue else { throw fail(path, "must be an object, got \(v.typeName)") }
+        for (key, _) in fields where !allowed.contains(key) {
+            throw fail(path.isEmpty ? key : "\(path).\(key)", "unknown field (expected one of: \(allowed.joined(separator: ", ")))")
+        }
+        return fields
+    }
+
+    func number(_ v: JSON, _ path: String) throws(GlintError) -> Double {
+        guard let d = v.doubleValue, d.isFinite else { throw fail(path, "must be a number, got \(describe(v))") }
+        return d
+    }
+
+    func vector(_ v: JSON, _ path: String) throws(GlintError) -> SIMD3<Double> {
+        guard let a = v.arrayValue, a.count == 3 else { throw fail(path, "must be an array of 3 numbers, got \(describe(v))") }
+        return SIMD3(try number(a[0], "\(path)[0]"), try number(a[1], "\(path)[1]"), try number(a[2], "\(path)[2]"))
+    }
+
+    func color(_ v: JSON, _ path: String) throws(GlintError) -> SIMD3<Double> {
+        let c = try vector(v, path)
+        guard c.min() >= 0, c.max() < 1e30 else { throw fail(path, "colour channels must be >= 0") }
+        return c
+    }
+
+    func describe(_ v: JSON) -> String {
+        let text = v.serialized(pretty: false)
+        return text.count > 40 ? "\(v.typeName) \(text.prefix(37))..." : "\(v.typeName) \(text)"
+    }
+
+    mutating func scene(_ root: JSON) throws(GlintError) -> RTScene {
+        let fields = try object(root, "", allowed: ["camera", "sky", "materials", "spheres", "name"])
+        var scene = RTScene(name: file)
+        var materialIndex: [String: Int] = [:]
+        for (key, value) in fields {
+            switch key {
+            case "name":
+                guard let s = value.stringValue else { throw fail("name", "must be a string, got \(describe(value))") }
+                scene.name = s
+            case "camera": scene.camera = try camera(value)
+            case "sky":
+                let sky = try object(value, "sky", allowed: ["bottom", "top"])
+                for (k, v) in sky {
+                    if k == "bottom" { scene.sky.bottom = try color(v, "sky.bottom") } else { scene.sky.top = try color(v, "sky.top") }
+                }
+            case "materials":
+                let materials = try object(value, "materials", allowed: (value.objectValue ?? []).map(\.0))
+                for (mname, m) in materials {
+                    guard materialIndex[mname] == nil else { throw fail("materials.\(mname)", "defined twice") }
+                    materialIndex[mname] = scene.add(try material(m, "materials.\(mname)"))
+                }
+            default: break
+            }
+        }
+        guard let spheres = root["spheres"] else { throw fail("spheres", "missing: a scene needs a \"spheres\" array (it may be empty)") }
+        guard let list = spheres.arrayValue else { throw fail("spheres", "must be an array, got \(describe(spheres))") }
+        guard list.count <= RTScene.maxSpheres else { throw fail("spheres", "\(list.count) spheres, over the limit of \(RTScene.maxSpheres)") }
+        for (i, s) in list.enumerated() {
+            let path = "spheres[\(i)]"
+            let f = try object(s, path, allowed: ["center", "radius", "material"])
+            guard let c = f.first(where: { $0.0 == "center" })?.1 else { throw fail(path, "missing \"center\"") }
+            guard let r = f.first(where: { $0.0 == "radius" })?.1 else { throw fail(path, "missing \"radius\"") }
+            guard let m = f.first(where: { $0.0 == "material" })?.1 else { throw fail(path, "missing \"material\"") }
+            let center = try vector(c, "\(path).center")
+            guard Swift.max(abs(center.x), abs(center.y), abs(center.z)) < 1e18 else { throw fail("\(path).center", "too far out (over 1e18)") }
+            let radius = try number(r, "\(path).radius")
+            guard radius != 0, abs(radius) < 1e18, Float(radius).isNormal else {
+                throw fail("\(path).radius", "must be a non-zero number (negative for a hollow shell), got \(radius)")
+            }
+            let index: Int
+            if let mname = m.stringValue {
+                guard let found = materialIndex[mname] else {
+                    throw fail("\(path).material", "no material named \"\(mname)\" (known: \(materialIndex.keys.sorted().joined(separator: ", ")))")
+                }
+                index = found
+            } else {
+                // An inline material object.
+                index = scene.add(try material(m, "\(path).material"))
+            }
+            scene.add(center: center, radius: radius, material: index)
+        }
+        return scene
+    }
+
+    func camera(_ v: JSON) throws(GlintError) -> RTCamera {
+        var cam = RTCamera()
+        for (key, value) in try object(v, "camera", allowed: ["lookfrom", "lookat", "vup", "vfov", "aperture", "focus_dist"]) {
+            let path = "camera.\(key)"
+            switch key {
+            case "lookfrom": cam.lookfrom = try vector(value, path)
+            case "lookat": cam.lookat = try vector(value, path)
+            case "vup": cam.vup = try vector(value, path)
+            case "vfov":
+                cam.vfov = try number(value, path)
+                guard cam.vfov > 0, cam.vfov < 180 else { throw fail(path, "must be between 0 and 180 degrees, got \(cam.vfov)") }
+            case "aperture":
+                cam.aperture = try number(value, path)
+                guard cam.aperture >= 0 else { throw fail(path, "must be >= 0, got \(cam.aperture)") }
+            default:
+                cam.focusDist = try number(value, path)
+                guard cam.focusDist > 0 else { throw fail(path, "must be > 0, got \(cam.focusDist)") }
+            }
+        }
+        do throws(GlintError) { try cam.validate() } catch { throw GlintError("\(file): \(error.message)") }
+        return cam
+    }
+
+    func material(_ v: JSON, _ path: String) throws(GlintError) -> RTMaterial {
+        guard let fields = v.objectValue else { throw fail(path, "must be a material name or object, got \(describe(v))") }
+        guard let typeValue = fields.first(where: { $0.0 == "type" })?.1 else {
+            throw fail(path, "missing \"type\" (lambertian, metal or dielectric)")
+        }
+        guard let type = typeValue.stringValue else { throw fail("\(path).type", "must be a string, got \(describe(typeValue))") }
+        func field(_ key: String) -> JSON? { fields.first { $0.0 == key }?.1 }
+        switch type {
+        case "lambertian":
+            _ = try object(v, path, allowed: ["type", "albedo"])
+            guard let a = field("albedo") else { throw fail(path, "missing \"albedo\"") }
+            return .lambertian(albedo: try color(a, "\(path).albedo"))
+        case "metal":
+            _ = try object(v, path, allowed: ["type", "albedo", "fuzz"])
+            guard let a = field("albedo") else { throw fail(path, "missing \"albedo\"") }
+            var fuzz = 0.0
+            if let f = field("fuzz") {
+                fuzz = try number(f, "\(path).fuzz")
+                guard fuzz >= 0, fuzz <= 1 else { throw fail("\(path).fuzz", "must be between 0 and 1, got \(fuzz)") }
+            }
+            return .metal(albedo: try color(a, "\(path).albedo"), fuzz: fuzz)
+        case "dielectric":
+            _ = try object(v, path, allowed: ["type", "ior", "attenuation"])
+            guard let i = field("ior") else { throw fail(path, "missing \"ior\" (index of refraction, e.g. 1.5)") }
+            let ior = try number(i, "\(path).ior")
+            guard ior > 0 else { throw fail("\(path).ior", "must be > 0, got \(ior)") }
+            var attenuation = SIMD3<Double>(1, 1, 1)
+            if let a = field("attenuation") { attenuation = try color(a, "\(path).attenuation") }
+            return .dielectric(ior: ior, attenuation: attenuation)
+        default:
+            throw fail("\(path).type", "unknown material type \"\(type)\" (use lambertian, metal or dielectric)")
+        }
+    }
+}

@@ -1,0 +1,294 @@
+import ArgumentParser
+import GlintCore
+import GlintWorkloads
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct RTOW: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rtow",
+        abstract: "Ray Tracing in One Weekend: spheres of diffuse, metal and glass under the book's sky.",
+        discussion: """
+            Scenes are SwiftRTOW's (all seen through the book cover's camera): ch8 (a diffuse \
+            sphere), ch10 (diffuse, metal and a hollow glass sphere; the app's start scene) and \
+            cover (chapter 13, the book cover: its small spheres are drawn from the counter-based \
+            RNG under --seed, so one seed is always one scene), or a JSON scene file (README, \
+            "Scene files"). Glass does not tint: SwiftRTOW attenuates glass by (1, 1, 1.1), which \
+            adds energy; --app-glass reproduces that.
+
+            The camera is the book's thin lens: --lookfrom, --lookat, --vup, --vfov, --aperture \
+            (lens diameter; 0 is a pinhole) and --focus-dist. The app's gestures are parameters, \
+            applied in this order after the camera options:
+              --orbit LON,LAT     move the viewer around the look-at point (degrees; positive \
+            LON is counter-clockwise seen from above, positive LAT up; latitude stays within \
+            +-89.999)
+              --distance FACTOR   viewer distance: eye = lookat + FACTOR*(eye - lookat), each \
+            FACTOR clamped to the app's 0.314...2.718 per gesture; repeat for more steps
+              --turn YAW,PITCH    turn the camera on the spot (degrees; positive yaw turns \
+            left, positive pitch looks up)
+              --roll DEG          roll about the viewing direction, within the app's +-63 degrees
+
+            Rendering is progressive: passes of a few samples per pixel add to per-pixel sums in \
+            sample order, so a render stopped and resumed (--checkpoint, --resume) equals an \
+            uninterrupted one bit for bit on the same backend. The PNG is gamma 2 like the book's; \
+            --pfm writes the linear float image. With --checkpoint, Ctrl-C stops after the current \
+            pass and saves the checkpoint (a second Ctrl-C quits at once).
+
+            Examples:
+              glint rtow --scene cover --spp 100 -o cover.png
+              glint rtow --scene ch10 --size 600x400 --orbit 30,10 --aperture 0 -o ch10.png
+              glint rtow --scene cover --distance 0.6 --turn 5,0 --roll 10 --vfov 30 -o turned.png
+              glint rtow --scene cover --seed 7 --spp 500 --checkpoint c.ckpt --partial 10 -o big.png
+              glint rtow --scene cover --seed 7 --spp 1000 --resume c.ckpt --checkpoint c.ckpt -o big.png
+              glint rtow --scene my.json --pfm linear.pfm --device cpu
+            """)
+
+    @Option(help: ArgumentHelp("ch8 | ch10 | cover | FILE.json", valueName: "scene"))
+    var scene = "ch10"
+
+    @Option(name: .shortAndLong, help: "Output PNG (gamma 2, 8-bit RGB).")
+    var output = "rtow.png"
+
+    @Option(help: "Also write the linear float image (mean radiance per pixel) as a PFM file.")
+    var pfm: String?
+
+    @Option(parsing: .unconditional, help: "Image size WxH.")
+    var size = "1200x800"
+
+    @Option(parsing: .unconditional, help: "Samples per pixel.")
+    var spp = 50
+
+    @Option(parsing: .unconditional, help: "Rays per sample at most (bounces + 1); the book's max_depth.")
+    var depth = 50
+
+    @Option(parsing: .unconditional, help: "RNG seed: the cover scene's spheres and every sample's random numbers.")
+    var seed: UInt64 = 0
+
+    @Option(parsing: .unconditional, help: "Eye position X,Y,Z (default: the scene's camera, for built-ins 13,2,3).")
+    var lookfrom: String?
+
+    @Option(parsing: .unconditional, help: "Point looked at X,Y,Z (built-ins: 0,0,0).")
+    var lookat: String?
+
+    @Option(parsing: .unconditional, help: "Up direction X,Y,Z (built-ins: 0,1,0).")
+    var vup: String?
+
+    @Option(parsing: .unconditional, help: "Vertical field of view, degrees (built-ins: 20).")
+    var vfov: Double?
+
+    @Option(parsing: .unconditional, help: "Lens diameter; 0 is a pinhole (built-ins: 0.1).")
+    var aperture: Double?
+
+    @Option(name: .customLong("focus-dist"), parsing: .unconditional, help: "Distance to the plane in focus (built-ins: 10).")
+    var focusDist: Double?
+
+    @Option(parsing: .unconditional, help: "Move the viewer around the look-at point: LON,LAT degrees.")
+    var orbit: String?
+
+    @Option(parsing: .unconditionalSingleValue, help: "Scale the viewer's distance to the look-at point (0.314...2.718 per step; repeatable).")
+    var distance: [Double] = []
+
+    @Option(parsing: .unconditional, help: "Turn the camera on the spot: YAW,PITCH degrees.")
+    var turn: String?
+
+    @Option(parsing: .unconditional, help: "Roll about the viewing direction, degrees (-63...63).")
+    var roll: Double?
+
+    @Flag(name: .customLong("app-glass"), help: "Attenuate glass by (1, 1, 1.1) as SwiftRTOW does (default: (1, 1, 1)).")
+    var appGlass = false
+
+    @Option(parsing: .unconditional, help: "Write the current image to -o (and --pfm) every SECONDS while rendering.")
+    var partial: Double?
+
+    @Option(help: "Save the accumulated samples to FILE (atomically) every --partial seconds (default 30) and at the end.")
+    var checkpoint: String?
+
+    @Option(help: "Continue the render saved in FILE (made by --checkpoint with the same scene and options).")
+    var resume: String?
+
+    @OptionGroup var device: DeviceOptions
+    @OptionGroup var out: OutputOptions
+
+    func validate() throws {
+        if RTScene.builtinNames.contains(scene.lowercased()) == false && scene.lowercased() != "ch13" && !hasSuffix(scene, ["json"]) {
+            throw ValidationError("unknown scene '\(scene)': use \(RTScene.builtinNames.joined(separator: ", ")) or a FILE.json")
+        }
+        _ = try parseSize(size)
+        guard spp >= 1 && spp <= RTJob.maxSamplesPerPixel else { throw ValidationError("--spp must be between 1 and \(RTJob.maxSamplesPerPixel) (got \(spp))") }
+        guard depth >= 1 && depth <= RTJob.depthLimit else { throw ValidationError("--depth must be between 1 and \(RTJob.depthLimit) (got \(depth))") }
+        for (name, value) in [("--lookfrom", lookfrom), ("--lookat", lookat), ("--vup", vup)] {
+            if let value { _ = try parseTriple(value, name: name) }
+        }
+        if let vfov { guard vfov.isFinite && vfov > 0 && vfov < 180 else { throw ValidationError("--vfov must be between 0 and 180 degrees (got \(vfov))") } }
+        if let aperture { guard aperture.isFinite && aperture >= 0 else { throw ValidationError("--aperture must be a number >= 0 (got \(aperture))") } }
+        if let focusDist { guard focusDist.isFinite && focusDist > 0 else { throw ValidationError("--focus-dist must be a positive number (got \(focusDist))") } }
+        if let orbit { _ = try parsePair(orbit, name: "--orbit") }
+        if let turn { _ = try parsePair(turn, name: "--turn") }
+        for f in distance { guard f.isFinite && f > 0 else { throw ValidationError("--distance must be a positive factor (got \(f))") } }
+        if let roll {
+            guard roll.isFinite && abs(roll) <= RTCamera.rollLimit else {
+                throw ValidationError("--roll must be within -63...63 degrees, the app's limit (got \(roll)); use --vup for other tilts")
+            }
+        }
+        if let partial { guard partial.isFinite && partial > 0 else { throw ValidationError("--partial must be a positive number of seconds (got \(partial))") } }
+        guard hasSuffix(output, ["png"]) else { throw ValidationError("-o \(output): the output must be a .png file") }
+        try checkWritable(output, option: "-o")
+        if let pfm {
+            guard hasSuffix(pfm, ["pfm"]) else { throw ValidationError("--pfm \(pfm): must be a .pfm file") }
+            try checkWritable(pfm, option: "--pfm")
+        }
+        if let checkpoint { try checkWritable(checkpoint, option: "--checkpoint") }
+    }
+
+    func makeJob() throws -> RTJob {
+        var s: RTScene
+        if let builtin = RTScene.builtin(scene, seed: seed) {
+            s = builtin
+        } else {
+            s = try RTScene.load(scene)
+        }
+        if appGlass { s.useAppGlass() }
+        var job = RTJob(scene: s)
+        (job.width, job.height) = try parseSize(size)
+        job.samplesPerPixel = spp
+        job.maxDepth = depth
+        job.seed = seed
+        var cam = job.camera
+        if let lookfrom { cam.lookfrom = try parseTriple(lookfrom, name: "--lookfrom") }
+        if let lookat { cam.lookat = try parseTriple(lookat, name: "--lookat") }
+        if let vup { cam.vup = try parseTriple(vup, name: "--vup") }
+        if let vfov { cam.vfov = vfov }
+        if let aperture { cam.aperture = aperture }
+        if let focusDist { cam.focusDist = focusDist }
+        // The gestures need a valid camera to act on.
+        try cam.validate()
+        if let orbit {
+            let (lon, lat) = try parsePair(orbit, name: "--orbit")
+            cam.orbit(longitude: lon, latitude: lat)
+        }
+        for f in distance { cam.scaleDistance(f) }
+        if let turn {
+            let (yaw, pitch) = try parsePair(turn, name: "--turn")
+            cam.turn(yaw: yaw, pitch: pitch)
+        }
+        if let roll { cam.roll(roll) }
+        job.camera = cam
+        return job
+    }
+
+    func run() async throws {
+        try await reportingErrors(verbose: out.verbose) {
+            let job = try makeJob()
+            try job.validate()
+            let resumed = try resume.map { try RTAccumulation.read($0) }
+            let backend = try device.backend()
+            let bar = RTProgressBar(quiet: out.quiet)
+            let output = self.output, pfm = self.pfm, checkpoint = self.checkpoint, verbose = out.verbose
+            var options = RTRenderer.Options(resume: resumed)
+            options.snapshotInterval = partial ?? (checkpoint != nil ? 30 : nil)
+            let writesPartials = partial != nil
+            options.snapshot = { acc in
+                if writesPartials {
+                    try PNG.write(acc.gammaImage(), to: output, alpha: false)
+                    if let pfm { try PFM.write(acc.linearImage(), to: pfm) }
+                }
+                if let checkpoint {
+                    try acc.write(to: checkpoint)
+                    if verbose { bar.note("checkpoint \(checkpoint): \(acc.samplesPerPixel) samples per pixel") }
+                }
+            }
+            if checkpoint != nil {
+                RTInterrupt.install()
+                options.shouldStop = { RTInterrupt.requested }
+            }
+            let result = try await RTRenderer.render(job, on: backend, options: options, progress: { bar.update($0) })
+            bar.finish()
+            try PNG.write(result.image, to: output, alpha: false)
+            if let pfm { try PFM.write(result.linear, to: pfm) }
+            if let checkpoint { try result.accumulation.write(to: checkpoint) }
+            if result.stoppedEarly {
+                printError("interrupted at \(result.samplesPerPixel) of \(job.samplesPerPixel) samples per pixel: wrote \(output) and \(checkpoint ?? "?"); continue with --resume \(checkpoint ?? "?")")
+                throw ExitCode(130)
+            }
+            if !out.quiet {
+                var line = "wrote \(output) (\(job.width)x\(job.height), \(job.scene.name), \(backend.label), \(result.samplesPerPixel) spp"
+                if let resumed { line += " (\(resumed.samplesPerPixel) resumed)" }
+                line += ", \(fmt(result.wallSeconds * 1000, 1)) ms"
+                if backend.isOpenCL { line += ", kernels \(fmt(result.kernelSeconds * 1000, 1)) ms" }
+                line += ", \(fmt(result.samplesPerSecond / 1e6, 2)) M samples/s)"
+                print(line)
+                if verbose {
+                    print("spheres \(job.scene.spheres.count), materials \(job.scene.materials.count), depth \(job.maxDepth), seed \(job.seed)")
+                    if case .opencl(let cc) = backend {
+                        let s = cc.buildStats
+                        print("programs: \(s.compiled) compiled, \(s.fromDiskCache) from the disk cache, \(fmt(s.seconds * 1000, 1)) ms")
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `X,Y,Z`, e.g. 13,2,3.
+func parseTriple(_ text: String, name: String) throws -> SIMD3<Double> {
+    let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+    guard parts.count == 3, let x = Double(parts[0].trimmingCharacters()), let y = Double(parts[1].trimmingCharacters()),
+          let z = Double(parts[2].trimmingCharacters()), x.isFinite, y.isFinite, z.isFinite else {
+        throw ValidationError("\(name) '\(text)' is not three finite numbers X,Y,Z (e.g. 13,2,3)")
+    }
+    return SIMD3(x, y, z)
+}
+
+/// Ctrl-C during a checkpointed render: the first asks the renderer to stop after its pass,
+/// a second quits at once.
+enum RTInterrupt {
+    private static let flag = Atomic<Bool>(false)
+    static var requested: Bool { flag.load(ordering: .relaxed) }
+    static func install() {
+        signal(SIGINT) { _ in
+            if RTInterrupt.flag.exchange(true, ordering: .relaxed) { _exit(130) }
+        }
+    }
+}
+
+/// The render's progress on stderr: bar, samples per pixel, samples/s and ETA. Only on a terminal,
+/// never with --quiet, and only after the first second.
+final class RTProgressBar: Sendable {
+    private struct State { var lastDraw = 0.0; var drawn = false }
+    private let start = Clock.now()
+    private let enabled: Bool
+    private let state = Mutex(State())
+
+    init(quiet: Bool) { enabled = !quiet && isatty(2) != 0 }
+
+    func update(_ p: RTProgress) {
+        guard enabled else { return }
+        let now = Clock.now()
+        guard now - start >= 1 else { return }
+        state.withLock { s in
+            guard now - s.lastDraw >= 0.2 || p.fraction >= 1 else { return }
+            s.lastDraw = now
+            s.drawn = true
+            let width = 24
+            let filled = Int(p.fraction * Double(width))
+            let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+            let eta = p.fraction > 0 ? p.seconds * (1 - p.fraction) / p.fraction : 0
+            writeStderr("\rrtow [\(bar)] \(Int(p.fraction * 100))%  \(p.samplesPerPixel)/\(p.targetSamplesPerPixel) spp  \(fmt(p.samplesPerSecond / 1e6, 2)) M samples/s  ETA \(formatSeconds(eta))   ")
+        }
+    }
+
+    /// A line above the bar.
+    func note(_ text: String) {
+        state.withLock { s in
+            writeStderr((s.drawn ? "\r\u{1B}[K" : "") + text + "\n")
+        }
+    }
+
+    func finish() {
+        state.withLock { s in
+            if s.drawn { writeStderr("\r\u{1B}[K") }
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import GlintCore
+import GlintWorkloads
+import Synchronization
+import Testing
+
+/// Progressive rendering: pass and launch boundaries never change a pixel, and a render stopped
+/// and resumed from its checkpoint equals an uninterrupted one bit for bit on the same backend.
+@Suite struct RTProgressiveTests {
+    func backend(_ name: String) throws -> Backend { name == "cpu" ? .cpu : try openCL() }
+
+    @Test(arguments: ["cpu", "opencl"])
+    func resumedEqualsUninterrupted(_ name: String) async throws {
+        let b = try backend(name)
+        let full = smallJob("ch10", 32, 24, spp: 5, seed: 4)
+        let straight = try await render(full, on: b)
+
+        var first = full
+        first.samplesPerPixel = 2
+        let part = try await render(first, on: b)
+        // Through the checkpoint file format, as the CLI does.
+        let saved = try RTAccumulation.decode(part.accumulation.encode(), name: "test.ckpt")
+        #expect(saved == part.accumulation)
+        let resumed = try await render(full, on: b, options: .init(resume: saved))
+        #expect(resumed.accumulation.sums == straight.accumulation.sums, "resumed sums differ")
+        #expect(resumed.image == straight.image)
+        #expect(resumed.samples == 32 * 24 * 3, "only the missing samples are traced")
+        #expect(resumed.samplesPerPixel == 5)
+    }
+
+    /// A render asked to stop keeps whole passes; resuming it completes the same image.
+    @Test(arguments: ["cpu", "opencl"])
+    func stoppedRenderResumes(_ name: String) async throws {
+        let b = try backend(name)
+        let job = smallJob("cover", 24, 16, spp: 6, seed: 2)
+        let straight = try await render(job, on: b)
+        let calls = Atomic<Int>(0)
+        var options = RTRenderer.Options()
+        options.shouldStop = { calls.wrappingAdd(1, ordering: .relaxed).newValue > 2 }
+        let stopped = try await render(job, on: b, options: options)
+        #expect(stopped.stoppedEarly)
+        #expect(stopped.samplesPerPixel > 0 && stopped.samplesPerPixel < 6)
+        let finished = try await render(job, on: b, options: .init(resume: stopped.accumulation))
+        #expect(!finished.stoppedEarly)
+        #expect(finished.accumulation.sums == straight.accumulation.sums)
+    }
+
+    /// One-row launches (a watchdog-shy shape) give the same sums as the adaptive ones.
+    @Test func launchShapeDoesNotMatter() async throws {
+        let cl = try openCL()
+        let job = smallJob("ch8", 20, 12, spp: 3, seed: 5)
+        let normal = try await render(job, on: cl)
+        var tiny = RTRenderer.Options()
+        tiny.launchSeconds = 1e-9
+        let sliced = try await render(job, on: cl, options: tiny)
+        #expect(sliced.accumulation.sums == normal.accumulation.sums)
+    }
+
+    /// Snapshots come with whole passes, carry the job's identity and count samples.
+    @Test func snapshotsArePartialAccumulations() async throws {
+        let seen = Mutex<[Int]>([])
+        var options = RTRenderer.Options()
+        options.snapshotInterval = 0
+        options.snapshot = { acc in seen.withLock { $0.append(acc.samplesPerPixel) } }
+        let result = try await render(smallJob("ch8", 16, 8, spp: 9, seed: 1), on: .cpu, options: options)
+        let counts = seen.withLock { $0 }
+        #expect(!counts.isEmpty && counts == counts.sorted() && counts.allSatisfy { $0 > 0 && $0 < 9 }, "\(counts)")
+        #expect(result.accumulation.samplesPerPixel == 9)
+    }
+
+    @Test func aCheckpointOfAnotherJobIsRefused() async throws {
+        let part = try await render(smallJob("ch10", 16, 12, spp: 1, seed: 1), on: .cpu)
+        for other in [smallJob("ch10", 16, 12, spp: 2, seed: 2), smallJob("ch8", 16, 12, spp: 2, seed: 1),
+                      smallJob("ch10", 16, 12, spp: 2, seed: 1) { $0.maxDepth = 10 },
+                      smallJob("ch10", 16, 12, spp: 2, seed: 1) { $0.camera.vfov = 30 }] {
+            await #expect(throws: GlintError.self) {
+                _ = try await render(other, on: .cpu, options: .init(resume: part.accumulation))
+            }
+        }
+        do {
+            _ = try await render(smallJob("ch10", 16, 10, spp: 2, seed: 1), on: .cpu, options: .init(resume: part.accumulation))
+            Issue.record("a checkpoint of another size was accepted")
+        } catch let error as GlintError {
+            #expect(error.message.contains("different job"), "\(error)")
+        }
+        // More samples than asked for.
+        var more = smallJob("ch10", 16, 12, spp: 1, seed: 1)
+        more.samplesPerPixel = 3
+        let three = try await render(more, on: .cpu)
+        await #expect(throws: GlintError.self) {
+            _ = try await render(smallJob("ch10", 16, 12, spp: 2, seed: 1), on: .cpu, options: .init(resume: three.accumulation))
+        }
+    }
+
+    @Test func damagedCheckpointsAreRefused() throws {
+        let acc = RTAccumulation(jobID: "abc", width: 4, height: 3)
+        let bytes = acc.encode()
+        #expect(try RTAccumulation.decode(bytes, name: "c") == acc)
+        for bad in [Array(bytes.prefix(bytes.count - 5)), Array("hello".utf8), [], Array(bytes.prefix(30))] {
+            #expect(throws: GlintError.self) { _ = try RTAccumulation.decode(bad, name: "c.ckpt") }
+        }
+    }
+
+    @Test func gammaTwoOutputIsTheBooks() {
+        // sqrt, clamp to 0.999, times 256, truncated.
+        #expect(RTAccumulation.gammaByte(0) == 0)
+        #expect(RTAccumulation.gammaByte(0.25) == 128)
+        #expect(RTAccumulation.gammaByte(1) == 255)
+        #expect(RTAccumulation.gammaByte(4) == 255)
+        #expect(RTAccumulation.gammaByte(.nan) == 0)
+    }
+}
