@@ -27,7 +27,7 @@ struct ComparisonRun {
 }
 
 struct Compare: AsyncParsableCommand {
-    static let workloads: [String: any ComparableWorkload.Type] = ["fractal": Fractal.self, "iso": Iso.self, "pulse": Pulse.self]
+    static let workloads: [String: any ComparableWorkload.Type] = ["fractal": Fractal.self, "rtow": RTOW.self, "iso": Iso.self, "pulse": Pulse.self]
 
     static let configuration = CommandConfiguration(
         abstract: "Run one job on two backends, or compare two image files: error metrics, a diff heat map and the speed-up.",
@@ -48,7 +48,8 @@ struct Compare: AsyncParsableCommand {
             time (transfers included) and OpenCL kernel time, and the speed-up of B over A.
 
             Tolerance: a job uses its workload's (DESIGN.md): fractal escape counts identical and \
-            colours within 1 level. Image pairs default to within 1 level (PNG) or a relative \
+            colours within 1 level; iso and pulse within 1 level; rtow a mean difference below \
+            0.5% of full scale and PSNR at least 40 dB. Image pairs default to within 1 level (PNG) or a relative \
             error of 1e-5 (PFM). --tolerance sets one: exact, N or max:N (largest difference), \
             mean:P% (mean difference below P% of full scale), psnr:DB, rel:X (largest relative \
             difference), joined by commas, e.g. mean:0.5%,psnr:40 (the ray tracer's).
@@ -86,7 +87,7 @@ struct Compare: AsyncParsableCommand {
 
     @OptionGroup var out: OutputOptions
 
-    @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("The workload (fractal, iso, pulse) and its options.", valueName: "workload"))
+    @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("The workload (fractal, rtow, iso, pulse) and its options.", valueName: "workload"))
     var job: [String] = []
 
     /// Compare's own options may also follow the workload; they are taken out of its arguments.
@@ -409,4 +410,23 @@ extension Pulse: ComparableWorkload {
     }
 
     var comparisonTolerance: Tolerance { .oneLevel }
+}
+
+extension RTOW: ComparableWorkload {
+    func comparisonConflict() -> String? {
+        if device.device != nil { return "rtow: compare runs the job on --a and --b; drop --device" }
+        if pfm != nil || checkpoint != nil || resume != nil || partial != nil {
+            return "rtow: compare renders in memory; drop --pfm, --checkpoint, --resume and --partial"
+        }
+        return nil
+    }
+
+    func comparisonTitle() throws -> String { "rtow \(scene) \(size) spp \(spp)" }
+
+    func comparisonRun(on backend: Backend, detailed: Bool) async throws -> ComparisonRun {
+        let r = try await RTRenderer.render(try makeJob(), on: backend)
+        return ComparisonRun(image: r.image, counts: nil, wallSeconds: r.wallSeconds, kernelSeconds: r.kernelSeconds)
+    }
+
+    var comparisonTolerance: Tolerance { .statistical }
 }

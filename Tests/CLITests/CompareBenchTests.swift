@@ -155,6 +155,22 @@ struct CompareTests {
         }
     }
 
+    @Test("every workload's job compares within its tolerance on the Swift CPU path and PoCL", arguments: [
+        ["rtow", "--scene", "ch10", "--size", "48x32", "--spp", "2"],
+        ["iso", "in.png", "--depth", "9", "--corner-radius", "4"],
+        ["pulse", "--frames", "40", "--size", "16x16", "--hue", "0.7"],
+    ])
+    func workloads(args: [String]) throws {
+        try withSandbox { box in
+            #expect(try box.run(["fractal", "julia", "--size", "40x30", "-o", "in.png", "-q"]).status == 0)
+            let r = try box.run(["compare", "--a", "cpu", "--b", "opencl", "--json", "c.json"] + args)
+            #expect(r.status == 0, "\(r)")
+            let doc = try JSON.parse(String(decoding: try box.bytes("c.json"), as: UTF8.self))
+            #expect(doc["passed"] == .bool(true) && doc["mode"]?.stringValue == "job")
+            if args[0] == "rtow" { #expect(doc["tolerance"]?.stringValue == "mean:0.5%,psnr:40") }
+        }
+    }
+
     @Test("a fractal job on the Swift CPU path and PoCL: within tolerance, counts identical, timings and speed-up")
     func job() throws {
         try withSandbox { box in
@@ -195,7 +211,7 @@ struct BenchTests {
             let opencl = cases.filter { $0["backend"]?.stringValue?.hasPrefix("opencl") == true }
             let cpu = cases.filter { $0["backend"]?.stringValue == "cpu" }
             #expect(cpu.count >= 4 && opencl.count == cpu.count, "fractal float, double, smooth, supersampled on both")
-            for workload in ["fractal", "iso", "pulse"] {
+            for workload in ["fractal", "rtow", "iso", "pulse"] {
                 #expect(opencl.contains { $0["workload"]?.stringValue == workload }, "\(workload) in the quick suite")
             }
             for c in cpu { #expect(c["status"]?.stringValue == "reference") }

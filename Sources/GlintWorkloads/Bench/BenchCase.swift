@@ -123,7 +123,7 @@ public enum BenchSuiteKind: String, Sendable, CaseIterable {
 /// lists its cases for a suite.
 public enum BenchSuite {
     /// The workloads that have benchmark cases, in suite order.
-    public static let workloads = ["fractal", "iso", "pulse"]
+    public static let workloads = ["fractal", "rtow", "iso", "pulse"]
 
     public static func cases(_ kind: BenchSuiteKind, workloads selected: [String]? = nil) throws(GlintError) -> [BenchCase] {
         let chosen = selected ?? workloads
@@ -134,6 +134,7 @@ public enum BenchSuite {
         for w in workloads where chosen.contains(w) {
             switch w {
             case "fractal": all += FractalBench.cases(kind)
+            case "rtow": all += RayTraceBench.cases(kind)
             case "iso": all += ImagePassBench.isoCases(kind)
             case "pulse": all += ImagePassBench.pulseCases(kind)
             default: break
