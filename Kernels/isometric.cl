@@ -65,6 +65,12 @@ inline float Iso_CircleEntry(float x, float y, float cx, float cy, float r) {
     return fmax((md - root) * 0.5f, 0.0f);
 }
 
+/* Keeps the disc's entry when it comes first, with the outline's normal there. */
+inline void Iso_Disc(float x, float y, float cx, float cy, float r, float* best, float* nx, float* ny) {
+    float u = Iso_CircleEntry(x, y, cx, cy, r);
+    if (u >= 0.0f && u < *best) { *best = u; *nx = (x - u - cx) / r; *ny = (y - u - cy) / r; }
+}
+
 /* The colour of canvas point (qx, qy): transparent outside the shape and its extrusion. */
 inline float4 Iso_Sample(__global const uchar4* src, GlintIsoParams p, float qx, float qy) {
     float a = qx - p.origin_x;
@@ -83,12 +89,11 @@ inline float4 Iso_Sample(__global const uchar4* src, GlintIsoParams p, float qx,
     u = Iso_RectEntry(x, y, r, w - r, 0.0f, h, &right);
     if (u >= 0.0f && u < best) { best = u; nx = right ? 1.0f : 0.0f; ny = right ? 0.0f : 1.0f; }
     if (r > 0.0f) {
-        float cxs[4] = { r, w - r, r, w - r };
-        float cys[4] = { r, r, h - r, h - r };
-        for (int i = 0; i < 4; i++) {
-            u = Iso_CircleEntry(x, y, cxs[i], cys[i], r);
-            if (u >= 0.0f && u < best) { best = u; nx = (x - u - cxs[i]) / r; ny = (y - u - cys[i]) / r; }
-        }
+        /* The four corner discs, in the twin's order: top-left, top-right, bottom-left, bottom-right. */
+        Iso_Disc(x, y, r, r, r, &best, &nx, &ny);
+        Iso_Disc(x, y, w - r, r, r, &best, &nx, &ny);
+        Iso_Disc(x, y, r, h - r, r, &best, &nx, &ny);
+        Iso_Disc(x, y, w - r, h - r, r, &best, &nx, &ny);
     }
     if (best > p.depth_src) return (float4)(0.0f);
     float4 c = Iso_Bilinear(src, p.src_width, p.src_height, x - best, y - best);
@@ -106,16 +111,18 @@ __kernel void iso_render(__global uchar4* out,          /* canvas, RGBA, straigh
     if (px >= p.out_width || py >= p.out_height) return;
     float3 sum = (float3)(0.0f);
     float alpha = 0.0f;
-    for (int j = 0; j < p.ss; j++) {
-        for (int i = 0; i < p.ss; i++) {
-            float qx = (float)px + ((float)i + 0.5f) / (float)p.ss;
-            float qy = (float)py + ((float)j + 0.5f) / (float)p.ss;
+    /* ISO_SS (a build define) fixes the sample loops' trip count, which lets the compiler
+       unroll them; it must equal p.ss. */
+    for (int j = 0; j < ISO_SS; j++) {
+        for (int i = 0; i < ISO_SS; i++) {
+            float qx = (float)px + ((float)i + 0.5f) / (float)ISO_SS;
+            float qy = (float)py + ((float)j + 0.5f) / (float)ISO_SS;
             float4 c = Iso_Sample(src, p, qx, qy);
             sum += c.xyz * c.w;
             alpha += c.w;
         }
     }
-    float n = (float)(p.ss * p.ss);
+    float n = (float)(ISO_SS * ISO_SS);
     float3 rgb = alpha > 0.0f ? sum / alpha : (float3)(0.0f);
     out[py * p.out_width + px] = (uchar4)(Color_To8Bit(rgb.x), Color_To8Bit(rgb.y), Color_To8Bit(rgb.z),
                                           Color_To8Bit(alpha / n));

@@ -102,6 +102,13 @@ public enum Isometric {
         return max((md - root) * 0.5, 0)
     }
 
+    @inline(__always)
+    static func disc(_ x: Float, _ y: Float, _ cx: Float, _ cy: Float, _ r: Float,
+                     _ best: inout Float, _ nx: inout Float, _ ny: inout Float) {
+        let u = circleEntry(x, y, cx, cy, r)
+        if u >= 0 && u < best { best = u; nx = (x - u - cx) / r; ny = (y - u - cy) / r }
+    }
+
     static func sample(_ src: UnsafePointer<UInt8>, _ p: GlintIsoParams, _ qx: Float, _ qy: Float) -> SIMD4<Float> {
         let a = qx - p.origin_x
         let b = 2 * (qy - p.origin_y)
@@ -117,12 +124,10 @@ public enum Isometric {
         u = rectEntry(x, y, r, w - r, 0, h, &right)
         if u >= 0 && u < best { best = u; nx = right ? 1 : 0; ny = right ? 0 : 1 }
         if r > 0 {
-            let cxs: [Float] = [r, w - r, r, w - r]
-            let cys: [Float] = [r, r, h - r, h - r]
-            for i in 0..<4 {
-                u = circleEntry(x, y, cxs[i], cys[i], r)
-                if u >= 0 && u < best { best = u; nx = (x - u - cxs[i]) / r; ny = (y - u - cys[i]) / r }
-            }
+            disc(x, y, r, r, r, &best, &nx, &ny)
+            disc(x, y, w - r, r, r, &best, &nx, &ny)
+            disc(x, y, r, h - r, r, &best, &nx, &ny)
+            disc(x, y, w - r, h - r, r, &best, &nx, &ny)
         }
         if best > p.depth_src { return .zero }
         let c = bilinear(src, p.src_width, p.src_height, x - best, y - best)
@@ -157,16 +162,25 @@ public struct IsoResult: Sendable {
 }
 
 public enum IsoRenderer {
+    /// Work-groups of 16 pixels in a row on CPUs (PoCL vectorises across them), 16 x 8 on GPUs;
+    /// the global size is rounded up to whole groups (the kernel skips the pixels beyond).
+    static func workGroup(_ cc: ComputeContext) -> [Int] { cc.kind == .gpu ? [16, 8] : [16, 1] }
+
+    static func launchSize(_ w: Int, _ h: Int, _ cc: ComputeContext) -> [Int] {
+        let g = workGroup(cc)
+        return [(w + g[0] - 1) / g[0] * g[0], (h + g[1] - 1) / g[1] * g[1]]
+    }
+
     /// Runs the kernel on a source already on the device (`job.source` supplies only its size);
     /// the canvas stays on the device.
     public static func renderOnDevice(_ job: IsoJob, source: Buffer<UInt8>, on cc: ComputeContext) throws -> (Buffer<UInt8>, Double) {
         try job.validate()
         let (w, h) = job.canvasSize
-        let program = try cc.program("isometric.cl")
+        let program = try cc.program("isometric.cl", defines: ["ISO_SS=\(job.supersampling)"])
         let kernel = try program.kernel("iso_render")
         let out = try Buffer<UInt8>(context: cc.context, count: w * h * 4)
         try kernel.setArguments(out, source, StructArgument(job.params))
-        let event = try cc.queue.enqueue(kernel, global: [w, h])
+        let event = try cc.queue.enqueue(kernel, global: launchSize(w, h, cc), local: workGroup(cc))
         return (out, Double(try event.durationNanoseconds()) * 1e-9)
     }
 
@@ -194,12 +208,12 @@ public enum IsoRenderer {
             }
             return IsoResult(image: Image8(width: w, height: h, pixels: Array(out)), kernelSeconds: 0, wallSeconds: Clock.now() - start)
         case .opencl(let cc):
-            let program = try cc.program("isometric.cl")
+            let program = try cc.program("isometric.cl", defines: ["ISO_SS=\(job.supersampling)"])
             let kernel = try program.kernel("iso_render")
             let src = try Buffer<UInt8>(queue: cc.queue, copying: job.source.pixels)
             let out = try Buffer<UInt8>(context: cc.context, count: w * h * 4, access: .writeOnly)
             try kernel.setArguments(out, src, StructArgument(p))
-            let event = try cc.queue.enqueue(kernel, global: [w, h])
+            let event = try cc.queue.enqueue(kernel, global: launchSize(w, h, cc), local: workGroup(cc))
             let pixels = try out.read(queue: cc.queue)
             progress?(1)
             return IsoResult(image: Image8(width: w, height: h, pixels: pixels),
