@@ -64,18 +64,18 @@ enum Chain {
     }
 }
 
-/// `--then iso` options: those of `glint iso` without input and output.
+/// The isometric pass's options: `glint iso` and `--then iso` share them.
 struct IsoStage: ParsableArguments {
-    @Option(parsing: .unconditional, help: "Extrusion depth in output pixels.")
+    @Option(parsing: .unconditional, help: "Extrusion depth in output pixels, straight down.")
     var depth = 20.0
-    @Option(name: .customLong("corner-radius"), parsing: .unconditional, help: "Corner radius in input pixels.")
+    @Option(name: .customLong("corner-radius"), parsing: .unconditional, help: "Corner radius in input pixels (0: square corners).")
     var cornerRadius = 0.0
-    @Option(name: .customLong("ss"), help: "Anti-aliasing: N x N samples per output pixel.")
+    @Option(name: .customLong("ss"), help: "Anti-aliasing: N x N samples per output pixel (1 to 8).")
     var supersampling = 4
 
     func validate() throws {
         guard depth.isFinite && depth >= 0 && depth <= 4096 else { throw ValidationError("--depth must be in [0, 4096] (got \(depth))") }
-        guard cornerRadius.isFinite && cornerRadius >= 0 else { throw ValidationError("--corner-radius must be 0 or more") }
-        guard (1...8).contains(supersampling) else { throw ValidationError("--ss must be 1 to 8") }
+        guard cornerRadius.isFinite && cornerRadius >= 0 else { throw ValidationError("--corner-radius must be 0 or more (got \(cornerRadius))") }
+        guard (1...8).contains(supersampling) else { throw ValidationError("--ss must be 1 to 8 (got \(supersampling))") }
     }
 }

@@ -26,14 +26,7 @@ struct Iso: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Output PNG (default: <input>-iso.png).")
     var output: String?
 
-    @Option(parsing: .unconditional, help: "Extrusion depth in output pixels.")
-    var depth = 20.0
-
-    @Option(name: .customLong("corner-radius"), parsing: .unconditional, help: "Corner radius in input pixels (0: square corners).")
-    var cornerRadius = 0.0
-
-    @Option(name: .customLong("ss"), help: "Anti-aliasing: N x N samples per output pixel (1 to 8).")
-    var supersampling = 4
+    @OptionGroup var pass: IsoStage
 
     @OptionGroup var device: DeviceOptions
     @OptionGroup var out: OutputOptions
@@ -45,18 +38,15 @@ struct Iso: AsyncParsableCommand {
     }
 
     func validate() throws {
-        guard depth.isFinite && depth >= 0 && depth <= 4096 else { throw ValidationError("--depth must be in [0, 4096] (got \(depth))") }
-        guard cornerRadius.isFinite && cornerRadius >= 0 else { throw ValidationError("--corner-radius must be 0 or more (got \(cornerRadius))") }
-        guard (1...8).contains(supersampling) else { throw ValidationError("--ss must be 1 to 8 (got \(supersampling))") }
         guard hasSuffix(outputPath, ["png"]) else { throw ValidationError("-o \(outputPath): the output must be a .png file") }
         try checkWritable(outputPath, option: "-o")
     }
 
     func makeJob() throws -> IsoJob {
         var job = IsoJob(source: try PNG.read(input))
-        job.depth = depth
-        job.cornerRadius = cornerRadius
-        job.supersampling = supersampling
+        job.depth = pass.depth
+        job.cornerRadius = pass.cornerRadius
+        job.supersampling = pass.supersampling
         try job.validate()
         return job
     }
