@@ -8,7 +8,7 @@
 
    Random numbers come from common/rng.h keyed by (pixel x, pixel y, sample, dimension, seed):
    dimension 0 is the camera sample (pixel jitter, lens), dimension 1 + k the k-th bounce.
-   Float rules: no contraction, no native_*, no built-in dot/normalize (their summation order is
+   Float rules: no contraction, no native (approximate) maths, no built-in dot/normalize (their summation order is
    the implementation's); sin/cos and cbrt are polynomials and Newton steps written out here, so
    the two paths do the same IEEE operations. */
 #pragma OPENCL FP_CONTRACT OFF

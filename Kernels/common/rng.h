@@ -15,16 +15,24 @@
 
 /* Four independent 32-bit words for one (x, y, sample, dimension, seed). */
 inline uint4 Rng_Philox(uint x, uint y, uint sample, uint dim, ulong seed) {
-    uint4 c = (uint4)(x, y, sample, dim);
+    /* Four scalars rather than a uint4: PoCL kept the vector in one register and paid an insert
+       and an extract per word per round. */
+    uint c0 = x, c1 = y, c2 = sample, c3 = dim;
     uint k0 = (uint)seed, k1 = (uint)(seed >> 32);
     for (int round = 0; round < 10; round++) {
-        uint hi0 = mul_hi(RNG_M0, c.x), lo0 = RNG_M0 * c.x;
-        uint hi1 = mul_hi(RNG_M1, c.z), lo1 = RNG_M1 * c.z;
-        c = (uint4)(hi1 ^ c.y ^ k0, lo1, hi0 ^ c.w ^ k1, lo0);
+        /* One widening multiply each: PoCL's mul_hi splits into 16-bit pieces, several times
+           slower, while compilers turn this form into one instruction (mul.wide on PTX). */
+        const ulong p0 = (ulong)RNG_M0 * (ulong)c0, p1 = (ulong)RNG_M1 * (ulong)c2;
+        const uint n0 = (uint)(p1 >> 32) ^ c1 ^ k0;
+        const uint n2 = (uint)(p0 >> 32) ^ c3 ^ k1;
+        c1 = (uint)p1;
+        c3 = (uint)p0;
+        c0 = n0;
+        c2 = n2;
         k0 += RNG_W0;
         k1 += RNG_W1;
     }
-    return c;
+    return (uint4)(c0, c1, c2, c3);
 }
 
 /* A 32-bit word as a float in [0, 1): its top 24 bits times 2^-24 (exact in float). */

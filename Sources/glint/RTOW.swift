@@ -18,17 +18,15 @@ struct RTOW: AsyncParsableCommand {
             "Scene files"). Glass does not tint: SwiftRTOW attenuates glass by (1, 1, 1.1), which \
             adds energy; --app-glass reproduces that.
 
-            The camera is the book's thin lens: --lookfrom, --lookat, --vup, --vfov, --aperture \
-            (lens diameter; 0 is a pinhole) and --focus-dist. The app's gestures are parameters, \
-            applied in this order after the camera options:
-              --orbit LON,LAT     move the viewer around the look-at point (degrees; positive \
-            LON is counter-clockwise seen from above, positive LAT up; latitude stays within \
-            +-89.999)
-              --distance FACTOR   viewer distance: eye = lookat + FACTOR*(eye - lookat), each \
-            FACTOR clamped to the app's 0.314...2.718 per gesture; repeat for more steps
-              --turn YAW,PITCH    turn the camera on the spot (degrees; positive yaw turns \
-            left, positive pitch looks up)
-              --roll DEG          roll about the viewing direction, within the app's +-63 degrees
+            The camera is the book's thin lens: --lookfrom, --lookat, --vup, --vfov, \
+            --aperture (lens diameter; 0 is a pinhole) and --focus-dist. The app's gestures \
+            are parameters, applied in this order after them (angles in degrees):
+              --orbit LON,LAT   move around the look-at point; latitude within +-89.999
+              --distance F      eye = lookat + F*(eye - lookat), F clamped to 0.314...2.718
+                                per gesture; repeat the option for more gestures
+              --turn YAW,PITCH  turn on the spot (positive: left, up)
+              --roll DEG        roll about the viewing direction, within +-63
+            LON and YAW turn counter-clockwise seen from above (about --vup).
 
             Rendering is progressive: passes of a few samples per pixel add to per-pixel sums in \
             sample order, so a render stopped and resumed (--checkpoint, --resume) equals an \
@@ -38,10 +36,10 @@ struct RTOW: AsyncParsableCommand {
 
             Examples:
               glint rtow --scene cover --spp 100 -o cover.png
-              glint rtow --scene ch10 --size 600x400 --orbit 30,10 --aperture 0 -o ch10.png
-              glint rtow --scene cover --distance 0.6 --turn 5,0 --roll 10 --vfov 30 -o turned.png
-              glint rtow --scene cover --seed 7 --spp 500 --checkpoint c.ckpt --partial 10 -o big.png
-              glint rtow --scene cover --seed 7 --spp 1000 --resume c.ckpt --checkpoint c.ckpt -o big.png
+              glint rtow --scene ch10 --size 600x400 --orbit 30,10 --aperture 0
+              glint rtow --scene cover --distance 0.6 --turn 5,0 --roll 10 --vfov 30
+              glint rtow --scene cover --spp 500 --checkpoint c.ckpt --partial 10
+              glint rtow --scene cover --spp 1000 --resume c.ckpt --checkpoint c.ckpt
               glint rtow --scene my.json --pfm linear.pfm --device cpu
             """)
 
