@@ -292,3 +292,23 @@ __kernel void rt_trace(__global float4* accum,                    /* RGB sums pe
     }
     accum[i] = acc;
 }
+
+/* The book's output from the sums, on the device (for passes chained after a render): gamma 2
+   (square root) of the mean, clamped to [0, 0.999], times 256, truncated; alpha 255. Swift
+   twin: RTAccumulation.gammaByte. */
+inline uchar Rt_GammaByte(float v) {
+    if (!(v > 0.0f)) return (uchar)0;  /* also NaN */
+    float g = fmin(sqrt(v), 0.999f);
+    return (uchar)(256.0f * g);
+}
+
+__kernel void rt_resolve(__global const float4* accum,  /* RGB sums per pixel              */
+                         __global uchar4* out,          /* the 8-bit image                 */
+                         const int count,               /* pixels                          */
+                         const float spp)               /* samples per pixel in the sums   */
+{
+    int i = get_global_id(0);
+    if (i >= count) return;
+    float4 s = accum[i];
+    out[i] = (uchar4)(Rt_GammaByte(s.x / spp), Rt_GammaByte(s.y / spp), Rt_GammaByte(s.z / spp), (uchar)255);
+}

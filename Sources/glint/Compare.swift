@@ -418,6 +418,7 @@ extension RTOW: ComparableWorkload {
         if pfm != nil || checkpoint != nil || resume != nil || partial != nil {
             return "rtow: compare renders in memory; drop --pfm, --checkpoint, --resume and --partial"
         }
+        if animation.isAnimation { return "rtow: compare runs one image; drop --frames" }
         return nil
     }
 

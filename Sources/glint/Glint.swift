@@ -23,8 +23,8 @@ struct Glint: AsyncParsableCommand {
                 Glibc.exit(2)
             }
             var command = try parseAsRoot(arguments)
-            if !Chain.passes.isEmpty && !(command is Fractal) {
-                writeStderr("error: --then passes follow a render: glint fractal ... --then iso ...\n")
+            if !Chain.passes.isEmpty && !(command is Fractal) && !(command is RTOW) {
+                writeStderr("error: --then passes follow a render: glint fractal ... --then iso ... (or glint rtow)\n")
                 Glibc.exit(2)
             }
             if var asyncCommand = command as? AsyncParsableCommand {

@@ -106,10 +106,20 @@ struct RTOW: AsyncParsableCommand {
     @Option(help: "Continue the render saved in FILE (made by --checkpoint with the same scene and options).")
     var resume: String?
 
+    @OptionGroup var animation: AnimationOptions
     @OptionGroup var device: DeviceOptions
     @OptionGroup var out: OutputOptions
 
+    static let rampable = ["orbit"]
+
     func validate() throws {
+        try animation.check(allowed: Self.rampable)
+        for r in try animation.ramps(allowed: Self.rampable) where r.from.count != 2 {
+            throw ValidationError("--ramp orbit=LON,LAT:LON,LAT needs two pairs of degrees (e.g. orbit=0,0:360,0)")
+        }
+        if animation.isAnimation && (checkpoint != nil || resume != nil || partial != nil || pfm != nil) {
+            throw ValidationError("--frames renders a sequence; --checkpoint, --resume, --partial and --pfm are for one image")
+        }
         if RTScene.builtinNames.contains(scene.lowercased()) == false && scene.lowercased() != "ch13" && !hasSuffix(scene, ["json"]) {
             throw ValidationError("unknown scene '\(scene)': use \(RTScene.builtinNames.joined(separator: ", ")) or a FILE.json")
         }
@@ -131,7 +141,9 @@ struct RTOW: AsyncParsableCommand {
             }
         }
         if let partial { guard partial.isFinite && partial > 0 else { throw ValidationError("--partial must be a positive number of seconds (got \(partial))") } }
-        guard hasSuffix(output, ["png"]) else { throw ValidationError("-o \(output): the output must be a .png file") }
+        if !animation.isAnimation {
+            guard hasSuffix(output, ["png"]) else { throw ValidationError("-o \(output): the output must be a .png file") }
+        }
         try checkWritable(output, option: "-o")
         if let pfm {
             guard hasSuffix(pfm, ["pfm"]) else { throw ValidationError("--pfm \(pfm): must be a .pfm file") }
@@ -140,7 +152,8 @@ struct RTOW: AsyncParsableCommand {
         if let checkpoint { try checkWritable(checkpoint, option: "--checkpoint") }
     }
 
-    func makeJob() throws -> RTJob {
+    /// The job; `orbitOverride` (an animation's ramped orbit) replaces --orbit.
+    func makeJob(orbitOverride: (Double, Double)? = nil) throws -> RTJob {
         var s: RTScene
         if let builtin = RTScene.builtin(scene, seed: seed) {
             s = builtin
@@ -162,8 +175,7 @@ struct RTOW: AsyncParsableCommand {
         if let focusDist { cam.focusDist = focusDist }
         // The gestures need a valid camera to act on.
         try cam.validate()
-        if let orbit {
-            let (lon, lat) = try parsePair(orbit, name: "--orbit")
+        if let (lon, lat) = try orbitOverride ?? orbit.map({ try parsePair($0, name: "--orbit") }) {
             cam.orbit(longitude: lon, latitude: lat)
         }
         for f in distance { cam.scaleDistance(f) }
@@ -176,10 +188,69 @@ struct RTOW: AsyncParsableCommand {
         return job
     }
 
+    /// An animation: frame k renders with the ramped orbit; frames go to the -o folder.
+    func runAnimation(frames n: Int) async throws {
+        let ramps = try animation.ramps(allowed: Self.rampable)
+        func job(_ k: Int) throws -> RTJob {
+            let orbit = ramps.first.map { r -> (Double, Double) in let v = r.value(frame: k, of: n); return (v[0], v[1]) }
+            let j = try makeJob(orbitOverride: orbit)
+            try j.validate()
+            return j
+        }
+        let first = try job(0)
+        let backend = try device.backend()
+        let folder = output.lowercased().hasSuffix(".png") ? String(output.dropLast(4)) + "-frames" : output
+        let sink = try FrameSink(folder: folder, video: animation.video, width: first.width, height: first.height, fps: animation.fps)
+        let bar = ProgressBar("rtow", quiet: out.quiet)
+        let start = Clock.now()
+        for k in 0..<n {
+            let result = try await RTRenderer.render(try job(k), on: backend, progress: { p in bar.update((Double(k) + p.fraction) / Double(n)) })
+            try sink.write(result.image, frame: k)
+        }
+        try sink.finish()
+        bar.finish()
+        if !out.quiet {
+            let wall = Clock.now() - start
+            print("wrote \(n) frames to \(folder)/ (\(first.width)x\(first.height), \(first.scene.name), \(backend.label), \(fmt(wall, 2)) s\(animation.video.map { "; video \($0)" } ?? ""))")
+        }
+    }
+
+    /// The render, then each `--then` pass; on OpenCL the image goes from the sums to the last
+    /// pass in device buffers and is read back once.
+    func runChain(_ job: RTJob) async throws {
+        let backend = try device.backend()
+        let start = Clock.now()
+        let first: StageImage
+        switch backend {
+        case .cpu:
+            first = .host(try await RTRenderer.render(job, on: .cpu).image)
+        case .opencl(let cc):
+            let (buffer, _) = try RTRenderer.renderOnDevice(job, on: cc)
+            first = .device(buffer, width: job.width, height: job.height)
+        }
+        let (image, _) = try await Chain.run(first, on: backend)
+        try PNG.write(image, to: output, alpha: true)
+        if !out.quiet {
+            print("wrote \(output) (\(image.width)x\(image.height), \(job.scene.name) then \(Chain.passes.map(\.summary).joined(separator: ", then ")), \(backend.label), \(fmt((Clock.now() - start) * 1000, 1)) ms\(backend.isOpenCL ? ", one read-back" : ""))")
+        }
+    }
+
     func run() async throws {
         try await reportingErrors(verbose: out.verbose) {
+            if let n = animation.frames {
+                if !Chain.passes.isEmpty { throw GlintError("--then passes apply to one image; they do not go with --frames") }
+                try await runAnimation(frames: n)
+                return
+            }
             let job = try makeJob()
             try job.validate()
+            if !Chain.passes.isEmpty {
+                if checkpoint != nil || resume != nil || partial != nil || pfm != nil {
+                    throw GlintError("--then passes take the finished image; drop --checkpoint, --resume, --partial and --pfm")
+                }
+                try await runChain(job)
+                return
+            }
             let resumed = try resume.map { try RTAccumulation.read($0) }
             let backend = try device.backend()
             let bar = RTProgressBar(quiet: out.quiet)

@@ -88,6 +88,18 @@ struct AnimationCLITests {
         }
     }
 
+    @Test("rtow orbit ramp: frame k equals a single render at the ramped orbit")
+    func rtowOrbit() throws {
+        try withSandbox { box in
+            let base = ["rtow", "--scene", "ch10", "--size", "32x24", "--spp", "2", "--device", "opencl"]
+            #expect(try box.run(base + ["--frames", "3", "--ramp", "orbit=0,0:60,20", "-o", "orbit"]).status == 0)
+            let single = try box.run(base + ["--orbit", "30,10", "-o", "single.png"])
+            #expect(single.status == 0, "\(single)")
+            #expect(try box.bytes("orbit/frame_00001.png") == box.bytes("single.png"))
+            #expect(try box.bytes("orbit/frame_00000.png") != box.bytes("orbit/frame_00002.png"))
+        }
+    }
+
     @Test("a pulse hue ramp: frame k has the hue the ramp gives it")
     func pulseHueRamp() throws {
         try withSandbox { box in
@@ -152,6 +164,23 @@ struct ChainCLITests {
             for device in ["cpu", "opencl"] {
                 let chained = try PNG.decode(try box.bytes("chain-\(device).png"), name: device)
                 #expect(chained == steps, "chain on \(device) differs from the two steps")
+            }
+        }
+    }
+
+    @Test("rtow --then iso: the sums resolve on the device; equal to rendering then glint iso, on both backends")
+    func rtowChain() throws {
+        try withSandbox { box in
+            let render = ["rtow", "--scene", "ch10", "--size", "40x30", "--spp", "2"]
+            for device in ["cpu", "opencl"] {
+                let r = try box.run(render + ["--then", "iso", "--depth", "6", "-o", "chain-\(device).png", "--device", device])
+                #expect(r.status == 0, "\(r)")
+            }
+            #expect(try box.run(render + ["-o", "r.png", "-q", "--device", "opencl"]).status == 0)
+            #expect(try box.run(["iso", "r.png", "-o", "steps.png", "--depth", "6", "-q"]).status == 0)
+            let steps = try PNG.decode(try box.bytes("steps.png"), name: "steps")
+            for device in ["cpu", "opencl"] {
+                #expect(try PNG.decode(try box.bytes("chain-\(device).png"), name: device) == steps, "\(device)")
             }
         }
     }

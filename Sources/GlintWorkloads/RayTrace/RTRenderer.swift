@@ -174,8 +174,20 @@ public enum RTRenderer {
     // MARK: OpenCL path
 
     /// Returns the kernel seconds (profiling events).
+    /// Renders on the device and leaves the gamma-2 RGBA image there (for passes chained after
+    /// the render): the sums never come back to the host. Returns the image and the kernel time.
+    public static func renderOnDevice(_ job: RTJob, on cc: ComputeContext) throws -> (image: Buffer<UInt8>, kernelSeconds: Double) {
+        try job.validate()
+        let bvh = try RTBVH(scene: job.scene)
+        var acc = RTAccumulation(jobID: job.identity(bvh), width: job.width, height: job.height)
+        var run = Run(job: job, first: 0, start: Clock.now(), options: Options(), progress: nil)
+        let image = try Buffer<UInt8>(context: cc.context, count: job.width * job.height * 4)
+        let seconds = try renderCL(job, bvh, on: cc, &acc, &run, resolveInto: image)
+        return (image, seconds)
+    }
+
     static func renderCL(_ job: RTJob, _ bvh: RTBVH, on cc: ComputeContext, _ acc: inout RTAccumulation,
-                         _ run: inout Run) throws -> Double {
+                         _ run: inout Run, resolveInto image: Buffer<UInt8>? = nil) throws -> Double {
         let w = job.width, h = job.height, target = job.samplesPerPixel
         let program = try cc.program("raytrace.cl")
         let kernel = try program.kernel("rt_trace")
@@ -222,6 +234,13 @@ public enum RTRenderer {
                 acc.samplesPerPixel = done
                 try run.snapshot(acc)
             }
+        }
+        if let image {
+            let resolve = try program.kernel("rt_resolve")
+            try resolve.setArguments(sums, image, Int32(w * h), Float(max(done, 1)))
+            kernelNs += try q.enqueue(resolve, global: [w * h]).durationNanoseconds()
+            acc.samplesPerPixel = done
+            return Double(kernelNs) * 1e-9
         }
         acc.sums = try sums.read(queue: q)
         acc.samplesPerPixel = done
