@@ -125,8 +125,19 @@ void blur_exact_cols(__global const HPIX* mid, __global PIX* dst, __global const
     BOX_STEP(ring2, sum2, slot2, widths.s2, v)     \
     BOX_STEP(ring3, sum3, slot3, widths.s3, v)
 
-/* One work-item per pixel column, top to bottom: source to the float image between passes. */
-__kernel void blur_box_cols(__global const PIX* src, __global float4* mid, __global const int* rowMap,
+/* Between the passes: 8-bit images keep ushort4 in 1/256 (scale includes the 256), float images float4. */
+#if PIX_U8
+#define MID ushort4
+#define TO_MID(v) convert_ushort4(rint(v))
+#define FROM_MID(m) convert_float4(m)
+#else
+#define MID float4
+#define TO_MID(v) (v)
+#define FROM_MID(m) (m)
+#endif
+
+/* One work-item per pixel column, top to bottom: source to the image between passes. */
+__kernel void blur_box_cols(__global const PIX* src, __global MID* mid, __global const int* rowMap,
                             int width, int height, int pad, int4 widths, float scale) {
     int x = get_global_id(0);
     if (x >= width) return;
@@ -136,21 +147,21 @@ __kernel void blur_box_cols(__global const PIX* src, __global float4* mid, __glo
         int m = rowMap[t];
         float4 v = m < 0 ? (float4)(0.0f) : LOADF(src, m * width + x);
         BOX_CASCADE(v)
-        if (t >= 2 * pad) mid[(t - 2 * pad) * width + x] = v * scale;
+        if (t >= 2 * pad) mid[(t - 2 * pad) * width + x] = TO_MID(v * scale);
     }
 }
 
-/* One work-item per row, left to right: the float image to the destination. */
-__kernel void blur_box_rows(__global const float4* mid, __global PIX* dst, __global const int* colMap,
+/* One work-item per row, left to right: the image between passes to the destination. */
+__kernel void blur_box_rows(__global const MID* mid, __global PIX* dst, __global const int* colMap,
                             int width, int height, int pad, int4 widths, float scale) {
     int y = get_global_id(0);
     if (y >= height) return;
     BOX_DECLARE
     int steps = width + 2 * pad;
-    __global const float4* row = mid + y * width;
+    __global const MID* row = mid + y * width;
     for (int t = 0; t < steps; t++) {
         int m = colMap[t];
-        float4 v = m < 0 ? (float4)(0.0f) : row[m];
+        float4 v = m < 0 ? (float4)(0.0f) : FROM_MID(row[m]);
         BOX_CASCADE(v)
         if (t >= 2 * pad) {
 #if PIX_U8

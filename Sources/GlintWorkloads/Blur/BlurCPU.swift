@@ -11,13 +11,14 @@ import GlintCore
 /// columns four pixels wide top to bottom, then four rows at a time left to right.
 public final class CPUBlur: @unchecked Sendable {
     public let plan: BlurPlan
-    /// The recursive method's float image between its vertical and horizontal passes.
-    private var between: UnsafeMutableBufferPointer<Float>?
+    /// The recursive method's image between its vertical and horizontal passes: UInt16 in 1/256
+    /// for 8-bit images (half the memory traffic of floats), Float for float images.
+    private var between: UnsafeMutableRawPointer?
 
     public init(plan: BlurPlan) {
         self.plan = plan
         if plan.method == .recursive {
-            between = .allocate(capacity: plan.width * plan.height * 4)
+            between = .allocate(byteCount: plan.width * plan.height * 4 * (plan.format == .u8 ? 2 : 4), alignment: 64)
         }
     }
 
@@ -49,16 +50,16 @@ public final class CPUBlur: @unchecked Sendable {
 
     private func recursive(src: SharedRaw, dst: SharedRaw) async {
         let plan = self.plan
-        let mid = SharedRaw(UnsafeRawPointer(between!.baseAddress!))
+        let mid = SharedRaw(UnsafeRawPointer(between!))
         let strips = (plan.width + 3) / 4
         let perItem = 4
         await CPUParallel.forEach((strips + perItem - 1) / perItem) { item in
-            BoxPasses.columns(plan: plan, src: src.pointer, dst: UnsafeMutablePointer(mutating: mid.pointer.assumingMemoryBound(to: Float.self)),
+            BoxPasses.columns(plan: plan, src: src.pointer, dst: UnsafeMutableRawPointer(mutating: mid.pointer),
                               strips: item * perItem ..< min(strips, (item + 1) * perItem))
         }
         let groups = (plan.height + 3) / 4
         await CPUParallel.forEach((groups + perItem - 1) / perItem) { item in
-            BoxPasses.rows(plan: plan, src: mid.pointer.assumingMemoryBound(to: Float.self), dst: UnsafeMutableRawPointer(mutating: dst.pointer),
+            BoxPasses.rows(plan: plan, src: mid.pointer, dst: UnsafeMutableRawPointer(mutating: dst.pointer),
                            groups: item * perItem ..< min(groups, (item + 1) * perItem))
         }
     }
@@ -74,17 +75,6 @@ struct SharedRaw: @unchecked Sendable {
 @inline(__always) func load16(_ p: UnsafeRawPointer) -> SIMD16<Float> { p.loadUnaligned(as: SIMD16<Float>.self) }
 @inline(__always) func store16(_ v: SIMD16<Float>, _ p: UnsafeMutableRawPointer) { p.storeBytes(of: v, as: SIMD16<Float>.self) }
 
-/// 16 floats rounded half up and clamped to bytes.
-@inline(__always) func toBytes(_ v: SIMD16<Float>) -> SIMD16<UInt8> {
-    let r = (v + SIMD16(repeating: 0.5)).rounded(.down)
-    let c = r.clamped(lowerBound: SIMD16(repeating: 0), upperBound: SIMD16(repeating: 255))
-    return SIMD16<UInt8>(truncatingIfNeeded: SIMD16<Int32>(c, rounding: .towardZero))
-}
-
-@inline(__always) func bytesToFloat(_ p: UnsafeRawPointer) -> SIMD16<Float> {
-    SIMD16<Float>(SIMD16<Int32>(truncatingIfNeeded: p.loadUnaligned(as: SIMD16<UInt8>.self)))
-}
-
 /// The exact method over one band of rows.
 enum ExactBand {
     static func run(plan: BlurPlan, src: UnsafeRawPointer, dst: UnsafeRawPointer, y0: Int, y1: Int) {
@@ -93,9 +83,11 @@ enum ExactBand {
         // Rows are processed in chunks of 16 values; buffers are padded so the last chunk may overrun.
         let stride = (rowLen + 15) & ~15
         let padLen = stride + 8 * r + 16
-        let ring = UnsafeMutablePointer<Float>.allocate(capacity: n * stride)
-        defer { ring.deallocate() }
         let u8 = plan.format == .u8
+        // The ring holds the horizontal results: UInt16 (1/256 units) for 8-bit, Float for float.
+        let ringBytes = u8 ? 2 : 4
+        let ring = UnsafeMutableRawPointer.allocate(byteCount: n * stride * ringBytes, alignment: 64)
+        defer { ring.deallocate() }
         let pad16 = UnsafeMutablePointer<UInt16>.allocate(capacity: u8 ? padLen : 1)
         let padF = UnsafeMutablePointer<Float>.allocate(capacity: u8 ? 1 : padLen)
         defer { pad16.deallocate(); padF.deallocate() }
@@ -105,10 +97,10 @@ enum ExactBand {
 
         /// Horizontal pass of extended row `e` (source row e - r, border-mapped) into ring slot `slot`.
         func horizontal(_ e: Int, _ slot: Int) {
-            let out = ring + slot * stride
+            let out = ring + slot * stride * ringBytes
             let sy = Int(plan.rowMap[e])
             if sy < 0 {
-                out.initialize(repeating: 0, count: stride)
+                out.initializeMemory(as: UInt8.self, repeating: 0, count: stride * ringBytes)
                 return
             }
             if u8 {
@@ -129,7 +121,7 @@ enum ExactBand {
                             let b = p.loadUnaligned(fromByteOffset: 8 * (2 * r - j), as: SIMD16<UInt16>.self)
                             acc = acc &+ SIMD16(repeating: k[j]) &* (a &+ b)
                         }
-                        store16(SIMD16<Float>(SIMD16<Int32>(truncatingIfNeeded: acc)), UnsafeMutableRawPointer(out + i))
+                        out.storeBytes(of: acc, toByteOffset: 2 * i, as: SIMD16<UInt16>.self)
                         i += 16
                     }
                 }
@@ -147,7 +139,7 @@ enum ExactBand {
                         for j in 0..<r {
                             acc = acc + SIMD16(repeating: k[j]) * (load16(p + 16 * j) + load16(p + 16 * (2 * r - j)))
                         }
-                        store16(acc, UnsafeMutableRawPointer(out + i))
+                        store16(acc, out + 4 * i)
                         i += 16
                     }
                 }
@@ -158,59 +150,70 @@ enum ExactBand {
         for e in y0 ..< y0 + 2 * r { horizontal(e, e % n) }
         let rows = UnsafeMutablePointer<UnsafeRawPointer>.allocate(capacity: n)
         defer { rows.deallocate() }
-        let tail = UnsafeMutablePointer<Float>.allocate(capacity: 16)
-        defer { tail.deallocate() }
-        taps.withUnsafeBufferPointer { k in
-            for y in y0..<y1 {
-                horizontal(y + 2 * r, (y + 2 * r) % n)
-                for j in 0..<n { rows[j] = UnsafeRawPointer(ring + ((y + j) % n) * stride) }
-                var i = 0
-                while i < rowLen {
-                    var acc = SIMD16(repeating: k[r]) * load16(rows[r] + 4 * i)
-                    for j in 0..<r {
-                        acc = acc + SIMD16(repeating: k[j]) * (load16(rows[j] + 4 * i) + load16(rows[2 * r - j] + 4 * i))
-                    }
-                    let count = min(16, rowLen - i)
-                    if u8 {
-                        // (sum + 2^15) >> 16, exact: every value here is a whole number below 2^24.
-                        let v = ((acc + SIMD16(repeating: 32768)) * SIMD16(repeating: 1.0 / 65536)).rounded(.down)
-                        let b = SIMD16<UInt8>(truncatingIfNeeded: SIMD16<Int32>(v, rounding: .towardZero))
-                        let o = outBytes + y * rowLen + i
-                        if count == 16 { o.storeBytes(of: b, as: SIMD16<UInt8>.self) } else {
-                            for l in 0..<count { o.storeBytes(of: b[l], toByteOffset: l, as: UInt8.self) }
+        let fixed32 = fixed.map { UInt32($0) }
+        for y in y0..<y1 {
+            horizontal(y + 2 * r, (y + 2 * r) % n)
+            for j in 0..<n { rows[j] = UnsafeRawPointer(ring + ((y + j) % n) * stride * ringBytes) }
+            var i = 0
+            while i < rowLen {
+                let count = min(16, rowLen - i)
+                if u8 {
+                    // (sum + 2^15) >> 16 in 32-bit integers (the sums stay below 2^24).
+                    var acc = fixed32.withUnsafeBufferPointer { k in
+                        var acc = SIMD16<UInt32>(repeating: k[r]) &* widen(rows[r] + 2 * i)
+                        for j in 0..<r {
+                            acc = acc &+ SIMD16<UInt32>(repeating: k[j]) &* (widen(rows[j] + 2 * i) &+ widen(rows[2 * r - j] + 2 * i))
                         }
-                    } else {
-                        let o = outBytes + (y * rowLen + i) * 4
-                        if count == 16 { store16(acc, o) } else {
-                            for l in 0..<count { o.storeBytes(of: acc[l], toByteOffset: 4 * l, as: Float.self) }
-                        }
+                        return acc
                     }
-                    i += 16
+                    acc = (acc &+ SIMD16(repeating: 32768)) &>> SIMD16(repeating: 16)
+                    let b = lowBytes(acc)
+                    let o = outBytes + y * rowLen + i
+                    if count == 16 { o.storeBytes(of: b, as: SIMD16<UInt8>.self) } else {
+                        for l in 0..<count { o.storeBytes(of: b[l], toByteOffset: l, as: UInt8.self) }
+                    }
+                } else {
+                    let acc = taps.withUnsafeBufferPointer { k in
+                        var acc = SIMD16(repeating: k[r]) * load16(rows[r] + 4 * i)
+                        for j in 0..<r {
+                            acc = acc + SIMD16(repeating: k[j]) * (load16(rows[j] + 4 * i) + load16(rows[2 * r - j] + 4 * i))
+                        }
+                        return acc
+                    }
+                    let o = outBytes + (y * rowLen + i) * 4
+                    if count == 16 { store16(acc, o) } else {
+                        for l in 0..<count { o.storeBytes(of: acc[l], toByteOffset: 4 * l, as: Float.self) }
+                    }
                 }
+                i += 16
             }
         }
     }
+
 }
 
-/// One box filter of a cascade: a running sum over the last `width` inputs, kept in a ring.
+/// One box filter of a cascade: a running sum over the last `width` inputs, kept in a ring whose
+/// length is a power of two (no wrap-around branch). Inputs before the first count as 0.
 struct BoxStage {
     var ring: UnsafeMutablePointer<SIMD16<Float>>
     var width: Int
-    var slot = 0
+    var mask: Int
     var sum = SIMD16<Float>(repeating: 0)
+
+    static func capacity(_ width: Int) -> Int { width <= 1 ? 1 : 1 << (Int.bitWidth - (width - 1).leadingZeroBitCount) }
 
     init(ring: UnsafeMutablePointer<SIMD16<Float>>, width: Int) {
         self.ring = ring
         self.width = width
-        ring.initialize(repeating: SIMD16(repeating: 0), count: width)
+        let c = Self.capacity(width)
+        mask = c - 1
+        ring.initialize(repeating: SIMD16(repeating: 0), count: c)
     }
 
-    /// Takes the next input, returns the sum of the last `width` inputs (blur_box.cl: Box_Step).
-    @inline(__always) mutating func step(_ v: SIMD16<Float>) -> SIMD16<Float> {
-        let old = ring[slot]
-        ring[slot] = v
-        slot += 1
-        if slot == width { slot = 0 }
+    /// Takes input `t`, returns the sum of inputs t-width+1 ... t (blur.cl: BOX_STEP).
+    @inline(__always) mutating func step(_ v: SIMD16<Float>, _ t: Int) -> SIMD16<Float> {
+        let old = ring[(t &- width) & mask]
+        ring[t & mask] = v
         sum = sum + (v - old)
         return sum
     }
@@ -218,44 +221,48 @@ struct BoxStage {
 
 /// The recursive method's two directions.
 enum BoxPasses {
-    /// Four stages sharing one ring allocation.
+    /// Four stages' rings in one allocation; the running sums live in the loops' locals, so
+    /// that they stay in registers.
     struct Cascade {
-        var s0, s1, s2, s3: BoxStage
         let storage: UnsafeMutablePointer<SIMD16<Float>>
+        let r0, r1, r2, r3: UnsafeMutablePointer<SIMD16<Float>>
+        let w0, w1, w2, w3: Int
+        let m0, m1, m2, m3: Int
+        let total: Int
         init(_ widths: [Int]) {
-            storage = .allocate(capacity: widths.reduce(0, +))
-            var p = storage
-            var stages: [BoxStage] = []
-            for w in widths {
-                stages.append(BoxStage(ring: p, width: w))
-                p += w
-            }
-            (s0, s1, s2, s3) = (stages[0], stages[1], stages[2], stages[3])
+            let caps = widths.map(BoxStage.capacity)
+            total = caps.reduce(0, +)
+            storage = .allocate(capacity: total)
+            r0 = storage; r1 = r0 + caps[0]; r2 = r1 + caps[1]; r3 = r2 + caps[2]
+            (w0, w1, w2, w3) = (widths[0], widths[1], widths[2], widths[3])
+            (m0, m1, m2, m3) = (caps[0] - 1, caps[1] - 1, caps[2] - 1, caps[3] - 1)
         }
-        mutating func reset(_ widths: [Int]) {
-            var p = storage
-            for (i, w) in widths.enumerated() {
-                let s = BoxStage(ring: p, width: w)
-                switch i { case 0: s0 = s; case 1: s1 = s; case 2: s2 = s; default: s3 = s }
-                p += w
-            }
-        }
-        @inline(__always) mutating func step(_ v: SIMD16<Float>) -> SIMD16<Float> {
-            s3.step(s2.step(s1.step(s0.step(v))))
+        func reset() { storage.initialize(repeating: SIMD16(repeating: 0), count: total) }
+
+        /// Input t through the four running sums (blur.cl: BOX_CASCADE).
+        @inline(__always) func step(_ v: SIMD16<Float>, _ t: Int, _ s0: inout SIMD16<Float>, _ s1: inout SIMD16<Float>,
+                                    _ s2: inout SIMD16<Float>, _ s3: inout SIMD16<Float>) -> SIMD16<Float> {
+            let o0 = r0[(t &- w0) & m0]; r0[t & m0] = v; s0 = s0 + (v - o0)
+            let o1 = r1[(t &- w1) & m1]; r1[t & m1] = s0; s1 = s1 + (s0 - o1)
+            let o2 = r2[(t &- w2) & m2]; r2[t & m2] = s1; s2 = s2 + (s1 - o2)
+            let o3 = r3[(t &- w3) & m3]; r3[t & m3] = s2; s3 = s3 + (s2 - o3)
+            return s3
         }
     }
 
     /// Vertical pass over column strips of 4 pixels: source (either format) to the float image between passes.
-    static func columns(plan: BlurPlan, src: UnsafeRawPointer, dst: UnsafeMutablePointer<Float>, strips: Range<Int>) {
+    static func columns(plan: BlurPlan, src: UnsafeRawPointer, dst: UnsafeMutableRawPointer, strips: Range<Int>) {
         let w = plan.width, h = plan.height, pad = plan.pad
         let steps = h + 2 * pad
-        let scale = SIMD16<Float>(repeating: plan.boxScale)
-        var cascade = Cascade(plan.boxWidths)
+        let scale = SIMD16<Float>(repeating: plan.midScale)
+        let cascade = Cascade(plan.boxWidths)
         defer { cascade.storage.deallocate() }
         let u8 = plan.format == .u8
         plan.rowMap.withUnsafeBufferPointer { rowMap in
             for strip in strips {
-                cascade.reset(plan.boxWidths)
+                cascade.reset()
+                let zero = SIMD16<Float>(repeating: 0)
+                var s0 = zero, s1 = zero, s2 = zero, s3 = zero
                 let x0 = strip * 4
                 let full = x0 + 4 <= w
                 for t in 0..<steps {
@@ -264,7 +271,7 @@ enum BoxPasses {
                     if sy >= 0 {
                         let off = sy * w * 4 + x0 * 4
                         if full {
-                            v = u8 ? bytesToFloat(src + off) : load16(src + off * 4)
+                            v = u8 ? floats(bytesAt: src + off) : load16(src + off * 4)
                         } else {
                             for l in 0 ..< (w - x0) * 4 {
                                 v[l] = u8 ? Float(src.load(fromByteOffset: off + l, as: UInt8.self))
@@ -272,12 +279,19 @@ enum BoxPasses {
                             }
                         }
                     }
-                    v = cascade.step(v)
+                    v = cascade.step(v, t, &s0, &s1, &s2, &s3)
                     if t >= 2 * pad {
-                        let o = dst + (t - 2 * pad) * w * 4 + x0 * 4
+                        let e = (t - 2 * pad) * w * 4 + x0 * 4
                         v = v * scale
-                        if full { store16(v, UnsafeMutableRawPointer(o)) } else {
-                            for l in 0 ..< (w - x0) * 4 { o[l] = v[l] }
+                        if u8 {
+                            let m = toUInt16(v)
+                            if full { dst.storeBytes(of: m, toByteOffset: 2 * e, as: SIMD16<UInt16>.self) } else {
+                                for l in 0 ..< (w - x0) * 4 { dst.storeBytes(of: m[l], toByteOffset: 2 * (e + l), as: UInt16.self) }
+                            }
+                        } else {
+                            if full { store16(v, dst + 4 * e) } else {
+                                for l in 0 ..< (w - x0) * 4 { dst.storeBytes(of: v[l], toByteOffset: 4 * (e + l), as: Float.self) }
+                            }
                         }
                     }
                 }
@@ -286,35 +300,42 @@ enum BoxPasses {
     }
 
     /// Horizontal pass over groups of 4 rows (16 lanes: 4 rows x RGBA): float image to the destination.
-    static func rows(plan: BlurPlan, src: UnsafePointer<Float>, dst: UnsafeMutableRawPointer, groups: Range<Int>) {
+    static func rows(plan: BlurPlan, src: UnsafeRawPointer, dst: UnsafeMutableRawPointer, groups: Range<Int>) {
         let w = plan.width, h = plan.height, pad = plan.pad
         let steps = w + 2 * pad
-        let scale = SIMD16<Float>(repeating: plan.boxScale)
-        var cascade = Cascade(plan.boxWidths)
+        let scale = SIMD16<Float>(repeating: plan.outScale)
+        let element = plan.format == .u8 ? 2 : 4
+        let cascade = Cascade(plan.boxWidths)
         defer { cascade.storage.deallocate() }
         let u8 = plan.format == .u8
         plan.colMap.withUnsafeBufferPointer { colMap in
             for g in groups {
-                cascade.reset(plan.boxWidths)
+                cascade.reset()
+                let zero = SIMD16<Float>(repeating: 0)
+                var s0 = zero, s1 = zero, s2 = zero, s3 = zero
                 let y0 = g * 4
                 let live = min(4, h - y0)
                 // Rows past the image repeat the last one; their results are not stored.
-                let r0 = src + y0 * w * 4
-                let r1 = src + min(y0 + 1, h - 1) * w * 4
-                let r2 = src + min(y0 + 2, h - 1) * w * 4
-                let r3 = src + min(y0 + 3, h - 1) * w * 4
+                let r0 = src + y0 * w * 4 * element
+                let r1 = src + min(y0 + 1, h - 1) * w * 4 * element
+                let r2 = src + min(y0 + 2, h - 1) * w * 4 * element
+                let r3 = src + min(y0 + 3, h - 1) * w * 4 * element
                 for t in 0..<steps {
                     let sx = Int(colMap[t])
                     var v = SIMD16<Float>(repeating: 0)
                     if sx >= 0 {
-                        let o = sx * 4
-                        let a = UnsafeRawPointer(r0 + o).loadUnaligned(as: SIMD4<Float>.self)
-                        let b = UnsafeRawPointer(r1 + o).loadUnaligned(as: SIMD4<Float>.self)
-                        let c = UnsafeRawPointer(r2 + o).loadUnaligned(as: SIMD4<Float>.self)
-                        let d = UnsafeRawPointer(r3 + o).loadUnaligned(as: SIMD4<Float>.self)
-                        v = SIMD16(lowHalf: SIMD8(lowHalf: a, highHalf: b), highHalf: SIMD8(lowHalf: c, highHalf: d))
+                        let o = sx * 4 * element
+                        if u8 {
+                            v = floats(r0 + o, r1 + o, r2 + o, r3 + o)
+                        } else {
+                            let a = (r0 + o).loadUnaligned(as: SIMD4<Float>.self)
+                            let b = (r1 + o).loadUnaligned(as: SIMD4<Float>.self)
+                            let c = (r2 + o).loadUnaligned(as: SIMD4<Float>.self)
+                            let d = (r3 + o).loadUnaligned(as: SIMD4<Float>.self)
+                            v = SIMD16(lowHalf: SIMD8(lowHalf: a, highHalf: b), highHalf: SIMD8(lowHalf: c, highHalf: d))
+                        }
                     }
-                    v = cascade.step(v)
+                    v = cascade.step(v, t, &s0, &s1, &s2, &s3)
                     if t >= 2 * pad {
                         let x = t - 2 * pad
                         v = v * scale

@@ -201,6 +201,11 @@ public struct BlurPlan: Sendable {
         return (0..<k).map { $0 < m ? wl : wu }
     }
 
+    /// Recursive: the scale of the vertical pass's output (8-bit: kept in 1/256 as UInt16) and of
+    /// the horizontal pass's.
+    public var midScale: Float { format == .u8 ? boxScale * 256 : boxScale }
+    public var outScale: Float { format == .u8 ? boxScale / 256 : boxScale }
+
     /// The sigma the box cascade really has.
     public var boxSigma: Double {
         (boxWidths.reduce(0.0) { $0 + Double($1 * $1 - 1) / 12 }).squareRoot()

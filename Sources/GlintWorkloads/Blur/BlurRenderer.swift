@@ -64,8 +64,9 @@ public final class CLBlur: @unchecked Sendable {
             let program = try cc.program("blur.cl", defines: ["PIX_U8=\(u8 ? 1 : 0)", "RING=\(ring)"])
             first = try program.kernel("blur_box_cols")
             second = try program.kernel("blur_box_rows")
-            taps = nil; tapsF = nil; mid16 = nil
-            midF = try Buffer(context: cc.context, count: pixels * 4)
+            taps = nil; tapsF = nil
+            mid16 = u8 ? try Buffer(context: cc.context, count: pixels * 4) : nil
+            midF = u8 ? nil : try Buffer(context: cc.context, count: pixels * 4)
         }
     }
 
@@ -88,9 +89,10 @@ public final class CLBlur: @unchecked Sendable {
         }
         let widths = SIMD4<Int32>(plan.boxWidths.map { Int32($0) })
         let pad = Int32(plan.pad)
-        try first.setArguments(src, midF!, rowMap, w, h, pad, widths, plan.boxScale)
+        let mid: any KernelArgument = mid16 ?? midF!
+        try first.setArguments(src, mid, rowMap, w, h, pad, widths, plan.midScale)
         let e1 = try q.enqueue(first, global: [plan.width])
-        try second.setArguments(midF!, dst, colMap, w, h, pad, widths, plan.boxScale)
+        try second.setArguments(mid, dst, colMap, w, h, pad, widths, plan.outScale)
         let e2 = try q.enqueue(second, global: [plan.height])
         return [e1, e2]
     }
