@@ -29,7 +29,7 @@ struct ComparisonRun {
 }
 
 struct Compare: AsyncParsableCommand {
-    static let workloads: [String: any ComparableWorkload.Type] = ["fractal": Fractal.self, "blur": Blur.self]
+    static let workloads: [String: any ComparableWorkload.Type] = ["fractal": Fractal.self, "blur": Blur.self, "mist": Mist.self]
 
     static let configuration = CommandConfiguration(
         abstract: "Run one job on two backends, or compare two image files: error metrics, a diff heat map and the speed-up.",

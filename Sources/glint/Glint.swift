@@ -53,5 +53,5 @@ struct Glint: AsyncParsableCommand {
             tolerance), 2 a usage error.
             """,
         version: "\(GlintBuild.version) (\(GlintBuild.commit.prefix(12)))",
-        subcommands: [Devices.self, Fractal.self, Blur.self, Compare.self, Bench.self])
+        subcommands: [Devices.self, Fractal.self, Blur.self, Mist.self, Compare.self, Bench.self])
 }
