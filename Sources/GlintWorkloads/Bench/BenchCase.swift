@@ -123,7 +123,7 @@ public enum BenchSuiteKind: String, Sendable, CaseIterable {
 /// lists its cases for a suite.
 public enum BenchSuite {
     /// The workloads that have benchmark cases, in suite order.
-    public static let workloads = ["fractal"]
+    public static let workloads = ["fractal", "blur", "mist"]
 
     public static func cases(_ kind: BenchSuiteKind, workloads selected: [String]? = nil) throws(GlintError) -> [BenchCase] {
         let chosen = selected ?? workloads
@@ -134,6 +134,8 @@ public enum BenchSuite {
         for w in workloads where chosen.contains(w) {
             switch w {
             case "fractal": all += FractalBench.cases(kind)
+            case "blur": all += BlurBench.cases(kind)
+            case "mist": all += MistBench.cases(kind)
             default: break
             }
         }
