@@ -57,6 +57,7 @@ let package = Package(
         .testTarget(name: "GlintCoreTests", dependencies: ["GlintCore", "GlintKernels", "GlintWorkloads", "GlintCL"]),
         .testTarget(name: "GlintCLTests", dependencies: ["GlintCL", "COpenCL", "GlintKernels", "GlintWorkloads", "CGlintTypes", "GlintCore"]),
         .testTarget(name: "FractalTests", dependencies: ["GlintWorkloads", "GlintCore", "GlintCL", "CGlintTypes"]),
+        .testTarget(name: "ImagePassTests", dependencies: ["GlintWorkloads", "GlintCore", "GlintCL", "CGlintTypes"]),
         .testTarget(name: "CLITests", dependencies: ["glint", "GlintCore"]),
     ],
     swiftLanguageModes: [.v6]
