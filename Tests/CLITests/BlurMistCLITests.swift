@@ -142,10 +142,14 @@ struct BlurMistBadInputTests {
             try box.write("badpoint.json", Array(#"[{"start": 0, "points": [[0.1]]}]"#.utf8))
             try box.write("g.txt", Array("0,1\n".utf8))
             // A valid PNG header claiming 100000 x 100000 pixels.
-            let ihdr: [UInt8] = Array("IHDR".utf8) + [0, 1, 0x86, 0xA0, 0, 1, 0x86, 0xA0, 8, 6, 0, 0, 0]
-            let crc = chunkCRC(ihdr)
-            try box.write("huge.png", pngSignature + [0, 0, 0, 13] + ihdr + [UInt8(crc >> 24), UInt8((crc >> 16) & 255),
-                                                                             UInt8((crc >> 8) & 255), UInt8(crc & 255)])
+            // A valid 1x1 PNG whose IHDR (CRC fixed up) claims 100000 x 100000 pixels.
+            var huge = try PNG.encode(Image8(width: 1, height: 1))
+            for (offset, value) in [(16, UInt32(100_000)), (20, UInt32(100_000))] {
+                for k in 0..<4 { huge[offset + k] = UInt8(truncatingIfNeeded: value >> (24 - 8 * k)) }
+            }
+            let crc = chunkCRC(Array(huge[12..<29]))
+            for k in 0..<4 { huge[29 + k] = UInt8(truncatingIfNeeded: crc >> (24 - 8 * k)) }
+            try box.write("huge.png", huge)
             try FileManager.default.createDirectory(at: box.work.appendingPathComponent("mixed"), withIntermediateDirectories: true)
             try writeInput(box, "mixed/a.png")
             try writeInput(box, "mixed/b.png", width: 20, height: 20)
