@@ -43,6 +43,10 @@ struct Blur: AsyncParsableCommand {
     @Option(help: "What lies past the edges: reflect101, clamp, wrap or zero.")
     var border = "reflect101"
 
+    @Option(help: ArgumentHelp("Also time N more blurs of the image with everything reused and print the median (for scripts/bench-opencv.py).",
+                               valueName: "N"))
+    var repeatRuns: Int?
+
     @OptionGroup var device: DeviceOptions
     @OptionGroup var out: OutputOptions
 
@@ -57,6 +61,7 @@ struct Blur: AsyncParsableCommand {
             throw ValidationError("--border must be reflect101, clamp, wrap or zero (got '\(border)')")
         }
         do { try job.validate() } catch { throw ValidationError(error.message) }
+        if let repeatRuns, !(1...10_000).contains(repeatRuns) { throw ValidationError("--repeat-runs must be between 1 and 10000") }
         if let output {
             let want = isFloat ? "pfm" : "png"
             guard hasSuffix(output, [want]) else { throw ValidationError("-o \(output): a .\(want) input gives a .\(want) output") }
@@ -71,22 +76,36 @@ struct Blur: AsyncParsableCommand {
             guard let output else { throw ValidationError("give the output file with -o (e.g. -o blurred.png)") }
             let backend = try device.backend()
             let wall: Double, kernels: Double, method: BlurMethod, size: String
+            var timing: (wall: Double, kernel: Double)?
             if isFloat {
                 let image = try PFM.read(input)
                 let r = try await BlurRenderer.blur(image, job, on: backend)
                 try PFM.write(r.image, to: output)
                 (wall, kernels, method, size) = (r.wallSeconds, r.kernelSeconds, r.method, "\(image.width)x\(image.height)")
+                if let repeatRuns {
+                    let session = try BlurSession(plan: BlurPlan(job: job, format: .f32, width: image.width, height: image.height), backend: backend)
+                    timing = try await session.time(image.pixels, runs: repeatRuns)
+                }
             } else {
                 let image = try PNG.read(input)
                 let r = try await BlurRenderer.blur(image, job, on: backend)
                 let alpha = stride(from: 3, to: image.pixels.count, by: 4).contains { image.pixels[$0] != 255 }
                 try PNG.write(r.image, to: output, alpha: alpha)
                 (wall, kernels, method, size) = (r.wallSeconds, r.kernelSeconds, r.method, "\(image.width)x\(image.height)")
+                if let repeatRuns {
+                    let session = try BlurSession(plan: BlurPlan(job: job, format: .u8, width: image.width, height: image.height), backend: backend)
+                    timing = try await session.time(image.pixels, runs: repeatRuns)
+                }
             }
             if !out.quiet {
                 var line = "wrote \(output) (\(size), sigma \(Format.short(sigma)), \(method.rawValue), \(border), \(backend.label), \(fmt(wall * 1000, 2)) ms"
                 if backend.isOpenCL { line += ", kernels \(fmt(kernels * 1000, 2)) ms" }
                 print(line + ")")
+                if let timing, let repeatRuns {
+                    var t = "repeated: median \(fmt(timing.wall * 1000, 3)) ms over \(repeatRuns) run\(repeatRuns == 1 ? "" : "s")"
+                    if backend.isOpenCL { t += ", kernels \(fmt(timing.kernel * 1000, 3)) ms" }
+                    print(t)
+                }
             }
         }
     }

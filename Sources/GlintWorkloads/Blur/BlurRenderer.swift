@@ -162,3 +162,72 @@ public enum BlurRenderer {
         output.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: dst, count: count) }
     }
 }
+
+/// Repeated blurs of one size on one backend, reusing everything between calls (what a video
+/// pipeline or a benchmark does): `time` blurs the same image `runs` times and reports the
+/// median. The CPU path blurs in place between preallocated buffers; on OpenCL each run writes
+/// the image to the device and reads the result back (wall time), and the kernel time is apart.
+public final class BlurSession: @unchecked Sendable {
+    public let plan: BlurPlan
+    let backend: Backend
+    let cpu: CPUBlur?
+    let cl: CLBlur?
+    let src: UnsafeMutableRawPointer, dst: UnsafeMutableRawPointer
+    let clSrc: (any KernelArgument)?, clDst: (any KernelArgument)?
+
+    public init(plan: BlurPlan, backend: Backend) throws {
+        self.plan = plan
+        self.backend = backend
+        let n = plan.width * plan.height * 4
+        src = .allocate(byteCount: plan.imageBytes, alignment: 64)
+        dst = .allocate(byteCount: plan.imageBytes, alignment: 64)
+        switch backend {
+        case .cpu:
+            cpu = CPUBlur(plan: plan); cl = nil; clSrc = nil; clDst = nil
+        case .opencl(let cc):
+            cpu = nil
+            cl = try CLBlur(plan: plan, on: cc)
+            if plan.format == .u8 {
+                clSrc = try Buffer<UInt8>(context: cc.context, count: n); clDst = try Buffer<UInt8>(context: cc.context, count: n)
+            } else {
+                clSrc = try Buffer<Float>(context: cc.context, count: n); clDst = try Buffer<Float>(context: cc.context, count: n)
+            }
+        }
+    }
+
+    deinit { src.deallocate(); dst.deallocate() }
+
+    /// Median wall and kernel seconds of `runs` blurs of `pixels` (UInt8 or Float, the plan's format).
+    public func time<T: BitwiseCopyable>(_ pixels: [T], runs: Int) async throws -> (wall: Double, kernel: Double) {
+        precondition(pixels.count == plan.width * plan.height * 4)
+        pixels.withUnsafeBytes { src.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        var walls: [Double] = [], kernels: [Double] = []
+        for _ in 0..<max(runs, 1) {
+            let start = Clock.now()
+            var kernel = 0.0
+            if let cpu {
+                await cpu.run(src: UnsafeRawPointer(src), dst: dst)
+            } else if let cl, case .opencl(let cc) = backend {
+                let q = cc.queue
+                var events: [Event] = []
+                if let s = clSrc as? Buffer<UInt8>, let d = clDst as? Buffer<UInt8> {
+                    try s.write(pixels as! [UInt8], queue: q)
+                    events = try cl.encode(src: s, dst: d)
+                    try d.read(into: UnsafeMutableBufferPointer(start: dst.assumingMemoryBound(to: UInt8.self), count: d.count), count: d.count, queue: q)
+                } else if let s = clSrc as? Buffer<Float>, let d = clDst as? Buffer<Float> {
+                    try s.write(pixels as! [Float], queue: q)
+                    events = try cl.encode(src: s, dst: d)
+                    try d.read(into: UnsafeMutableBufferPointer(start: dst.assumingMemoryBound(to: Float.self), count: d.count), count: d.count, queue: q)
+                }
+                for e in events { kernel += Double(try e.durationNanoseconds()) * 1e-9 }
+            }
+            walls.append(Clock.now() - start)
+            kernels.append(kernel)
+        }
+        func median(_ v: [Double]) -> Double {
+            let s = v.sorted()
+            return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+        }
+        return (median(walls), median(kernels))
+    }
+}
