@@ -51,7 +51,7 @@ public final class CPUBlur: @unchecked Sendable {
     private func recursive(src: SharedRaw, dst: SharedRaw) async {
         let plan = self.plan
         let mid = SharedRaw(UnsafeRawPointer(between!))
-        let strips = (plan.width + 3) / 4
+        let strips = (plan.width + 7) / 8
         let perItem = 4
         await CPUParallel.forEach((strips + perItem - 1) / perItem) { item in
             BoxPasses.columns(plan: plan, src: src.pointer, dst: UnsafeMutableRawPointer(mutating: mid.pointer),
@@ -84,8 +84,9 @@ enum ExactBand {
         let stride = (rowLen + 15) & ~15
         let padLen = stride + 8 * r + 16
         let u8 = plan.format == .u8
-        // The ring holds the horizontal results: UInt16 (1/256 units) for 8-bit, Float for float.
-        let ringBytes = u8 ? 2 : 4
+        // The ring holds the horizontal results as floats: for 8-bit the whole numbers of
+        // OpenCV's 1/256 units (below 2^16), so that the vertical sums (below 2^24) are exact.
+        let ringBytes = 4
         let ring = UnsafeMutableRawPointer.allocate(byteCount: n * stride * ringBytes, alignment: 64)
         defer { ring.deallocate() }
         let pad16 = UnsafeMutablePointer<UInt16>.allocate(capacity: u8 ? padLen : 1)
@@ -105,11 +106,19 @@ enum ExactBand {
             }
             if u8 {
                 let row = src.assumingMemoryBound(to: UInt8.self) + sy * rowLen
-                // Extended row: r pixels either side, border-mapped.
-                for e in 0 ..< w + 2 * r {
-                    let sx = e < r || e >= w + r ? Int(plan.colMap[e]) : e - r
-                    for c in 0..<4 { pad16[e * 4 + c] = sx < 0 ? 0 : UInt16(row[sx * 4 + c]) }
+                // Extended row: r pixels either side, border-mapped; the inside widened 16 bytes at a time.
+                for e in 0 ..< r {
+                    for side in [e, w + r + e] {
+                        let sx = Int(plan.colMap[side])
+                        for c in 0..<4 { pad16[side * 4 + c] = sx < 0 ? 0 : UInt16(row[sx * 4 + c]) }
+                    }
                 }
+                var q = 0
+                while q + 16 <= rowLen {
+                    UnsafeMutableRawPointer(pad16 + 4 * r + q).storeBytes(of: widenBytes(UnsafeRawPointer(row + q)), as: SIMD16<UInt16>.self)
+                    q += 16
+                }
+                while q < rowLen { pad16[4 * r + q] = UInt16(row[q]); q += 1 }
                 fixed.withUnsafeBufferPointer { k in
                     let kc = SIMD16<UInt16>(repeating: k[r])
                     var i = 0
@@ -121,7 +130,7 @@ enum ExactBand {
                             let b = p.loadUnaligned(fromByteOffset: 8 * (2 * r - j), as: SIMD16<UInt16>.self)
                             acc = acc &+ SIMD16(repeating: k[j]) &* (a &+ b)
                         }
-                        out.storeBytes(of: acc, toByteOffset: 2 * i, as: SIMD16<UInt16>.self)
+                        out.storeBytes(of: floats(acc), toByteOffset: 4 * i, as: SIMD16<Float>.self)
                         i += 16
                     }
                 }
@@ -150,36 +159,28 @@ enum ExactBand {
         for e in y0 ..< y0 + 2 * r { horizontal(e, e % n) }
         let rows = UnsafeMutablePointer<UnsafeRawPointer>.allocate(capacity: n)
         defer { rows.deallocate() }
-        let fixed32 = fixed.map { UInt32($0) }
         for y in y0..<y1 {
             horizontal(y + 2 * r, (y + 2 * r) % n)
             for j in 0..<n { rows[j] = UnsafeRawPointer(ring + ((y + j) % n) * stride * ringBytes) }
             var i = 0
             while i < rowLen {
                 let count = min(16, rowLen - i)
-                if u8 {
-                    // (sum + 2^15) >> 16 in 32-bit integers (the sums stay below 2^24).
-                    var acc = fixed32.withUnsafeBufferPointer { k in
-                        var acc = SIMD16<UInt32>(repeating: k[r]) &* widen(rows[r] + 2 * i)
-                        for j in 0..<r {
-                            acc = acc &+ SIMD16<UInt32>(repeating: k[j]) &* (widen(rows[j] + 2 * i) &+ widen(rows[2 * r - j] + 2 * i))
-                        }
-                        return acc
+                let acc = taps.withUnsafeBufferPointer { k in
+                    var acc = SIMD16(repeating: k[r]) * load16(rows[r] + 4 * i)
+                    for j in 0..<r {
+                        acc = acc + SIMD16(repeating: k[j]) * (load16(rows[j] + 4 * i) + load16(rows[2 * r - j] + 4 * i))
                     }
-                    acc = (acc &+ SIMD16(repeating: 32768)) &>> SIMD16(repeating: 16)
-                    let b = lowBytes(acc)
+                    return acc
+                }
+                if u8 {
+                    // (sum + 2^15) >> 16: every value is a whole number below 2^24, exact in float;
+                    // floor(sum / 2^16 + 0.5) is that shift.
+                    let b = toBytes(acc * SIMD16(repeating: 1.0 / 65536))
                     let o = outBytes + y * rowLen + i
                     if count == 16 { o.storeBytes(of: b, as: SIMD16<UInt8>.self) } else {
                         for l in 0..<count { o.storeBytes(of: b[l], toByteOffset: l, as: UInt8.self) }
                     }
                 } else {
-                    let acc = taps.withUnsafeBufferPointer { k in
-                        var acc = SIMD16(repeating: k[r]) * load16(rows[r] + 4 * i)
-                        for j in 0..<r {
-                            acc = acc + SIMD16(repeating: k[j]) * (load16(rows[j] + 4 * i) + load16(rows[2 * r - j] + 4 * i))
-                        }
-                        return acc
-                    }
                     let o = outBytes + (y * rowLen + i) * 4
                     if count == 16 { store16(acc, o) } else {
                         for l in 0..<count { o.storeBytes(of: acc[l], toByteOffset: 4 * l, as: Float.self) }
@@ -250,112 +251,206 @@ enum BoxPasses {
         }
     }
 
-    /// Vertical pass over column strips of 4 pixels: source (either format) to the float image between passes.
+    /// The sweep: every input sample of one line group (16 lanes) through the cascade, the
+    /// border applied by `map` (extended index -> sample index in `input`, or -1 for 0). Pure
+    /// float loads, stores and arithmetic: conversions happen before and after, in batches, so
+    /// that no call spills the running sums out of their registers.
+    /// Samples are `every` vectors apart in `input` and `output` (2: one half of a 32-lane strip).
+    @inline(__always) static func sweep(_ cascade: Cascade, input: UnsafePointer<SIMD16<Float>>, map: UnsafePointer<Int32>,
+                                        steps: Int, pad: Int, scale: SIMD16<Float>, output: UnsafeMutablePointer<SIMD16<Float>>,
+                                        every: Int = 1) {
+        cascade.reset()
+        let zero = SIMD16<Float>(repeating: 0)
+        var s0 = zero, s1 = zero, s2 = zero, s3 = zero
+        for t in 0..<steps {
+            let m = Int(map[t])
+            let v = m >= 0 ? input[every * m] : zero
+            let r = cascade.step(v, t, &s0, &s1, &s2, &s3)
+            if t >= 2 * pad { output[every * (t - 2 * pad)] = r * scale }
+        }
+    }
+
+    /// Vertical pass over column strips of 8 pixels (2 x 16 lanes): source (either format) to the
+    /// image between passes.
     static func columns(plan: BlurPlan, src: UnsafeRawPointer, dst: UnsafeMutableRawPointer, strips: Range<Int>) {
         let w = plan.width, h = plan.height, pad = plan.pad
-        let steps = h + 2 * pad
-        let scale = SIMD16<Float>(repeating: plan.midScale)
         let cascade = Cascade(plan.boxWidths)
-        defer { cascade.storage.deallocate() }
+        let input = UnsafeMutablePointer<SIMD16<Float>>.allocate(capacity: 2 * h)
+        let output = UnsafeMutablePointer<SIMD16<Float>>.allocate(capacity: 2 * h)
+        defer { cascade.storage.deallocate(); input.deallocate(); output.deallocate() }
         let u8 = plan.format == .u8
         plan.rowMap.withUnsafeBufferPointer { rowMap in
             for strip in strips {
-                cascade.reset()
-                let zero = SIMD16<Float>(repeating: 0)
-                var s0 = zero, s1 = zero, s2 = zero, s3 = zero
-                let x0 = strip * 4
-                let full = x0 + 4 <= w
-                for t in 0..<steps {
-                    let sy = Int(rowMap[t])
-                    var v = SIMD16<Float>(repeating: 0)
-                    if sy >= 0 {
-                        let off = sy * w * 4 + x0 * 4
-                        if full {
-                            v = u8 ? floats(bytesAt: src + off) : load16(src + off * 4)
-                        } else {
-                            for l in 0 ..< (w - x0) * 4 {
-                                v[l] = u8 ? Float(src.load(fromByteOffset: off + l, as: UInt8.self))
-                                          : src.load(fromByteOffset: (off + l) * 4, as: Float.self)
-                            }
-                        }
-                    }
-                    v = cascade.step(v, t, &s0, &s1, &s2, &s3)
-                    if t >= 2 * pad {
-                        let e = (t - 2 * pad) * w * 4 + x0 * 4
-                        v = v * scale
-                        if u8 {
-                            let m = toUInt16(v)
-                            if full { dst.storeBytes(of: m, toByteOffset: 2 * e, as: SIMD16<UInt16>.self) } else {
-                                for l in 0 ..< (w - x0) * 4 { dst.storeBytes(of: m[l], toByteOffset: 2 * (e + l), as: UInt16.self) }
-                            }
-                        } else {
-                            if full { store16(v, dst + 4 * e) } else {
-                                for l in 0 ..< (w - x0) * 4 { dst.storeBytes(of: v[l], toByteOffset: 4 * (e + l), as: Float.self) }
-                            }
-                        }
-                    }
+                let x0 = strip * 8
+                let lanes = min(8, w - x0) * 4
+                if u8 { gatherBytes(src + x0 * 4, stride: w * 4, rows: h, lanes: lanes, into: input) }
+                else { gatherFloats(src + x0 * 16, stride: w * 16, rows: h, lanes: lanes, into: input) }
+                for half in 0 ..< (lanes > 16 ? 2 : 1) {
+                    sweep(cascade, input: input + half, map: rowMap.baseAddress!, steps: h + 2 * pad, pad: pad,
+                          scale: SIMD16(repeating: plan.midScale), output: output + half, every: 2)
                 }
+                if u8 { scatterUInt16(output, rows: h, lanes: lanes, into: dst + x0 * 8, stride: w * 8) }
+                else { scatterFloats(output, rows: h, lanes: lanes, into: dst + x0 * 16, stride: w * 16) }
             }
         }
     }
 
-    /// Horizontal pass over groups of 4 rows (16 lanes: 4 rows x RGBA): float image to the destination.
+    /// Horizontal pass over groups of 4 rows (16 lanes: 4 rows x RGBA): the image between passes to the destination.
     static func rows(plan: BlurPlan, src: UnsafeRawPointer, dst: UnsafeMutableRawPointer, groups: Range<Int>) {
         let w = plan.width, h = plan.height, pad = plan.pad
-        let steps = w + 2 * pad
-        let scale = SIMD16<Float>(repeating: plan.outScale)
-        let element = plan.format == .u8 ? 2 : 4
         let cascade = Cascade(plan.boxWidths)
-        defer { cascade.storage.deallocate() }
+        let input = UnsafeMutablePointer<SIMD16<Float>>.allocate(capacity: w)
+        let output = UnsafeMutablePointer<SIMD16<Float>>.allocate(capacity: w)
+        defer { cascade.storage.deallocate(); input.deallocate(); output.deallocate() }
         let u8 = plan.format == .u8
         plan.colMap.withUnsafeBufferPointer { colMap in
             for g in groups {
-                cascade.reset()
-                let zero = SIMD16<Float>(repeating: 0)
-                var s0 = zero, s1 = zero, s2 = zero, s3 = zero
                 let y0 = g * 4
                 let live = min(4, h - y0)
-                // Rows past the image repeat the last one; their results are not stored.
-                let r0 = src + y0 * w * 4 * element
-                let r1 = src + min(y0 + 1, h - 1) * w * 4 * element
-                let r2 = src + min(y0 + 2, h - 1) * w * 4 * element
-                let r3 = src + min(y0 + 3, h - 1) * w * 4 * element
-                for t in 0..<steps {
-                    let sx = Int(colMap[t])
-                    var v = SIMD16<Float>(repeating: 0)
-                    if sx >= 0 {
-                        let o = sx * 4 * element
-                        if u8 {
-                            v = floats(r0 + o, r1 + o, r2 + o, r3 + o)
-                        } else {
-                            let a = (r0 + o).loadUnaligned(as: SIMD4<Float>.self)
-                            let b = (r1 + o).loadUnaligned(as: SIMD4<Float>.self)
-                            let c = (r2 + o).loadUnaligned(as: SIMD4<Float>.self)
-                            let d = (r3 + o).loadUnaligned(as: SIMD4<Float>.self)
-                            v = SIMD16(lowHalf: SIMD8(lowHalf: a, highHalf: b), highHalf: SIMD8(lowHalf: c, highHalf: d))
-                        }
-                    }
-                    v = cascade.step(v, t, &s0, &s1, &s2, &s3)
-                    if t >= 2 * pad {
-                        let x = t - 2 * pad
-                        v = v * scale
-                        if u8 {
-                            let b = toBytes(v)
-                            let base = dst + y0 * w * 4 + x * 4
-                            base.storeBytes(of: b.lowHalf.lowHalf, as: SIMD4<UInt8>.self)
-                            if live > 1 { base.storeBytes(of: b.lowHalf.highHalf, toByteOffset: w * 4, as: SIMD4<UInt8>.self) }
-                            if live > 2 { base.storeBytes(of: b.highHalf.lowHalf, toByteOffset: 2 * w * 4, as: SIMD4<UInt8>.self) }
-                            if live > 3 { base.storeBytes(of: b.highHalf.highHalf, toByteOffset: 3 * w * 4, as: SIMD4<UInt8>.self) }
-                        } else {
-                            let base = dst + (y0 * w * 4 + x * 4) * 4
-                            base.storeBytes(of: v.lowHalf.lowHalf, as: SIMD4<Float>.self)
-                            if live > 1 { base.storeBytes(of: v.lowHalf.highHalf, toByteOffset: w * 16, as: SIMD4<Float>.self) }
-                            if live > 2 { base.storeBytes(of: v.highHalf.lowHalf, toByteOffset: 2 * w * 16, as: SIMD4<Float>.self) }
-                            if live > 3 { base.storeBytes(of: v.highHalf.highHalf, toByteOffset: 3 * w * 16, as: SIMD4<Float>.self) }
-                        }
-                    }
-                }
+                if u8 { transposeUInt16(src + y0 * w * 8, stride: w * 8, rows: live, width: w, into: input) }
+                else { transposeFloats(src + y0 * w * 16, stride: w * 16, rows: live, width: w, into: input) }
+                sweep(cascade, input: input, map: colMap.baseAddress!, steps: w + 2 * pad, pad: pad,
+                      scale: SIMD16(repeating: plan.outScale), output: output)
+                if u8 { untransposeBytes(output, width: w, rows: live, into: dst + y0 * w * 4, stride: w * 4) }
+                else { untransposeFloats(output, width: w, rows: live, into: dst + y0 * w * 16, stride: w * 16) }
             }
         }
     }
+}
+
+// MARK: Batch conversions around the sweeps (never inlined: each is a small loop LLVM vectorises)
+
+/// Column strip: `rows` rows of `lanes` (<= 32) values at `stride`, as 2 x 16 floats per row
+/// (missing lanes 0).
+@inline(never) func gatherBytes(_ p: UnsafeRawPointer, stride: Int, rows: Int, lanes: Int, into out: UnsafeMutablePointer<SIMD16<Float>>) {
+    if lanes == 32 {
+        for y in 0..<rows {
+            out[2 * y] = floatsInline(bytesAt: p + y * stride)
+            out[2 * y + 1] = floatsInline(bytesAt: p + y * stride + 16)
+        }
+    } else {
+        for y in 0..<rows {
+            var a = SIMD16<Float>(repeating: 0), b = a
+            for l in 0..<lanes {
+                let v = Float(p.load(fromByteOffset: y * stride + l, as: UInt8.self))
+                if l < 16 { a[l] = v } else { b[l - 16] = v }
+            }
+            out[2 * y] = a
+            out[2 * y + 1] = b
+        }
+    }
+}
+
+@inline(__always) func floatsInline(bytesAt p: UnsafeRawPointer) -> SIMD16<Float> {
+    let b = p.loadUnaligned(as: SIMD16<UInt8>.self)
+    var f = SIMD16<Float>()
+    for i in 0..<16 { f[i] = Float(b[i]) }
+    return f
+}
+
+@inline(never) func gatherFloats(_ p: UnsafeRawPointer, stride: Int, rows: Int, lanes: Int, into out: UnsafeMutablePointer<SIMD16<Float>>) {
+    for y in 0..<rows {
+        if lanes == 32 {
+            out[2 * y] = p.loadUnaligned(fromByteOffset: y * stride, as: SIMD16<Float>.self)
+            out[2 * y + 1] = p.loadUnaligned(fromByteOffset: y * stride + 64, as: SIMD16<Float>.self)
+            continue
+        }
+        var a = SIMD16<Float>(repeating: 0), b = a
+        for l in 0..<lanes {
+            let v = p.load(fromByteOffset: y * stride + 4 * l, as: Float.self)
+            if l < 16 { a[l] = v } else { b[l - 16] = v }
+        }
+        out[2 * y] = a
+        out[2 * y + 1] = b
+    }
+}
+
+/// The strip back: rounded half to even into UInt16 (the kernels' convert_ushort4(rint(v))).
+@inline(never) func scatterUInt16(_ v: UnsafePointer<SIMD16<Float>>, rows: Int, lanes: Int, into p: UnsafeMutableRawPointer, stride: Int) {
+    for y in 0..<rows {
+        for half in 0..<2 {
+            let bits = unsafeBitCast(v[2 * y + half] + SIMD16(repeating: 12_582_912), to: SIMD16<UInt32>.self) &- SIMD16(repeating: 0x4B40_0000)
+            var r = SIMD16<UInt16>()
+            for i in 0..<16 { r[i] = UInt16(truncatingIfNeeded: bits[i]) }
+            let live = min(16, lanes - 16 * half)
+            if live == 16 { p.storeBytes(of: r, toByteOffset: y * stride + 32 * half, as: SIMD16<UInt16>.self) } else {
+                for l in 0..<max(live, 0) { p.storeBytes(of: r[l], toByteOffset: y * stride + 32 * half + 2 * l, as: UInt16.self) }
+            }
+        }
+    }
+}
+
+@inline(never) func scatterFloats(_ v: UnsafePointer<SIMD16<Float>>, rows: Int, lanes: Int, into p: UnsafeMutableRawPointer, stride: Int) {
+    for y in 0..<rows {
+        for half in 0..<2 {
+            let live = min(16, lanes - 16 * half)
+            if live == 16 { p.storeBytes(of: v[2 * y + half], toByteOffset: y * stride + 64 * half, as: SIMD16<Float>.self); continue }
+            for l in 0..<max(live, 0) { p.storeBytes(of: v[2 * y + half][l], toByteOffset: y * stride + 64 * half + 4 * l, as: Float.self) }
+        }
+    }
+}
+
+/// Row group: pixel x of `rows` (<= 4) rows of UInt16 RGBA as the 16 lanes of input[x] (missing rows 0).
+@inline(never) func transposeUInt16(_ p: UnsafeRawPointer, stride: Int, rows: Int, width: Int, into out: UnsafeMutablePointer<SIMD16<Float>>) {
+    let r1 = min(1, rows - 1) * stride, r2 = min(2, rows - 1) * stride, r3 = min(3, rows - 1) * stride
+    for x in 0..<width {
+        let o = x * 8
+        let u = SIMD16<UInt16>(lowHalf: SIMD8(lowHalf: p.loadUnaligned(fromByteOffset: o, as: SIMD4<UInt16>.self),
+                                               highHalf: p.loadUnaligned(fromByteOffset: o + r1, as: SIMD4<UInt16>.self)),
+                               highHalf: SIMD8(lowHalf: p.loadUnaligned(fromByteOffset: o + r2, as: SIMD4<UInt16>.self),
+                                               highHalf: p.loadUnaligned(fromByteOffset: o + r3, as: SIMD4<UInt16>.self)))
+        var f = SIMD16<Float>()
+        for i in 0..<16 { f[i] = Float(u[i]) }
+        out[x] = f
+    }
+}
+
+@inline(never) func transposeFloats(_ p: UnsafeRawPointer, stride: Int, rows: Int, width: Int, into out: UnsafeMutablePointer<SIMD16<Float>>) {
+    let r1 = min(1, rows - 1) * stride, r2 = min(2, rows - 1) * stride, r3 = min(3, rows - 1) * stride
+    for x in 0..<width {
+        let o = x * 16
+        out[x] = SIMD16(lowHalf: SIMD8(lowHalf: p.loadUnaligned(fromByteOffset: o, as: SIMD4<Float>.self),
+                                       highHalf: p.loadUnaligned(fromByteOffset: o + r1, as: SIMD4<Float>.self)),
+                        highHalf: SIMD8(lowHalf: p.loadUnaligned(fromByteOffset: o + r2, as: SIMD4<Float>.self),
+                                        highHalf: p.loadUnaligned(fromByteOffset: o + r3, as: SIMD4<Float>.self)))
+    }
+}
+
+/// The group back as bytes: clamp(floor(v + 0.5), 0, 255) (Blur_ToBytes), rows written: `rows`.
+@inline(never) func untransposeBytes(_ v: UnsafePointer<SIMD16<Float>>, width: Int, rows: Int, into p: UnsafeMutableRawPointer, stride: Int) {
+    for x in 0..<width {
+        let b = toBytesInline(v[x])
+        let o = x * 4
+        p.storeBytes(of: b.lowHalf.lowHalf, toByteOffset: o, as: SIMD4<UInt8>.self)
+        if rows > 1 { p.storeBytes(of: b.lowHalf.highHalf, toByteOffset: o + stride, as: SIMD4<UInt8>.self) }
+        if rows > 2 { p.storeBytes(of: b.highHalf.lowHalf, toByteOffset: o + 2 * stride, as: SIMD4<UInt8>.self) }
+        if rows > 3 { p.storeBytes(of: b.highHalf.highHalf, toByteOffset: o + 3 * stride, as: SIMD4<UInt8>.self) }
+    }
+}
+
+@inline(never) func untransposeFloats(_ v: UnsafePointer<SIMD16<Float>>, width: Int, rows: Int, into p: UnsafeMutableRawPointer, stride: Int) {
+    for x in 0..<width {
+        let f = v[x]
+        let o = x * 16
+        p.storeBytes(of: f.lowHalf.lowHalf, toByteOffset: o, as: SIMD4<Float>.self)
+        if rows > 1 { p.storeBytes(of: f.lowHalf.highHalf, toByteOffset: o + stride, as: SIMD4<Float>.self) }
+        if rows > 2 { p.storeBytes(of: f.highHalf.lowHalf, toByteOffset: o + 2 * stride, as: SIMD4<Float>.self) }
+        if rows > 3 { p.storeBytes(of: f.highHalf.highHalf, toByteOffset: o + 3 * stride, as: SIMD4<Float>.self) }
+    }
+}
+
+/// toBytes for inlining into a conversion loop: whole-vector arithmetic and bit operations.
+@inline(__always) func toBytesInline(_ v: SIMD16<Float>) -> SIMD16<UInt8> {
+    let x = v + SIMD16(repeating: 0.5)
+    let magic = SIMD16<Float>(repeating: 12_582_912)
+    let n = x + magic
+    let down = unsafeBitCast(x - (n - magic), to: SIMD16<UInt32>.self) &>> 31
+    var k = unsafeBitCast(unsafeBitCast(n, to: SIMD16<UInt32>.self) &- SIMD16(repeating: 0x4B40_0000) &- down,
+                          to: SIMD16<Int32>.self)
+    k = k & ~(k &>> 31)
+    let over = k &- SIMD16(repeating: 255)
+    k = k &- (over & ~(over &>> 31))
+    var r = SIMD16<UInt8>()
+    for i in 0..<16 { r[i] = UInt8(truncatingIfNeeded: k[i]) }
+    return r
 }

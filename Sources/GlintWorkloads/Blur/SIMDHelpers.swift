@@ -77,3 +77,18 @@
     for i in 0..<16 { f[i] = Float(u[i]) }
     return f
 }
+
+/// 16 bytes widened to UInt16.
+@inline(never) func widenBytes(_ p: UnsafeRawPointer) -> SIMD16<UInt16> {
+    let b = p.loadUnaligned(as: SIMD16<UInt8>.self)
+    var r = SIMD16<UInt16>()
+    for i in 0..<16 { r[i] = UInt16(b[i]) }
+    return r
+}
+
+/// 16 UInt16 as floats.
+@inline(never) func floats(_ v: SIMD16<UInt16>) -> SIMD16<Float> {
+    var f = SIMD16<Float>()
+    for i in 0..<16 { f[i] = Float(v[i]) }
+    return f
+}
