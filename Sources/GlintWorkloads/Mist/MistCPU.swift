@@ -130,9 +130,9 @@ enum MistCPU {
             UnsafeMutableRawPointer(weight + i).storeBytes(of: wv, as: SIMD4<Float>.self)
             let w16 = SIMD16(lowHalf: SIMD8(lowHalf: SIMD4(repeating: wv.x), highHalf: SIMD4(repeating: wv.y)),
                              highHalf: SIMD8(lowHalf: SIMD4(repeating: wv.z), highHalf: SIMD4(repeating: wv.w)))
-            let s = floats(bytesAt: sharp + 4 * i), b = floats(bytesAt: blurred + 4 * i)
+            let s = floatsInline(bytesAt: sharp + 4 * i), b = floatsInline(bytesAt: blurred + 4 * i)
             let c = s + (b - s) * w16
-            UnsafeMutableRawPointer(out + 4 * i).storeBytes(of: toBytes(c), as: SIMD16<UInt8>.self)
+            UnsafeMutableRawPointer(out + 4 * i).storeBytes(of: toBytesInline(c), as: SIMD16<UInt8>.self)
             i += 4
         }
         while i < count {
