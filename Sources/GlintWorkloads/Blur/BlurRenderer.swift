@@ -202,6 +202,7 @@ public final class BlurSession: @unchecked Sendable {
         precondition(pixels.count == plan.width * plan.height * 4)
         pixels.withUnsafeBytes { src.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         var walls: [Double] = [], kernels: [Double] = []
+        let bytes = pixels as? [UInt8], floats = pixels as? [Float]
         for _ in 0..<max(runs, 1) {
             let start = Clock.now()
             var kernel = 0.0
@@ -211,11 +212,11 @@ public final class BlurSession: @unchecked Sendable {
                 let q = cc.queue
                 var events: [Event] = []
                 if let s = clSrc as? Buffer<UInt8>, let d = clDst as? Buffer<UInt8> {
-                    try s.write(pixels as! [UInt8], queue: q)
+                    try s.write(bytes ?? [], queue: q)
                     events = try cl.encode(src: s, dst: d)
                     try d.read(into: UnsafeMutableBufferPointer(start: dst.assumingMemoryBound(to: UInt8.self), count: d.count), count: d.count, queue: q)
                 } else if let s = clSrc as? Buffer<Float>, let d = clDst as? Buffer<Float> {
-                    try s.write(pixels as! [Float], queue: q)
+                    try s.write(floats ?? [], queue: q)
                     events = try cl.encode(src: s, dst: d)
                     try d.read(into: UnsafeMutableBufferPointer(start: dst.assumingMemoryBound(to: Float.self), count: d.count), count: d.count, queue: q)
                 }
