@@ -59,6 +59,7 @@ let package = Package(
         .testTarget(name: "FractalTests", dependencies: ["GlintWorkloads", "GlintCore", "GlintCL", "CGlintTypes"]),
         .testTarget(name: "IsoPulseTests", dependencies: ["GlintWorkloads", "GlintCore", "CGlintTypes"]),
         .testTarget(name: "RayTraceTests", dependencies: ["GlintWorkloads", "GlintCore", "GlintCL", "GlintKernels", "CGlintTypes"]),
+        .testTarget(name: "ImagePassTests", dependencies: ["GlintWorkloads", "GlintCore", "GlintCL", "CGlintTypes"]),
         .testTarget(name: "CLITests", dependencies: ["glint", "GlintCore"]),
     ],
     swiftLanguageModes: [.v6]

@@ -179,5 +179,32 @@ typedef struct GlintRTMaterial {
     glint_f32 pad0;
     glint_f32 pad1;
 } GlintRTMaterial;
+/* One mist frame's compose pass (48 bytes). Positions are normalised by the image width, as in
+   the Misty Window seed: pixel (x, y) sits at ((x + 0.5) / W, (y + 0.5) / W). */
+typedef struct GlintMistParams {
+    glint_f32 inv_width;   /* 1 / W                                                  */
+    glint_f32 fog_step;    /* weight added per frame (0.01 at 60 fps)                */
+    glint_f32 refraction;  /* drop lens strength (3)                                 */
+    glint_f32 bend;        /* drop lens curvature: tan(bend * d / r) (0.9)           */
+    glint_i32 width;       /* image pixels                                           */
+    glint_i32 height;
+    glint_i32 tile_size;   /* pixels per side of a binning tile                      */
+    glint_i32 tiles_x;     /* tiles per row                                          */
+    glint_i32 tiles_y;
+    glint_i32 shape_count; /* shapes this frame                                      */
+    glint_i32 frame;       /* frame index                                            */
+    glint_i32 pad0;        /* keeps the size a multiple of 8                         */
+} GlintMistParams;
+
+/* A capsule that clears the mist: a drop or droplet (a == b, refract = 1) or a wipe segment
+   (refract = 0). 32 bytes. */
+typedef struct GlintMistShape {
+    glint_f32 ax, ay;      /* segment start (normalised by width)                    */
+    glint_f32 bx, by;      /* segment end                                            */
+    glint_f32 radius;      /* clears (and, for drops, refracts) within this distance */
+    glint_f32 refract;     /* 1: a drop that shows the sharp image through a lens    */
+    glint_f32 shade;       /* drops: rim darkening at the edge (0: none)             */
+    glint_f32 pad0;
+} GlintMistShape;
 
 #endif

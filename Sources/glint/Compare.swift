@@ -20,14 +20,18 @@ protocol ComparableWorkload: ParsableCommand {
 /// One side of a job comparison.
 struct ComparisonRun {
     var image: Image8
+    /// The float result, for workloads that make one (blur of a PFM): compared instead of `image`.
+    var floatImage: ImageF? = nil
     /// Integer outputs that must be identical (fractal escape counts), when the workload has them.
-    var counts: [UInt32]?
+    var counts: [UInt32]? = nil
     var wallSeconds: Double
     var kernelSeconds: Double
 }
 
 struct Compare: AsyncParsableCommand {
-    static let workloads: [String: any ComparableWorkload.Type] = ["fractal": Fractal.self, "rtow": RTOW.self, "iso": Iso.self, "pulse": Pulse.self]
+    static let workloads: [String: any ComparableWorkload.Type] = [
+        "fractal": Fractal.self, "rtow": RTOW.self, "blur": Blur.self, "mist": Mist.self, "iso": Iso.self, "pulse": Pulse.self,
+    ]
 
     static let configuration = CommandConfiguration(
         abstract: "Run one job on two backends, or compare two image files: error metrics, a diff heat map and the speed-up.",
@@ -87,7 +91,7 @@ struct Compare: AsyncParsableCommand {
 
     @OptionGroup var out: OutputOptions
 
-    @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("The workload (fractal, rtow, iso, pulse) and its options.", valueName: "workload"))
+    @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("The workload (fractal, rtow, blur, mist, iso, pulse) and its options.", valueName: "workload"))
     var job: [String] = []
 
     /// Compare's own options may also follow the workload; they are taken out of its arguments.
@@ -216,7 +220,12 @@ struct Compare: AsyncParsableCommand {
             sides.append((first, BenchStats(walls), BenchStats(kernels), build))
         }
         line.finish()
-        let difference = try ImageCompare.compare(sides[0].output.image, sides[1].output.image)
+        let difference: ImageDifference
+        if let fa = sides[0].output.floatImage, let fb = sides[1].output.floatImage {
+            difference = try ImageCompare.compare(fa, fb)
+        } else {
+            difference = try ImageCompare.compare(sides[0].output.image, sides[1].output.image)
+        }
         let tol = try tolerance.map { try Tolerance(parsing: $0) } ?? command.comparisonTolerance
         var verdicts = tol.evaluate(difference)
         var countsJSON = JSON.null

@@ -56,6 +56,8 @@ struct Glint: AsyncParsableCommand {
               glint fractal mandelbrot -o mandelbrot.png
               glint fractal julia --c -0.8,0.156 --palette ocean --smooth -o julia.png
               glint rtow --scene cover --spp 100 -o cover.png
+              glint blur photo.png -o soft.png --sigma 4
+              glint mist --input photo.png -o frames --frames 120
               glint compare --a cpu --b opencl fractal julia --size 800x600
               glint bench --quick
 
@@ -63,5 +65,5 @@ struct Glint: AsyncParsableCommand {
             tolerance), 2 a usage error.
             """,
         version: "\(GlintBuild.version) (\(GlintBuild.commit.prefix(12)))",
-        subcommands: [Devices.self, Fractal.self, RTOW.self, Iso.self, Pulse.self, Compare.self, Bench.self])
+        subcommands: [Devices.self, Fractal.self, RTOW.self, Blur.self, Mist.self, Iso.self, Pulse.self, Compare.self, Bench.self])
 }

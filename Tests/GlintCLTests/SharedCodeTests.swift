@@ -48,6 +48,32 @@ import Testing
         }
     }
 
+    @Test func mistStructLayoutsAreTheSameOnTheDevice() throws {
+        typealias P = GlintMistParams
+        let params: [(String, PartialKeyPath<P>)] = [
+            ("inv_width", \P.inv_width), ("fog_step", \P.fog_step), ("refraction", \P.refraction), ("bend", \P.bend),
+            ("width", \P.width), ("height", \P.height), ("tile_size", \P.tile_size), ("tiles_x", \P.tiles_x),
+            ("tiles_y", \P.tiles_y), ("shape_count", \P.shape_count), ("frame", \P.frame), ("pad0", \P.pad0),
+        ]
+        typealias S = GlintMistShape
+        let shape: [(String, PartialKeyPath<S>)] = [
+            ("ax", \S.ax), ("ay", \S.ay), ("bx", \S.bx), ("by", \S.by), ("radius", \S.radius),
+            ("refract", \S.refract), ("shade", \S.shade), ("pad0", \S.pad0),
+        ]
+        var body = "out[0] = sizeof(GlintMistParams); out[1] = sizeof(GlintMistShape);\n"
+        for (i, (name, _)) in params.enumerated() { body += "out[\(i + 2)] = __builtin_offsetof(GlintMistParams, \(name));\n" }
+        for (i, (name, _)) in shape.enumerated() { body += "out[\(i + 2 + params.count)] = __builtin_offsetof(GlintMistShape, \(name));\n" }
+        let device = try run(body, count: 2 + params.count + shape.count)
+        #expect(device[0] == UInt64(MemoryLayout<P>.size) && MemoryLayout<P>.size == 48)
+        #expect(device[1] == UInt64(MemoryLayout<S>.size) && MemoryLayout<S>.size == 32)
+        for (i, (name, path)) in params.enumerated() {
+            #expect(device[i + 2] == UInt64(MemoryLayout<P>.offset(of: path)!), "offset of \(name)")
+        }
+        for (i, (name, path)) in shape.enumerated() {
+            #expect(device[i + 2 + params.count] == UInt64(MemoryLayout<S>.offset(of: path)!), "offset of \(name)")
+        }
+    }
+
     /// Known-answer vectors of Philox-4x32-10 (Random123's kat_vectors), then a table of keys
     /// drawn on the device and in Swift.
     @Test func rngTwinGivesTheSameBitsAsTheKernel() throws {

@@ -123,7 +123,7 @@ public enum BenchSuiteKind: String, Sendable, CaseIterable {
 /// lists its cases for a suite.
 public enum BenchSuite {
     /// The workloads that have benchmark cases, in suite order.
-    public static let workloads = ["fractal", "rtow", "iso", "pulse"]
+    public static let workloads = ["fractal", "rtow", "blur", "mist", "iso", "pulse"]
 
     public static func cases(_ kind: BenchSuiteKind, workloads selected: [String]? = nil) throws(GlintError) -> [BenchCase] {
         let chosen = selected ?? workloads
@@ -135,6 +135,8 @@ public enum BenchSuite {
             switch w {
             case "fractal": all += FractalBench.cases(kind)
             case "rtow": all += RayTraceBench.cases(kind)
+            case "blur": all += BlurBench.cases(kind)
+            case "mist": all += MistBench.cases(kind)
             case "iso": all += ImagePassBench.isoCases(kind)
             case "pulse": all += ImagePassBench.pulseCases(kind)
             default: break

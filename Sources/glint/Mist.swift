@@ -1,0 +1,232 @@
+import ArgumentParser
+import GlintCore
+import GlintWorkloads
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct Mist: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "A misty window: the camera seen through fogged glass, with raindrops and finger wipes; PNG frames out.",
+        discussion: """
+            Each frame: the camera image is blurred (--sigma); a weight per pixel grows by 0.01 a \
+            frame (at 60 fps) up to 1 and drops to 0 under a raindrop or a wipe; drops slide along \
+            gravity with a little randomness and come back at the opposite edge; the frame shows, \
+            inside a drop, the sharp image through the drop's lens, elsewhere mix(sharp, blurred, weight).
+
+            --input is one image (a still camera: blurred once) or a folder of PNG frames, played \
+            in name order as the camera (looping if --frames is longer). All frames must have one size.
+
+            Drops vary in size and rim shading, merge when they touch and leave trails of small \
+            droplets; --classic gives the seed's drops instead (all radius 0.01 of the width, no \
+            merging, no trails).
+
+            Positions are fractions of the image: gravity X,Y points down the window as (0,1) \
+            (--gravity-file: one X,Y per line, line N for frame N, the last holding on). Wipes \
+            (--wipes FILE.json) are a JSON array of strokes:
+              [{"start": 10, "radius": 0.05, "points": [[0.1, 0.5], [0.2, 0.5], [0.3, 0.55]]}]
+            A stroke touches its first point at frame `start` and moves one point per frame, \
+            clearing the mist within `radius` (a fraction of the width; default 0.05) of its path.
+
+            The same --seed gives the same frames on every device.
+
+            Examples:
+              glint mist --input window.png -o frames --frames 120
+              glint mist --input camera/ -o frames --frames 300 --gravity 0.3,1 --drops 80 --seed 7
+              glint mist --input window.png -o frames --frames 90 --wipes wipes.json --classic
+              glint compare --a cpu --b opencl mist --input window.png --frames 30
+            """)
+
+    @Option(help: ArgumentHelp("A PNG image (still camera) or a folder of PNG frames.", valueName: "image|folder"))
+    var input: String
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Folder for frame_00000.png, frame_00001.png, ... (created if missing).", valueName: "folder"))
+    var output: String?
+
+    @Option(help: "Number of frames to render (>= 1).")
+    var frames: Int
+
+    @Option(help: "Frames per second: motion and re-fogging per frame scale by 60/fps.")
+    var fps = 60.0
+
+    @Option(help: "Blur of the mist, in pixels.")
+    var sigma = 40.0
+
+    @Option(help: "Blur method: exact, recursive or auto.")
+    var method = "auto"
+
+    @Option(help: "Number of raindrops.")
+    var drops = 50
+
+    @Option(parsing: .unconditional, help: "Gravity X,Y in image directions (y down).")
+    var gravity: String?
+
+    @Option(name: .customLong("gravity-file"), help: "Per-frame gravity: one X,Y per line.")
+    var gravityFile: String?
+
+    @Option(help: "Finger wipes: a JSON file (see above).")
+    var wipes: String?
+
+    @Option(help: "Seed of the rain's random numbers.")
+    var seed: UInt64 = 0
+
+    @Flag(help: "The seed's drops: one size, no merging, no trails.")
+    var classic = false
+
+    @OptionGroup var device: DeviceOptions
+    @OptionGroup var out: OutputOptions
+
+    func validate() throws {
+        guard frames >= 1 else { throw ValidationError("--frames must be at least 1 (got \(frames))") }
+        guard frames <= MistJob.maxFrames else { throw ValidationError("--frames must be at most \(MistJob.maxFrames)") }
+        guard sigma.isFinite && sigma > 0 else { throw ValidationError("--sigma must be a positive number (got \(sigma))") }
+        guard BlurMethod(rawValue: method) != nil else { throw ValidationError("--method must be exact, recursive or auto (got '\(method)')") }
+        if gravity != nil && gravityFile != nil { throw ValidationError("give --gravity or --gravity-file, not both") }
+        if let gravity { _ = try parsePair(gravity, name: "--gravity") }
+        if let output {
+            if FileIO.exists(output) && !FileIO.isDirectory(output) { throw ValidationError("-o \(output) is a file; give a folder") }
+        }
+        var job = MistJob()
+        job.frames = frames; job.fps = fps; job.sigma = sigma; job.drops = drops
+        do { try job.validate() } catch { throw ValidationError(error.message) }
+    }
+
+    func makeJob() throws -> MistJob {
+        var job = MistJob()
+        job.frames = frames
+        job.fps = fps
+        job.sigma = sigma
+        job.method = BlurMethod(rawValue: method) ?? .auto
+        job.drops = drops
+        job.seed = seed
+        job.classic = classic
+        if let gravity {
+            let (x, y) = try parsePair(gravity, name: "--gravity")
+            job.gravity = SIMD2(x, y)
+        }
+        if let gravityFile { job.gravityPerFrame = try MistJob.parseGravity(try FileIO.readText(gravityFile), name: gravityFile) }
+        if let wipes { job.wipes = try MistJob.parseWipes(try FileIO.readText(wipes), name: wipes) }
+        try job.validate()
+        return job
+    }
+
+    /// The camera: one image, or the PNG files of a folder in name order (sizes checked up front).
+    struct Camera {
+        var still: Image8?
+        var files: [String] = []
+        var width = 0, height = 0
+
+        init(_ path: String) throws {
+            if FileIO.isDirectory(path) {
+                files = try listPNGs(path)
+                guard !files.isEmpty else { throw GlintError("--input \(path): the folder holds no .png frames") }
+                for f in files {
+                    let (w, h) = try pngSize(f)
+                    if width == 0 { (width, height) = (w, h) }
+                    guard w == width && h == height else {
+                        throw GlintError("--input \(path): \(f) is \(w)x\(h), the first frame \(width)x\(height); all frames must have one size")
+                    }
+                }
+            } else {
+                let image = try PNG.read(path)
+                still = image
+                (width, height) = (image.width, image.height)
+            }
+        }
+
+        /// Frame f's camera image, or nil when it has not changed (a still camera after frame 0).
+        func image(_ f: Int) throws -> Image8? {
+            if let still { return f == 0 ? still : nil }
+            if files.count == 1 && f > 0 { return nil }
+            return try PNG.read(files[f % files.count])
+        }
+    }
+
+    func run() async throws {
+        try await reportingErrors(verbose: out.verbose) {
+            guard let output else { throw ValidationError("give the output folder with -o (e.g. -o frames)") }
+            let job = try makeJob()
+            let camera = try Camera(input)
+            try FileIO.makeDirectories(output)
+            guard access(output, W_OK) == 0 else { throw GlintError("-o \(output): the folder is not writable") }
+            let backend = try device.backend()
+            let renderer = try MistRenderer(job: job, width: camera.width, height: camera.height, backend: backend)
+            let bar = ProgressBar("mist", quiet: out.quiet)
+            let start = Clock.now()
+            var renderSeconds = 0.0
+            var pending: Task<Void, Error>?
+            for f in 0..<frames {
+                let image = try camera.image(f)
+                let t0 = Clock.now()
+                let frame = try await renderer.renderNext(camera: image)
+                renderSeconds += Clock.now() - t0
+                // The previous frame's PNG is written while this one rendered.
+                try await pending?.value
+                let path = "\(output)/\(Mist.frameName(f))"
+                pending = Task { try PNG.write(frame, to: path, alpha: false) }
+                bar.update(Double(f + 1) / Double(frames))
+            }
+            try await pending?.value
+            bar.finish()
+            if !out.quiet {
+                var line = "wrote \(frames) frame\(frames == 1 ? "" : "s") to \(output)/ (\(camera.width)x\(camera.height), sigma \(Format.short(sigma)) \(renderer.blurMethod.rawValue), \(backend.label), \(fmt(Double(frames) / max(renderSeconds, 1e-9), 1)) frames/s rendered, \(fmt(Clock.now() - start, 2)) s in all"
+                if backend.isOpenCL { line += ", kernels \(fmt(renderer.kernelSeconds * 1000, 1)) ms" }
+                print(line + ")")
+            }
+        }
+    }
+
+    static func frameName(_ f: Int) -> String {
+        let digits = String(f)
+        return "frame_" + String(repeating: "0", count: max(0, 5 - digits.count)) + digits + ".png"
+    }
+}
+
+/// The .png files of a folder, sorted by name, as paths.
+func listPNGs(_ dir: String) throws -> [String] {
+    guard let d = opendir(dir) else { throw GlintError("cannot read folder \(dir)") }
+    defer { closedir(d) }
+    var names: [String] = []
+    while let entry = readdir(d) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+        if hasSuffix(name, ["png"]) && !name.hasPrefix(".") { names.append(name) }
+    }
+    return names.sorted().map { dir.hasSuffix("/") ? dir + $0 : dir + "/" + $0 }
+}
+
+/// Width and height from a PNG's header, checked against the image limits (no pixels decoded).
+func pngSize(_ path: String) throws -> (Int, Int) {
+    let bytes = try FileIO.read(path, limit: PNG.maxFileBytes)
+    let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    guard bytes.count >= 24, Array(bytes[0..<8]) == signature, Array(bytes[12..<16]) == Array("IHDR".utf8) else {
+        throw GlintError("cannot read \(path): not a PNG file")
+    }
+    func be32(_ i: Int) -> Int { bytes[i..<(i + 4)].reduce(0) { $0 << 8 | Int($1) } }
+    let (w, h) = (be32(16), be32(20))
+    do { try ImageLimits.check(width: w, height: h) } catch { throw GlintError("cannot read \(path): \(error.message)") }
+    return (w, h)
+}
+
+extension Mist: ComparableWorkload {
+    func comparisonConflict() -> String? {
+        if device.device != nil { return "mist: compare runs the job on --a and --b; drop --device" }
+        if output != nil { return "mist: compare writes no frames; drop -o (the last frame is compared; use --diff or --json)" }
+        return nil
+    }
+
+    func comparisonTitle() throws -> String { "mist \(input) \(frames) frames, last frame" }
+
+    func comparisonRun(on backend: Backend, detailed: Bool) async throws -> ComparisonRun {
+        let job = try makeJob()
+        let camera = try Camera(input)
+        let renderer = try MistRenderer(job: job, width: camera.width, height: camera.height, backend: backend)
+        let start = Clock.now()
+        var last = Image8(width: 0, height: 0)
+        for f in 0..<frames { last = try await renderer.renderNext(camera: try camera.image(f)) }
+        return ComparisonRun(image: last, wallSeconds: Clock.now() - start, kernelSeconds: renderer.kernelSeconds)
+    }
+
+    var comparisonTolerance: Tolerance { .oneLevel }
+}

@@ -1,0 +1,158 @@
+import GlintCore
+import GlintWorkloads
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The first OpenCL device. Tests never skip OpenCL: a missing device is a failure.
+func openCL() throws -> Backend {
+    let inventory = DeviceInventory.scan()
+    let device = try #require(inventory.devices.first, "no OpenCL device: \(inventory.problem ?? "?")")
+    return .opencl(try ComputeContext.shared(for: device))
+}
+
+func maxDifference(_ a: Image8, _ b: Image8) -> Int {
+    zip(a.pixels, b.pixels).reduce(0) { max($0, abs(Int($1.0) - Int($1.1))) }
+}
+
+func meanDifference(_ a: Image8, _ b: Image8) -> Double {
+    Double(zip(a.pixels, b.pixels).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(a.pixels.count)
+}
+
+/// Largest |a-b| / max(|a|, |b|, 1e-6): DESIGN.md's float parity measure.
+func maxRelative(_ a: ImageF, _ b: ImageF) -> Double {
+    zip(a.pixels, b.pixels).reduce(0.0) { m, p in
+        let d = Double(abs(p.0 - p.1))
+        return d == 0 ? m : max(m, d / max(Double(abs(p.0)), Double(abs(p.1)), 1e-6))
+    }
+}
+
+func floatPicture(_ w: Int, _ h: Int) -> ImageF { TestPicture.make(width: w, height: h).toFloat() }
+
+/// CPU (Swift) and OpenCL give matching blurs (DESIGN.md: 8-bit within 1 level, float within a
+/// relative error of 1e-5). Both paths in fact agree exactly: integers on the exact 8-bit path, the
+/// same float operations in the same order elsewhere; the tolerance is the contract.
+@Suite struct BlurParityTests {
+    static let cases: [(Double, BlurMethod, BorderMode)] = [
+        (0.8, .exact, .reflect101), (2, .exact, .clamp), (3.5, .exact, .wrap), (5, .exact, .zero),
+        (2, .recursive, .reflect101), (6, .recursive, .clamp), (12, .recursive, .wrap), (30, .recursive, .zero),
+    ]
+
+    @Test(arguments: cases)
+    func eightBitWithinOneLevel(_ c: (Double, BlurMethod, BorderMode)) async throws {
+        let image = TestPicture.make(width: 61, height: 37)
+        let job = BlurJob(sigma: c.0, method: c.1, border: c.2)
+        let cpu = try await BlurRenderer.blur(image, job, on: .cpu)
+        let cl = try await BlurRenderer.blur(image, job, on: try openCL())
+        #expect(cpu.method == c.1 && cl.method == c.1)
+        #expect(maxDifference(cpu.image, cl.image) <= 1)
+    }
+
+    @Test(arguments: cases)
+    func floatWithinRelativeError(_ c: (Double, BlurMethod, BorderMode)) async throws {
+        let image = floatPicture(45, 29)
+        let job = BlurJob(sigma: c.0, method: c.1, border: c.2)
+        let cpu = try await BlurRenderer.blur(image, job, on: .cpu)
+        let cl = try await BlurRenderer.blur(image, job, on: try openCL())
+        #expect(maxRelative(cpu.image, cl.image) <= 1e-5)
+    }
+}
+
+/// Facts that hold whatever the path.
+@Suite struct BlurPropertyTests {
+    /// The exact blur of one bright pixel is the sampled Gaussian: out(x, y) = g(x) g(y).
+    @Test(arguments: [Backend.cpu], [0.7, 1.5, 3.0])
+    func singleBrightPixelIsTheSampledGaussian(_ backend: Backend, _ sigma: Double) async throws {
+        let n = 41, c = 20
+        var image = ImageF(width: n, height: n)
+        image[c, c] = SIMD4(1, 1, 1, 1)
+        let out = try await BlurRenderer.blur(image, BlurJob(sigma: sigma, method: .exact), on: backend).image
+        let size = BlurPlan.kernelSize(sigma: sigma, format: .f32)
+        let g = BlurPlan.gaussian(n: size, sigma: sigma)
+        let r = size / 2
+        for dy in -r...r {
+            for dx in -r...r {
+                let want = g[dx + r] * g[dy + r]
+                #expect(abs(Double(out[c + dx, c + dy].x) - want) <= 1e-6, "at (\(dx), \(dy))")
+            }
+        }
+        // Beyond the kernel: nothing.
+        #expect(out[c + r + 1, c].x == 0 && out[c, c - r - 1].x == 0)
+        // And the Gaussian itself: symmetric, summing to 1, shaped exp(-x^2 / 2 sigma^2).
+        #expect(abs(g.reduce(0, +) - 1) < 1e-12)
+        #expect(abs(g[r + 1] / g[r] - exp(-1 / (2 * sigma * sigma))) < 1e-12)
+    }
+
+    /// OpenCV's kernel sizes; the 8-bit fixed-point taps sum to 1 (256/256) and are symmetric.
+    @Test func kernelSizesAndFixedPointTapsFollowOpenCV() {
+        #expect(BlurPlan.kernelSize(sigma: 2, format: .u8) == 13)
+        #expect(BlurPlan.kernelSize(sigma: 2, format: .f32) == 17)
+        #expect(BlurPlan.kernelSize(sigma: 10, format: .u8) == 61)
+        #expect(BlurPlan.kernelSize(sigma: 0.25, format: .u8) == 3)  // round(2.5) = 2 (half to even), | 1
+        for sigma in [0.5, 1, 2, 3.3, 10, 40] {
+            let taps = BlurPlan.fixedPoint(BlurPlan.gaussian(n: BlurPlan.kernelSize(sigma: sigma, format: .u8), sigma: sigma))
+            #expect(taps.reduce(0) { $0 + Int($1) } == 256)
+            #expect(taps == taps.reversed())
+        }
+    }
+
+    /// Away from the borders a blur moves light around but keeps all of it.
+    @Test(arguments: [BlurMethod.exact, .recursive], [BorderMode.reflect101, .zero])
+    func blurKeepsTheImageTotalAwayFromBorders(_ method: BlurMethod, _ border: BorderMode) async throws {
+        let n = 96
+        var image = ImageF(width: n, height: n)
+        for y in 40..<56 { for x in 38..<60 { image[x, y] = SIMD4(Float(x % 7) / 7, 1, Float(y % 3) / 2, 0.5) } }
+        let out = try await BlurRenderer.blur(image, BlurJob(sigma: 4, method: method, border: border), on: .cpu).image
+        for c in 0..<4 {
+            let before = stride(from: c, to: image.pixels.count, by: 4).reduce(0.0) { $0 + Double(image.pixels[$1]) }
+            let after = stride(from: c, to: out.pixels.count, by: 4).reduce(0.0) { $0 + Double(out.pixels[$1]) }
+            #expect(abs(after - before) <= 1e-4 * before, "channel \(c): \(before) -> \(after)")
+        }
+    }
+
+    /// The recursive method's documented error against exact (README): on the test picture (hard
+    /// edges, noise), 8-bit, at most 6 levels and on average under 0.5 of a level, for sigma >= 2.
+    @Test(arguments: [2.0, 3.5, 8, 20])
+    func recursiveStaysWithinItsDocumentedErrorOfExact(_ sigma: Double) async throws {
+        let image = TestPicture.make(width: 120, height: 90)
+        let exact = try await BlurRenderer.blur(image, BlurJob(sigma: sigma, method: .exact), on: .cpu).image
+        let fast = try await BlurRenderer.blur(image, BlurJob(sigma: sigma, method: .recursive), on: .cpu).image
+        #expect(maxDifference(exact, fast) <= 6)
+        #expect(meanDifference(exact, fast) < 0.5)
+        // The box widths reproduce the Gaussian's sigma to within 6%.
+        let plan = BlurPlan(job: BlurJob(sigma: sigma, method: .recursive), format: .u8, width: 8, height: 8)
+        #expect(abs(plan.boxSigma - sigma) <= 0.06 * sigma)
+    }
+
+    @Test func autoPicksExactForSmallSigmaAndRecursiveForLarge() {
+        #expect(BlurJob(sigma: BlurJob.autoRecursiveAbove).resolvedMethod == .exact)
+        #expect(BlurJob(sigma: BlurJob.autoRecursiveAbove + 0.1).resolvedMethod == .recursive)
+        #expect(BlurJob(sigma: 40, method: .exact).resolvedMethod == .exact)
+    }
+
+    @Test func borderModesMapAsOpenCVDoes() {
+        #expect((-3...8).map { BorderMode.reflect101.map($0, 6) } == [3, 2, 1, 0, 1, 2, 3, 4, 5, 4, 3, 2])
+        #expect((-2...7).map { BorderMode.clamp.map($0, 6) } == [0, 0, 0, 1, 2, 3, 4, 5, 5, 5])
+        #expect((-2...7).map { BorderMode.wrap.map($0, 6) } == [4, 5, 0, 1, 2, 3, 4, 5, 0, 1])
+        #expect((-1...6).map { BorderMode.zero.map($0, 6) } == [-1, 0, 1, 2, 3, 4, 5, -1])
+        // Reflection repeats for lines shorter than the kernel.
+        #expect(BorderMode.reflect101.map(-7, 3) == 1 && BorderMode.reflect101.map(5, 1) == 0)
+    }
+
+    @Test func badSigmasAreRefused() {
+        for sigma in [0, -1, .nan, .infinity, 1e9] {
+            #expect(throws: GlintError.self) { try BlurJob(sigma: sigma).validate() }
+        }
+    }
+
+    /// A blur larger than the image still works (reflection repeats) and is flat-ish, not garbage.
+    @Test func tinyImagesAndHugeSigma() async throws {
+        let image = TestPicture.make(width: 3, height: 2)
+        for method in [BlurMethod.exact, .recursive] {
+            let cpu = try await BlurRenderer.blur(image, BlurJob(sigma: 9, method: method), on: .cpu)
+            let cl = try await BlurRenderer.blur(image, BlurJob(sigma: 9, method: method), on: try openCL())
+            #expect(maxDifference(cpu.image, cl.image) <= 1)
+        }
+    }
+}

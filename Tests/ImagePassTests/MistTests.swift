@@ -1,0 +1,157 @@
+import GlintCore
+import GlintWorkloads
+import Testing
+
+func render(_ job: MistJob, _ image: Image8, on backend: Backend) async throws -> [Image8] {
+    let r = try MistRenderer(job: job, width: image.width, height: image.height, backend: backend)
+    var frames: [Image8] = []
+    for f in 0..<job.frames { frames.append(try await r.renderNext(camera: f == 0 ? image : nil)) }
+    return frames
+}
+
+func busyJob(frames: Int = 12, seed: UInt64 = 3) -> MistJob {
+    var job = MistJob()
+    job.frames = frames
+    job.sigma = 3
+    job.drops = 25
+    job.seed = seed
+    job.gravity = SIMD2(0.3, 1)
+    job.wipes = [MistWipe(start: 2, points: [SIMD2(0.1, 0.5), SIMD2(0.4, 0.6), SIMD2(0.8, 0.4)], radius: 0.08)]
+    return job
+}
+
+@Suite struct MistTests {
+    /// Whole frames match between the Swift path and OpenCL (8-bit within 1 level), with drops that
+    /// vary, merge and leave trails, and a wipe.
+    @Test(arguments: [false, true])
+    func framesMatchBetweenCPUAndOpenCL(_ classic: Bool) async throws {
+        var job = busyJob()
+        job.classic = classic
+        let image = TestPicture.make(width: 64, height: 40)
+        let cpu = try await render(job, image, on: .cpu)
+        let cl = try await render(job, image, on: try openCL())
+        for (f, (a, b)) in zip(cpu, cl).enumerated() { #expect(maxDifference(a, b) <= 1, "frame \(f)") }
+    }
+
+    /// A moving camera (a new image each frame) also matches, the blur running every frame.
+    @Test func movingCameraMatches() async throws {
+        var job = busyJob(frames: 4)
+        job.sigma = 7
+        let pictures = [TestPicture.make(width: 50, height: 30), TestPicture.make(width: 50, height: 30, shift: 5)]
+        let a = try MistRenderer(job: job, width: 50, height: 30, backend: .cpu)
+        let b = try MistRenderer(job: job, width: 50, height: 30, backend: try openCL())
+        for f in 0..<4 {
+            let x = try await a.renderNext(camera: pictures[f % 2]), y = try await b.renderNext(camera: pictures[f % 2])
+            #expect(maxDifference(x, y) <= 1)
+        }
+    }
+
+    /// With no drops and no wipes the window fogs over completely in 100 frames (0.01 a frame).
+    @Test func withoutDropsTheMistConvergesToTheBlurredImage() async throws {
+        var job = MistJob()
+        job.frames = 100
+        job.drops = 0
+        job.sigma = 4
+        let image = TestPicture.make(width: 24, height: 16)
+        let r = try MistRenderer(job: job, width: 24, height: 16, backend: .cpu)
+        var last = image
+        for f in 0..<100 { last = try await r.renderNext(camera: f == 0 ? image : nil) }
+        let blurred = try await BlurRenderer.blur(image, BlurJob(sigma: 4), on: .cpu).image
+        #expect(maxDifference(last, blurred) <= 1)
+        // 100 float steps of 0.01 reach 1 to within float rounding (0.9999993).
+        #expect(try r.weights().allSatisfy { $0 > 0.99999 })
+        // Halfway, the window is half fogged: neither sharp nor blurred.
+        let half = try MistRenderer(job: job, width: 24, height: 16, backend: .cpu)
+        for f in 0..<50 { last = try await half.renderNext(camera: f == 0 ? image : nil) }
+        #expect(try half.weights().allSatisfy { abs($0 - 0.5) < 1e-4 })
+    }
+
+    /// Under a drop the weight is 0 (the drop has cleared the mist there).
+    @Test(arguments: [true, false])
+    func underADropTheWeightIsZero(_ classic: Bool) async throws {
+        var job = busyJob(frames: 5)
+        job.classic = classic
+        job.wipes = []
+        let (w, h) = (80, 60)
+        let r = try MistRenderer(job: job, width: w, height: h, backend: .cpu)
+        for f in 0..<5 { _ = try await r.renderNext(camera: f == 0 ? TestPicture.make(width: w, height: h) : nil) }
+        let weights = try r.weights()
+        var checked = 0
+        for d in r.simulation.drops {
+            let x = Int(d.x * Double(w)), y = Int(d.y * Double(w))
+            guard x >= 0 && x < w && y >= 0 && y < h else { continue }
+            let cx = (Double(x) + 0.5) / Double(w), cy = (Double(y) + 0.5) / Double(w)
+            guard ((cx - d.x) * (cx - d.x) + (cy - d.y) * (cy - d.y)).squareRoot() < d.radius * 0.99 else { continue }
+            #expect(weights[y * w + x] == 0)
+            checked += 1
+        }
+        #expect(checked > 5)
+        // Far from every drop the mist has built up for 5 frames.
+        #expect(weights.contains { abs($0 - 0.05) < 1e-6 })
+    }
+
+    /// A wipe clears its path.
+    @Test func aWipeClearsItsPath() async throws {
+        var job = MistJob()
+        job.frames = 4
+        job.drops = 0
+        job.wipes = [MistWipe(start: 3, points: [SIMD2(0.5, 0.5)], radius: 0.1)]
+        let r = try MistRenderer(job: job, width: 40, height: 40, backend: .cpu)
+        for f in 0..<4 { _ = try await r.renderNext(camera: f == 0 ? TestPicture.make(width: 40, height: 40) : nil) }
+        let weights = try r.weights()
+        #expect(weights[20 * 40 + 20] == 0 && weights[0] > 0)
+    }
+
+    /// The same seed gives the same frames; another seed other frames.
+    @Test func theSameSeedGivesTheSameFrames() async throws {
+        let image = TestPicture.make(width: 48, height: 32)
+        let a = try await render(busyJob(frames: 6), image, on: .cpu)
+        let b = try await render(busyJob(frames: 6), image, on: .cpu)
+        let c = try await render(busyJob(frames: 6, seed: 4), image, on: .cpu)
+        #expect(a == b)
+        #expect(a.last != c.last)
+        // The rain alone is a pure function of the job.
+        var s1 = MistSimulation(job: busyJob(), width: 100, height: 60), s2 = s1
+        for f in 0..<50 { #expect(s1.advance(frame: f).count == s2.advance(frame: f).count) }
+        #expect(s1.drops == s2.drops && s1.droplets == s2.droplets)
+    }
+
+    @Test func dropsMergeAndLeaveTrailsUnlessClassic() {
+        var job = busyJob()
+        job.drops = 60
+        job.wipes = []
+        var rain = MistSimulation(job: job, width: 100, height: 100)
+        var classic = job
+        classic.classic = true
+        var seed = MistSimulation(job: classic, width: 100, height: 100)
+        for f in 0..<120 { _ = rain.advance(frame: f); _ = seed.advance(frame: f) }
+        #expect(!rain.droplets.isEmpty)
+        #expect(Set(rain.drops.map(\.radius)).count > 10)
+        #expect(rain.drops.contains { $0.radius > MistSimulation.baseRadius * 1.7 })  // grown by merging or gathering
+        #expect(seed.droplets.isEmpty && seed.drops.allSatisfy { $0.radius == MistSimulation.baseRadius })
+    }
+
+    @Test func wipesJSONIsReadAndMalformedFilesAreRefused() throws {
+        let wipes = try MistJob.parseWipes(#"[{"start": 4, "radius": 0.1, "points": [[0.1, 0.2], [0.3, 0.4]]}, {"start": 0, "points": [[0.5, 0.5]]}]"#, name: "w.json")
+        #expect(wipes == [MistWipe(start: 4, points: [SIMD2(0.1, 0.2), SIMD2(0.3, 0.4)], radius: 0.1),
+                          MistWipe(start: 0, points: [SIMD2(0.5, 0.5)], radius: 0.05)])
+        for bad in ["", "{", #"{"start": 1}"#, "[1]", #"[{"points": [[0, 0]]}]"#, #"[{"start": -1, "points": [[0, 0]]}]"#,
+                    #"[{"start": 1.5, "points": [[0, 0]]}]"#, #"[{"start": 0, "points": []}]"#,
+                    #"[{"start": 0, "points": [[0]]}]"#, #"[{"start": 0, "radius": 0, "points": [[0, 0]]}]"#] {
+            #expect(throws: GlintError.self, "\(bad)") { try MistJob.parseWipes(bad, name: "w.json") }
+        }
+        #expect(try MistJob.parseGravity("0,1\n# tilt\n\n0.5, 1\n", name: "g") == [SIMD2(0, 1), SIMD2(0.5, 1)])
+        #expect(throws: GlintError.self) { try MistJob.parseGravity("0;1", name: "g") }
+    }
+
+    @Test func badJobsAreRefused() {
+        for change in [{ (j: inout MistJob) in j.frames = 0 }, { $0.sigma = 0 }, { $0.sigma = -3 }, { $0.drops = -1 },
+                       { $0.fps = 0 }, { $0.gravity = SIMD2(.nan, 1) }] as [(inout MistJob) -> Void] {
+            var job = MistJob()
+            change(&job)
+            #expect(throws: GlintError.self) { try job.validate() }
+        }
+        #expect(throws: GlintError.self) { try MistRenderer(job: MistJob(), width: 0, height: 10, backend: .cpu) }
+        #expect(throws: GlintError.self) { try MistRenderer(job: MistJob(), width: 100_000, height: 100_000, backend: .cpu) }
+    }
+}
