@@ -9,7 +9,7 @@ enum Chain {
     /// The passes named on the command line, in order (set once, before the command runs).
     nonisolated(unsafe) static var passes: [any ImagePass] = []
 
-    static let passNames = ["iso"]
+    static let passNames = ["blur", "iso"]
 
     /// Splits `args` (without the program name) at each `--then`: returns the render command's
     /// arguments and sets `passes`. An `-o`/`--output` given after a pass is the render's output.
@@ -42,6 +42,10 @@ enum Chain {
                 let stage: IsoStage
                 do { stage = try IsoStage.parse(options) } catch { throw ValidationError("--then iso: " + IsoStage.message(for: error)) }
                 parsed.append(IsoPass(depth: stage.depth, cornerRadius: stage.cornerRadius, supersampling: stage.supersampling))
+            case "blur":
+                let stage: BlurStage
+                do { stage = try BlurStage.parse(options) } catch { throw ValidationError("--then blur: " + BlurStage.message(for: error)) }
+                parsed.append(BlurPass(job: try stage.job()))
             default:
                 throw ValidationError("--then \(name): unknown pass (passes: \(passNames.joined(separator: ", ")))")
             }
@@ -78,4 +82,24 @@ struct IsoStage: ParsableArguments {
         guard cornerRadius.isFinite && cornerRadius >= 0 else { throw ValidationError("--corner-radius must be 0 or more (got \(cornerRadius))") }
         guard (1...8).contains(supersampling) else { throw ValidationError("--ss must be 1 to 8 (got \(supersampling))") }
     }
+}
+
+/// `--then blur` options: those of `glint blur` without input and output.
+struct BlurStage: ParsableArguments {
+    @Option(parsing: .unconditional, help: "Standard deviation of the Gaussian, in pixels (> 0).")
+    var sigma: Double = 2
+    @Option(help: "exact, recursive or auto.")
+    var method = "auto"
+    @Option(help: "What lies past the edges: reflect101, clamp, wrap or zero.")
+    var border = "reflect101"
+
+    func job() throws -> BlurJob {
+        guard let m = BlurMethod(rawValue: method) else { throw ValidationError("--method must be exact, recursive or auto (got '\(method)')") }
+        guard let b = BorderMode(rawValue: border) else { throw ValidationError("--border must be reflect101, clamp, wrap or zero (got '\(border)')") }
+        let job = BlurJob(sigma: sigma, method: m, border: b)
+        do { try job.validate() } catch { throw ValidationError(error.message) }
+        return job
+    }
+
+    func validate() throws { _ = try job() }
 }

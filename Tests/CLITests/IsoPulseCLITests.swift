@@ -168,6 +168,26 @@ struct ChainCLITests {
         }
     }
 
+    @Test("the issue's chain: fractal julia --then blur --sigma 3 --then iso --depth 30 equals the three steps, on both backends")
+    func blurThenIso() throws {
+        try withSandbox { box in
+            let render = ["fractal", "julia", "--size", "64x48", "--smooth", "--palette", "fire"]
+            for device in ["cpu", "opencl"] {
+                let r = try box.run(render + ["--then", "blur", "--sigma", "3", "--then", "iso", "--depth", "30",
+                                              "-o", "chain-\(device).png", "--device", device])
+                #expect(r.status == 0, "\(r)")
+                #expect(r.stdout.contains("then blur sigma 3") && r.stdout.contains("then iso depth 30"), "\(r)")
+            }
+            #expect(try box.run(render + ["-o", "j.png", "-q"]).status == 0)
+            #expect(try box.run(["blur", "j.png", "-o", "b.png", "--sigma", "3", "-q"]).status == 0)
+            #expect(try box.run(["iso", "b.png", "-o", "steps.png", "--depth", "30", "-q"]).status == 0)
+            let steps = try PNG.decode(try box.bytes("steps.png"), name: "steps")
+            for device in ["cpu", "opencl"] {
+                #expect(try PNG.decode(try box.bytes("chain-\(device).png"), name: device) == steps, "\(device)")
+            }
+        }
+    }
+
     @Test("rtow --then iso: the sums resolve on the device; equal to rendering then glint iso, on both backends")
     func rtowChain() throws {
         try withSandbox { box in
@@ -189,6 +209,8 @@ struct ChainCLITests {
         ["fractal", "julia", "--then", "sharpen", "-o", "x.png"],
         ["fractal", "julia", "--then"],
         ["fractal", "julia", "--then", "iso", "--depth", "-4", "-o", "x.png"],
+        ["fractal", "julia", "--then", "blur", "--sigma", "0", "-o", "x.png"],
+        ["fractal", "julia", "--then", "blur", "--method", "magic", "-o", "x.png"],
         ["pulse", "--then", "iso"],
         ["fractal", "julia", "--frames", "3", "--then", "iso", "-o", "f"],
     ])

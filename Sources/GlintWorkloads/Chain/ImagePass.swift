@@ -80,3 +80,29 @@ public struct IsoPass: ImagePass {
         }
     }
 }
+
+/// The Gaussian blur as a chain pass (8-bit RGBA).
+public struct BlurPass: ImagePass {
+    public var job: BlurJob
+
+    public init(job: BlurJob) { self.job = job }
+
+    public var summary: String { "blur sigma \(Format.short(job.sigma)) (\(job.resolvedMethod.rawValue))" }
+
+    public func apply(_ input: StageImage, on backend: Backend) async throws -> (StageImage, Double) {
+        try job.validate()
+        switch (input, backend) {
+        case (.device(let src, let w, let h), .opencl(let cc)):
+            let plan = BlurPlan(job: job, format: .u8, width: w, height: h)
+            let blur = try CLBlur(plan: plan, on: cc)
+            let dst = try Buffer<UInt8>(context: cc.context, count: w * h * 4)
+            var seconds = 0.0
+            for e in try blur.encode(src: src, dst: dst) { seconds += Double(try e.durationNanoseconds()) * 1e-9 }
+            return (.device(dst, width: w, height: h), seconds)
+        default:
+            let queue: CommandQueue? = if case .opencl(let cc) = backend { cc.queue } else { nil }
+            let r = try await BlurRenderer.blur(try input.hostImage(queue: queue), job, on: backend)
+            return (.host(r.image), r.kernelSeconds)
+        }
+    }
+}
