@@ -155,4 +155,18 @@ func floatPicture(_ w: Int, _ h: Int) -> ImageF { TestPicture.make(width: w, hei
             #expect(maxDifference(cpu.image, cl.image) <= 1)
         }
     }
+
+    /// A wide line at large sigma on PoCL: each work-item's private rings are kilobytes, and a
+    /// work-group as wide as the line overflowed PoCL's stack (a crash at 3840 pixels, sigma 40, where PoCL picked groups of 1920).
+    @Test func wideImagesAtLargeSigmaRunOnOpenCL() async throws {
+        let image = TestPicture.make(width: 3840, height: 3)
+        let job = BlurJob(sigma: 40, method: .recursive)
+        let cpu = try await BlurRenderer.blur(image, job, on: .cpu)
+        let cl = try await BlurRenderer.blur(image, job, on: try openCL())
+        #expect(maxDifference(cpu.image, cl.image) <= 1)
+        let tall = TestPicture.make(width: 3, height: 3840)
+        let cpuTall = try await BlurRenderer.blur(tall, job, on: .cpu)
+        let clTall = try await BlurRenderer.blur(tall, job, on: try openCL())
+        #expect(maxDifference(cpuTall.image, clTall.image) <= 1)
+    }
 }

@@ -90,10 +90,14 @@ public final class CLBlur: @unchecked Sendable {
         let widths = SIMD4<Int32>(plan.boxWidths.map { Int32($0) })
         let pad = Int32(plan.pad)
         let mid: any KernelArgument = mid16 ?? midF!
+        // Each work-item keeps four private rings of up to RING float4s; left to choose, PoCL
+        // made one work-group of the whole line (1920 items) and its stack overflowed at large
+        // sigma (a crash). Small groups, whole ones, the kernels skipping the items past the edge.
+        let group = cc.kind == .gpu ? 64 : 8
         try first.setArguments(src, mid, rowMap, w, h, pad, widths, plan.midScale)
-        let e1 = try q.enqueue(first, global: [plan.width])
+        let e1 = try q.enqueue(first, global: [roundUp(plan.width, group)], local: [group])
         try second.setArguments(mid, dst, colMap, w, h, pad, widths, plan.outScale)
-        let e2 = try q.enqueue(second, global: [plan.height])
+        let e2 = try q.enqueue(second, global: [roundUp(plan.height, group)], local: [group])
         return [e1, e2]
     }
 }
