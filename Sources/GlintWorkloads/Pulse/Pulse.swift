@@ -136,12 +136,15 @@ public enum PulseRenderer {
             let out = try Buffer<UInt8>(context: cc.context, count: count * 4, access: .writeOnly)
             for (k, hsv) in colors.enumerated() {
                 try kernel.setArguments(out, hsv.x, hsv.y, hsv.z, Int32(count))
-                let event = try cc.queue.enqueue(kernel, global: [(count + 63) / 64 * 64], local: [64])
+                let event = try cc.queue.enqueue(kernel, global: [PulseRenderer.items(count)], local: [16])
                 let pixels = try out.read(queue: cc.queue)
                 try body(k, Image8(width: job.width, height: job.height, pixels: pixels), Double(try event.durationNanoseconds()) * 1e-9)
             }
         }
     }
+
+    /// Work-items for `count` pixels: PULSE_RUN (64) pixels each, in whole groups of 16.
+    static func items(_ count: Int) -> Int { ((count + 63) / 64 + 15) / 16 * 16 }
 
     /// The Swift twin of `pulse_fill`.
     public static func fillCPU(width: Int, height: Int, hsv: SIMD3<Float>) -> Image8 {
@@ -162,7 +165,7 @@ public enum PulseRenderer {
         let count = width * height
         let out = try Buffer<UInt8>(context: cc.context, count: count * 4, access: .writeOnly)
         try kernel.setArguments(out, hsv.x, hsv.y, hsv.z, Int32(count))
-        let event = try cc.queue.enqueue(kernel, global: [(count + 63) / 64 * 64], local: [64])
+        let event = try cc.queue.enqueue(kernel, global: [PulseRenderer.items(count)], local: [16])
         let pixels = try out.read(queue: cc.queue)
         return (Image8(width: width, height: height, pixels: pixels), Double(try event.durationNanoseconds()) * 1e-9)
     }
