@@ -38,7 +38,8 @@ public final class CPUBlur: @unchecked Sendable {
     private func exact(src: SharedRaw, dst: SharedRaw) async {
         let plan = self.plan
         let h = plan.height
-        let band = max(16, (h + CPUParallel.workerCount * 4 - 1) / (CPUParallel.workerCount * 4))
+        // Each band recomputes 2r rows of the horizontal pass above it: few bands (two per worker).
+        let band = max(16, (h + CPUParallel.workerCount * 2 - 1) / (CPUParallel.workerCount * 2))
         let bands = (h + band - 1) / band
         await CPUParallel.forEach(bands) { b in
             let y0 = b * band, y1 = min(h, y0 + band)
@@ -80,12 +81,12 @@ enum ExactBand {
     static func run(plan: BlurPlan, src: UnsafeRawPointer, dst: UnsafeRawPointer, y0: Int, y1: Int) {
         let w = plan.width, r = plan.radius, n = 2 * r + 1
         let rowLen = w * 4
-        // Rows are processed in chunks of 16 values; buffers are padded so the last chunk may overrun.
-        let stride = (rowLen + 15) & ~15
-        let padLen = stride + 8 * r + 16
+        // Rows are processed in chunks of 32 values; buffers are padded so the last chunk may overrun.
+        let stride = (rowLen + 31) & ~31
+        let padLen = stride + 8 * r + 32
         let u8 = plan.format == .u8
-        // The ring holds the horizontal results as floats: for 8-bit the whole numbers of
-        // OpenCV's 1/256 units (below 2^16), so that the vertical sums (below 2^24) are exact.
+        // The ring holds the horizontal results: for 8-bit OpenCV's 1/256 units as UInt32 (below
+        // 2^16; the vertical sums stay below 2^24), for float images floats.
         let ringBytes = 4
         let ring = UnsafeMutableRawPointer.allocate(byteCount: n * stride * ringBytes, alignment: 64)
         defer { ring.deallocate() }
@@ -113,25 +114,29 @@ enum ExactBand {
                         for c in 0..<4 { pad16[side * 4 + c] = sx < 0 ? 0 : UInt16(row[sx * 4 + c]) }
                     }
                 }
-                var q = 0
-                while q + 16 <= rowLen {
-                    UnsafeMutableRawPointer(pad16 + 4 * r + q).storeBytes(of: widenBytes(UnsafeRawPointer(row + q)), as: SIMD16<UInt16>.self)
-                    q += 16
-                }
-                while q < rowLen { pad16[4 * r + q] = UInt16(row[q]); q += 1 }
-                fixed.withUnsafeBufferPointer { k in
+                widenRow(row, into: pad16 + 4 * r, count: rowLen)
+                fixed.withUnsafeBufferPointer { taps in
+                    let k = taps.baseAddress!
                     let kc = SIMD16<UInt16>(repeating: k[r])
                     var i = 0
+                    // Two chunks of 16 at a time: two independent multiply-add chains (one chain
+                    // waited on each multiply's latency).
                     while i < stride {
-                        let p = UnsafeRawPointer(pad16 + i)
+                        let p = UnsafeRawPointer(pad16 + i), q = p + 32
                         var acc = kc &* p.loadUnaligned(fromByteOffset: 8 * r, as: SIMD16<UInt16>.self)
+                        var acc2 = kc &* q.loadUnaligned(fromByteOffset: 8 * r, as: SIMD16<UInt16>.self)
                         for j in 0..<r {
+                            let kj = SIMD16<UInt16>(repeating: k[j])
                             let a = p.loadUnaligned(fromByteOffset: 8 * j, as: SIMD16<UInt16>.self)
                             let b = p.loadUnaligned(fromByteOffset: 8 * (2 * r - j), as: SIMD16<UInt16>.self)
-                            acc = acc &+ SIMD16(repeating: k[j]) &* (a &+ b)
+                            let a2 = q.loadUnaligned(fromByteOffset: 8 * j, as: SIMD16<UInt16>.self)
+                            let b2 = q.loadUnaligned(fromByteOffset: 8 * (2 * r - j), as: SIMD16<UInt16>.self)
+                            acc = acc &+ kj &* (a &+ b)
+                            acc2 = acc2 &+ kj &* (a2 &+ b2)
                         }
-                        out.storeBytes(of: floats(acc), toByteOffset: 4 * i, as: SIMD16<Float>.self)
-                        i += 16
+                        out.storeBytes(of: widen(acc), toByteOffset: 4 * i, as: SIMD16<UInt32>.self)
+                        out.storeBytes(of: widen(acc2), toByteOffset: 4 * (i + 16), as: SIMD16<UInt32>.self)
+                        i += 32
                     }
                 }
             } else {
@@ -159,10 +164,34 @@ enum ExactBand {
         for e in y0 ..< y0 + 2 * r { horizontal(e, e % n) }
         let rows = UnsafeMutablePointer<UnsafeRawPointer>.allocate(capacity: n)
         defer { rows.deallocate() }
+        // 8-bit: one output row's results (below 256) before they are narrowed to bytes in one go.
+        let sums = UnsafeMutableRawPointer.allocate(byteCount: u8 ? stride * 4 : 4, alignment: 64)
+        defer { sums.deallocate() }
         for y in y0..<y1 {
             horizontal(y + 2 * r, (y + 2 * r) % n)
             for j in 0..<n { rows[j] = UnsafeRawPointer(ring + ((y + j) % n) * stride * ringBytes) }
             var i = 0
+            if u8 {
+                // OpenCV's column filter in integers: taps in 1/256, sums below 2^24, then
+                // (sum + 2^15) >> 16, which is at most 255. The kernel computes the same whole
+                // numbers in float (exact below 2^24), so both give the same bytes.
+                fixed.withUnsafeBufferPointer { taps in
+                    let k = taps.baseAddress!
+                    while i < rowLen {
+                        let count = min(16, rowLen - i)
+                        var acc = SIMD16<UInt32>(repeating: UInt32(k[r])) &* (rows[r] + 4 * i).load(as: SIMD16<UInt32>.self)
+                        for j in 0..<r {
+                            let pair = (rows[j] + 4 * i).load(as: SIMD16<UInt32>.self) &+ (rows[2 * r - j] + 4 * i).load(as: SIMD16<UInt32>.self)
+                            acc = acc &+ SIMD16(repeating: UInt32(k[j])) &* pair
+                        }
+                        (sums + 4 * i).storeBytes(of: (acc &+ SIMD16(repeating: 1 << 15)) &>> 16, as: SIMD16<UInt32>.self)
+                        _ = count
+                        i += 16
+                    }
+                }
+                narrowRow(sums.assumingMemoryBound(to: UInt32.self), into: outBytes.assumingMemoryBound(to: UInt8.self) + y * rowLen, count: rowLen)
+                continue
+            }
             while i < rowLen {
                 let count = min(16, rowLen - i)
                 let acc = taps.withUnsafeBufferPointer { k in

@@ -92,3 +92,20 @@
     for i in 0..<16 { f[i] = Float(v[i]) }
     return f
 }
+
+/// 16 UInt16 widened to UInt32.
+@inline(never) func widen(_ v: SIMD16<UInt16>) -> SIMD16<UInt32> {
+    var f = SIMD16<UInt32>()
+    for i in 0..<16 { f[i] = UInt32(v[i]) }
+    return f
+}
+
+/// A row of bytes widened to UInt16: one call a row, a loop LLVM vectorises (vpmovzxbw).
+@inline(never) func widenRow(_ src: UnsafePointer<UInt8>, into dst: UnsafeMutablePointer<UInt16>, count: Int) {
+    for i in 0..<count { dst[i] = UInt16(src[i]) }
+}
+
+/// A row of UInt32 values below 256 narrowed to bytes: one call a row, vectorised (vpackusdw/vpackuswb).
+@inline(never) func narrowRow(_ src: UnsafePointer<UInt32>, into dst: UnsafeMutablePointer<UInt8>, count: Int) {
+    for i in 0..<count { dst[i] = UInt8(truncatingIfNeeded: src[i]) }
+}
