@@ -58,6 +58,10 @@ struct Glint: AsyncParsableCommand {
               glint rtow --scene cover --spp 100 -o cover.png
               glint blur photo.png -o soft.png --sigma 4
               glint mist --input photo.png -o frames --frames 120
+              glint iso card.png -o card-iso.png --depth 30 --corner-radius 24
+              glint pulse -o pulse --frames 240 --ramp hue=0:1
+              glint fractal julia --smooth --then blur --sigma 3 --then iso --depth 30 -o chain.png
+              glint fractal mandelbrot --frames 120 --ramp zoom=1:1e4 -o zoom --video zoom.mp4
               glint compare --a cpu --b opencl fractal julia --size 800x600
               glint bench --quick
 
