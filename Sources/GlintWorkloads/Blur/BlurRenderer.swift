@@ -105,53 +105,44 @@ public final class CLBlur: @unchecked Sendable {
 /// Blurs images on a backend: the one place that picks the CPU or OpenCL path for a blur.
 public enum BlurRenderer {
     public static func blur(_ image: Image8, _ job: BlurJob, on backend: Backend) async throws -> BlurResult<Image8> {
-        try job.validate()
-        try ImageLimits.check(width: image.width, height: image.height)
-        let plan = BlurPlan(job: job, format: .u8, width: image.width, height: image.height)
-        let start = Clock.now()
-        var out = [UInt8](repeating: 0, count: image.pixels.count)
-        var kernelSeconds = 0.0
-        switch backend {
-        case .cpu:
-            let blur = CPUBlur(plan: plan)
-            try await withPointers(image.pixels, &out) { await blur.run(src: $0, dst: $1) }
-        case .opencl(let cc):
-            let blur = try CLBlur(plan: plan, on: cc)
-            let src = try Buffer<UInt8>(queue: cc.queue, copying: image.pixels)
-            let dst = try Buffer<UInt8>(context: cc.context, count: image.pixels.count)
-            let events = try blur.encode(src: src, dst: dst)
-            try out.withUnsafeMutableBufferPointer { (p) throws(CLError) in
-                try dst.read(into: p, count: p.count, queue: cc.queue)
-            }
-            for e in events { kernelSeconds += Double(try e.durationNanoseconds()) * 1e-9 }
-        }
-        return BlurResult(image: Image8(width: image.width, height: image.height, pixels: out), method: plan.method,
-                          kernelSeconds: kernelSeconds, wallSeconds: Clock.now() - start)
+        let (pixels, method, kernel, wall) = try await blur(image.pixels, width: image.width, height: image.height,
+                                                             format: .u8, job, on: backend)
+        return BlurResult(image: Image8(width: image.width, height: image.height, pixels: pixels), method: method,
+                          kernelSeconds: kernel, wallSeconds: wall)
     }
 
     public static func blur(_ image: ImageF, _ job: BlurJob, on backend: Backend) async throws -> BlurResult<ImageF> {
+        let (pixels, method, kernel, wall) = try await blur(image.pixels, width: image.width, height: image.height,
+                                                             format: .f32, job, on: backend)
+        return BlurResult(image: ImageF(width: image.width, height: image.height, pixels: pixels), method: method,
+                          kernelSeconds: kernel, wallSeconds: wall)
+    }
+
+    /// Both formats' blur: RGBA values in, RGBA values out, on the Swift path or one device.
+    static func blur<T: BitwiseCopyable & Numeric>(_ pixels: [T], width: Int, height: Int, format: PixelFormat,
+                                                  _ job: BlurJob, on backend: Backend) async throws
+        -> (pixels: [T], method: BlurMethod, kernelSeconds: Double, wallSeconds: Double) {
         try job.validate()
-        try ImageLimits.check(width: image.width, height: image.height)
-        let plan = BlurPlan(job: job, format: .f32, width: image.width, height: image.height)
+        try ImageLimits.check(width: width, height: height)
+        let plan = BlurPlan(job: job, format: format, width: width, height: height)
         let start = Clock.now()
-        var out = [Float](repeating: 0, count: image.pixels.count)
+        var out = [T](repeating: 0, count: pixels.count)
         var kernelSeconds = 0.0
         switch backend {
         case .cpu:
             let blur = CPUBlur(plan: plan)
-            try await withPointers(image.pixels, &out) { await blur.run(src: $0, dst: $1) }
+            try await withPointers(pixels, &out) { await blur.run(src: $0, dst: $1) }
         case .opencl(let cc):
             let blur = try CLBlur(plan: plan, on: cc)
-            let src = try Buffer<Float>(queue: cc.queue, copying: image.pixels)
-            let dst = try Buffer<Float>(context: cc.context, count: image.pixels.count)
+            let src = try Buffer<T>(queue: cc.queue, copying: pixels)
+            let dst = try Buffer<T>(context: cc.context, count: pixels.count)
             let events = try blur.encode(src: src, dst: dst)
             try out.withUnsafeMutableBufferPointer { (p) throws(CLError) in
                 try dst.read(into: p, count: p.count, queue: cc.queue)
             }
             for e in events { kernelSeconds += Double(try e.durationNanoseconds()) * 1e-9 }
         }
-        return BlurResult(image: ImageF(width: image.width, height: image.height, pixels: out), method: plan.method,
-                          kernelSeconds: kernelSeconds, wallSeconds: Clock.now() - start)
+        return (out, plan.method, kernelSeconds, Clock.now() - start)
     }
 
     /// Runs `body` with raw pointers to an input array and an output array that outlive it.
