@@ -34,14 +34,7 @@ struct Blur: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Output file: .png for a PNG input, .pfm for a PFM input.")
     var output: String?
 
-    @Option(parsing: .unconditional, help: "Standard deviation of the Gaussian, in pixels (> 0).")
-    var sigma: Double = 2
-
-    @Option(help: "exact, recursive or auto.")
-    var method = "auto"
-
-    @Option(help: "What lies past the edges: reflect101, clamp, wrap or zero.")
-    var border = "reflect101"
+    @OptionGroup var pass: BlurStage
 
     @Option(help: ArgumentHelp("Also time N more blurs of the image with everything reused and print the median (for scripts/bench-opencv.py).",
                                valueName: "N"))
@@ -54,13 +47,6 @@ struct Blur: AsyncParsableCommand {
 
     func validate() throws {
         guard hasSuffix(input, ["png", "pfm"]) else { throw ValidationError("\(input): the input must be a .png or .pfm file") }
-        guard BlurMethod(rawValue: method) != nil else {
-            throw ValidationError("--method must be exact, recursive or auto (got '\(method)')")
-        }
-        guard BorderMode(rawValue: border) != nil else {
-            throw ValidationError("--border must be reflect101, clamp, wrap or zero (got '\(border)')")
-        }
-        do { try job.validate() } catch { throw ValidationError(error.message) }
         if let repeatRuns, !(1...10_000).contains(repeatRuns) { throw ValidationError("--repeat-runs must be between 1 and 10000") }
         if let output {
             let want = isFloat ? "pfm" : "png"
@@ -69,7 +55,9 @@ struct Blur: AsyncParsableCommand {
         }
     }
 
-    var job: BlurJob { BlurJob(sigma: sigma, method: BlurMethod(rawValue: method) ?? .auto, border: BorderMode(rawValue: border) ?? .reflect101) }
+    var job: BlurJob { (try? pass.job()) ?? BlurJob() }
+    var sigma: Double { pass.sigma }
+    var border: String { pass.border }
 
     func run() async throws {
         try await reportingErrors(verbose: out.verbose) {

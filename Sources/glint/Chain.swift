@@ -84,7 +84,7 @@ struct IsoStage: ParsableArguments {
     }
 }
 
-/// `--then blur` options: those of `glint blur` without input and output.
+/// The blur pass's options: `glint blur` and `--then blur` share them.
 struct BlurStage: ParsableArguments {
     @Option(parsing: .unconditional, help: "Standard deviation of the Gaussian, in pixels (> 0).")
     var sigma: Double = 2
