@@ -206,10 +206,10 @@ struct Compare: AsyncParsableCommand {
         let line = StatusLine(quiet: out.quiet)
         var sides: [(output: ComparisonRun, wall: BenchStats, kernel: BenchStats, build: Double)] = []
         for (label, backend) in [("A", backendA), ("B", backendB)] {
-            let buildBefore = buildSeconds(backend)
+            let buildBefore = backend.buildStats.seconds
             line.show("\(title): \(label) on \(backend.label), first run")
             let first = try await command.comparisonRun(on: backend, detailed: true)
-            let build = buildSeconds(backend) - buildBefore
+            let build = backend.buildStats.seconds - buildBefore
             var walls: [Double] = [], kernels: [Double] = []
             for r in 0..<runs {
                 line.show("\(title): \(label) on \(backend.label), timed run \(r + 1)/\(runs)")
@@ -356,10 +356,6 @@ struct Compare: AsyncParsableCommand {
         if file == "-" { print(text, terminator: "") } else { try FileIO.writeAtomically(file, Array(text.utf8)) }
     }
 
-    private func buildSeconds(_ b: Backend) -> Double {
-        if case .opencl(let cc) = b { return cc.buildStats.seconds }
-        return 0
-    }
 }
 
 func statsJSON(_ s: BenchStats) -> JSON {

@@ -69,6 +69,11 @@ public enum Backend: Sendable {
     }
 
     public var isOpenCL: Bool { if case .opencl = self { true } else { false } }
+
+    /// What building OpenCL programs has cost this backend so far (nothing on the Swift path).
+    public var buildStats: ComputeContext.BuildStats {
+        if case .opencl(let cc) = self { cc.buildStats } else { ComputeContext.BuildStats() }
+    }
 }
 
 /// The OpenCL devices this machine has, or why there are none.

@@ -175,8 +175,5 @@ public enum BenchRunner {
         }
     }
 
-    static func buildStats(_ backend: Backend) -> ComputeContext.BuildStats {
-        if case .opencl(let cc) = backend { return cc.buildStats }
-        return ComputeContext.BuildStats()
-    }
+    static func buildStats(_ backend: Backend) -> ComputeContext.BuildStats { backend.buildStats }
 }

@@ -57,7 +57,7 @@ public struct IsoPass: ImagePass {
     public var summary: String { "iso depth \(Format.short(depth))" + (cornerRadius > 0 ? " radius \(Format.short(cornerRadius))" : "") }
 
     func job(width: Int, height: Int, source: Image8?) -> IsoJob {
-        var job = IsoJob(source: source ?? Image8(width: width, height: height))
+        var job = source.map(IsoJob.init(source:)) ?? IsoJob(sourceWidth: width, sourceHeight: height)
         job.depth = depth
         job.cornerRadius = cornerRadius
         job.supersampling = supersampling

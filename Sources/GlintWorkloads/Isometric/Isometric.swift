@@ -4,19 +4,34 @@ import GlintCore
 
 /// One isometric render: the source image, the extrusion depth and the corner radius.
 public struct IsoJob: Sendable {
-    public var source: Image8
+    /// The pixels, for the Swift path and uploads; nil when the source is already on a device
+    /// (a chained pass), where only its size is needed.
+    public var source: Image8?
+    public let sourceWidth: Int
+    public let sourceHeight: Int
     public var depth = 20.0                // extrusion, canvas pixels straight down
     public var cornerRadius = 0.0          // rounded corners, source pixels
     public var supersampling = 4           // anti-aliasing: N x N samples per pixel
 
-    public init(source: Image8) { self.source = source }
+    public init(source: Image8) {
+        self.source = source
+        sourceWidth = source.width
+        sourceHeight = source.height
+    }
+
+    /// A job for a source of this size held elsewhere (a device buffer).
+    public init(sourceWidth: Int, sourceHeight: Int) {
+        source = nil
+        self.sourceWidth = sourceWidth
+        self.sourceHeight = sourceHeight
+    }
 
     public func validate() throws(GlintError) {
-        try ImageLimits.check(width: source.width, height: source.height)
+        try ImageLimits.check(width: sourceWidth, height: sourceHeight)
         guard depth.isFinite && depth >= 0 && depth <= 4096 else { throw GlintError("--depth must be in [0, 4096] (got \(depth))") }
-        let half = Double(min(source.width, source.height)) / 2
+        let half = Double(min(sourceWidth, sourceHeight)) / 2
         guard cornerRadius.isFinite && cornerRadius >= 0 && cornerRadius <= half else {
-            throw GlintError("--corner-radius must be in [0, \(Format.short(half))] for a \(source.width)x\(source.height) image (got \(cornerRadius))")
+            throw GlintError("--corner-radius must be in [0, \(Format.short(half))] for a \(sourceWidth)x\(sourceHeight) image (got \(cornerRadius))")
         }
         guard (1...8).contains(supersampling) else { throw GlintError("--ss must be 1 to 8 (got \(supersampling))") }
         let (w, h) = canvasSize
@@ -25,17 +40,17 @@ public struct IsoJob: Sendable {
 
     /// The canvas: the diamond's bounding box plus the extrusion, with a pixel of margin all round.
     public var canvasSize: (Int, Int) {
-        let span = Double(source.width + source.height) * Double(Isometric.k)
+        let span = Double(sourceWidth + sourceHeight) * Double(Isometric.k)
         return (Int(span.rounded(.up)) + 2, Int((span / 2 + depth).rounded(.up)) + 2)
     }
 
     public var params: GlintIsoParams {
         let (w, h) = canvasSize
-        let span = Float(source.width + source.height) * Isometric.k
-        return GlintIsoParams(src_width: Int32(source.width), src_height: Int32(source.height),
+        let span = Float(sourceWidth + sourceHeight) * Isometric.k
+        return GlintIsoParams(src_width: Int32(sourceWidth), src_height: Int32(sourceHeight),
                               out_width: Int32(w), out_height: Int32(h),
                               origin_x: Float(w) / 2, origin_y: 1 + span / 4,
-                              src_cx: Float(source.width) / 2, src_cy: Float(source.height) / 2,
+                              src_cx: Float(sourceWidth) / 2, src_cy: Float(sourceHeight) / 2,
                               depth_src: Float(depth) * Float(2.0.squareRoot()), radius: Float(cornerRadius),
                               ss: Int32(supersampling), pad0: 0)
     }
@@ -171,8 +186,8 @@ public enum IsoRenderer {
         return [(w + g[0] - 1) / g[0] * g[0], (h + g[1] - 1) / g[1] * g[1]]
     }
 
-    /// Runs the kernel on a source already on the device (`job.source` supplies only its size);
-    /// the canvas stays on the device.
+    /// Runs the kernel on a source already on the device (the job gives its size); the canvas
+    /// stays on the device.
     public static func renderOnDevice(_ job: IsoJob, source: Buffer<UInt8>, on cc: ComputeContext) throws -> (Buffer<UInt8>, Double) {
         try job.validate()
         let (w, h) = job.canvasSize
@@ -186,6 +201,7 @@ public enum IsoRenderer {
 
     public static func render(_ job: IsoJob, on backend: Backend, progress: (@Sendable (Double) -> Void)? = nil) async throws -> IsoResult {
         try job.validate()
+        guard let source = job.source else { throw GlintError("iso: this job's source is on a device; use renderOnDevice") }
         let start = Clock.now()
         let p = job.params
         let (w, h) = job.canvasSize
@@ -194,9 +210,9 @@ public enum IsoRenderer {
             let out = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: w * h * 4)
             defer { out.deallocate() }
             let shared = SharedBuffer(out)
-            let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: job.source.pixels.count)
+            let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: source.pixels.count)
             defer { copy.deallocate() }
-            _ = copy.initialize(from: job.source.pixels)
+            _ = copy.initialize(from: source.pixels)
             let src = SharedBuffer(copy)
             await CPUParallel.forEach(h, progress: progress.map { report in { @Sendable done in report(Double(done) / Double(h)) } }) { py in
                 let s = UnsafePointer(src.base)
@@ -210,7 +226,7 @@ public enum IsoRenderer {
         case .opencl(let cc):
             let program = try cc.program("isometric.cl", defines: ["ISO_SS=\(job.supersampling)"])
             let kernel = try program.kernel("iso_render")
-            let src = try Buffer<UInt8>(queue: cc.queue, copying: job.source.pixels)
+            let src = try Buffer<UInt8>(queue: cc.queue, copying: source.pixels)
             let out = try Buffer<UInt8>(context: cc.context, count: w * h * 4, access: .writeOnly)
             try kernel.setArguments(out, src, StructArgument(p))
             let event = try cc.queue.enqueue(kernel, global: launchSize(w, h, cc), local: workGroup(cc))

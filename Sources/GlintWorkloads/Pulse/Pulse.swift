@@ -130,15 +130,10 @@ public enum PulseRenderer {
         case .cpu:
             for (k, hsv) in colors.enumerated() { try body(k, fillCPU(width: job.width, height: job.height, hsv: hsv), 0) }
         case .opencl(let cc):
-            let program = try cc.program("pulse.cl")
-            let kernel = try program.kernel("pulse_fill")
-            let count = job.width * job.height
-            let out = try Buffer<UInt8>(context: cc.context, count: count * 4, access: .writeOnly)
+            let fill = try CLFill(width: job.width, height: job.height, on: cc)
             for (k, hsv) in colors.enumerated() {
-                try kernel.setArguments(out, hsv.x, hsv.y, hsv.z, Int32(count))
-                let event = try cc.queue.enqueue(kernel, global: [PulseRenderer.items(count)], local: [16])
-                let pixels = try out.read(queue: cc.queue)
-                try body(k, Image8(width: job.width, height: job.height, pixels: pixels), Double(try event.durationNanoseconds()) * 1e-9)
+                let (image, seconds) = try fill.run(hsv)
+                try body(k, image, seconds)
             }
         }
     }
@@ -160,13 +155,31 @@ public enum PulseRenderer {
     }
 
     static func fillCL(width: Int, height: Int, hsv: SIMD3<Float>, on cc: ComputeContext) throws -> (image: Image8, kernelSeconds: Double) {
-        let program = try cc.program("pulse.cl")
-        let kernel = try program.kernel("pulse_fill")
-        let count = width * height
-        let out = try Buffer<UInt8>(context: cc.context, count: count * 4, access: .writeOnly)
-        try kernel.setArguments(out, hsv.x, hsv.y, hsv.z, Int32(count))
-        let event = try cc.queue.enqueue(kernel, global: [PulseRenderer.items(count)], local: [16])
-        let pixels = try out.read(queue: cc.queue)
-        return (Image8(width: width, height: height, pixels: pixels), Double(try event.durationNanoseconds()) * 1e-9)
+        try CLFill(width: width, height: height, on: cc).run(hsv)
+    }
+
+    /// `pulse_fill` on one device: the kernel and the frame buffer, made once for any number of frames.
+    struct CLFill {
+        let cc: ComputeContext
+        let kernel: Kernel
+        let out: Buffer<UInt8>
+        let width: Int, height: Int
+
+        init(width: Int, height: Int, on cc: ComputeContext) throws {
+            self.cc = cc
+            self.width = width
+            self.height = height
+            kernel = try cc.program("pulse.cl").kernel("pulse_fill")
+            out = try Buffer<UInt8>(context: cc.context, count: width * height * 4, access: .writeOnly)
+        }
+
+        /// One frame in colour `hsv`, read back; and the kernel's time.
+        func run(_ hsv: SIMD3<Float>) throws -> (image: Image8, kernelSeconds: Double) {
+            let count = width * height
+            try kernel.setArguments(out, hsv.x, hsv.y, hsv.z, Int32(count))
+            let event = try cc.queue.enqueue(kernel, global: [PulseRenderer.items(count)], local: [16])
+            let pixels = try out.read(queue: cc.queue)
+            return (Image8(width: width, height: height, pixels: pixels), Double(try event.durationNanoseconds()) * 1e-9)
+        }
     }
 }
