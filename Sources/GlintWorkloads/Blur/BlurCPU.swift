@@ -81,8 +81,8 @@ enum ExactBand {
     static func run(plan: BlurPlan, src: UnsafeRawPointer, dst: UnsafeRawPointer, y0: Int, y1: Int) {
         let w = plan.width, r = plan.radius, n = 2 * r + 1
         let rowLen = w * 4
-        // Rows are processed in chunks of 32 values; buffers are padded so the last chunk may overrun.
-        let stride = (rowLen + 31) & ~31
+        // Rows are processed in chunks of 64 values; buffers are padded so the last chunk may overrun.
+        let stride = (rowLen + 63) & ~63
         let padLen = stride + 8 * r + 32
         let u8 = plan.format == .u8
         // The ring holds the horizontal results: for 8-bit OpenCV's 1/256 units as UInt32 (below
@@ -134,8 +134,12 @@ enum ExactBand {
                             acc = acc &+ kj &* (a &+ b)
                             acc2 = acc2 &+ kj &* (a2 &+ b2)
                         }
-                        out.storeBytes(of: widen(acc), toByteOffset: 4 * i, as: SIMD16<UInt32>.self)
-                        out.storeBytes(of: widen(acc2), toByteOffset: 4 * (i + 16), as: SIMD16<UInt32>.self)
+                        // Widened by splitting even and odd lanes (no shuffle): the 32 values are
+                        // stored as their 16 even lanes, then their 16 odd lanes.
+                        let x = unsafeBitCast(acc, to: SIMD8<UInt32>.self), x2 = unsafeBitCast(acc2, to: SIMD8<UInt32>.self)
+                        let low = SIMD8<UInt32>(repeating: 0xFFFF)
+                        out.storeBytes(of: SIMD16(lowHalf: x & low, highHalf: x2 & low), toByteOffset: 4 * i, as: SIMD16<UInt32>.self)
+                        out.storeBytes(of: SIMD16(lowHalf: x &>> 16, highHalf: x2 &>> 16), toByteOffset: 4 * (i + 16), as: SIMD16<UInt32>.self)
                         i += 32
                     }
                 }
@@ -167,6 +171,10 @@ enum ExactBand {
         // 8-bit: one output row's results (below 256) before they are narrowed to bytes in one go.
         let sums = UnsafeMutableRawPointer.allocate(byteCount: u8 ? stride * 4 : 4, alignment: 64)
         defer { sums.deallocate() }
+        // 8-bit: the taps, each broadcast to a vector once.
+        let kv32 = UnsafeMutablePointer<SIMD16<UInt32>>.allocate(capacity: r + 1)
+        defer { kv32.deallocate() }
+        for j in 0...r { kv32[j] = SIMD16(repeating: UInt32(u8 ? fixed[j] : 0)) }
         for y in y0..<y1 {
             horizontal(y + 2 * r, (y + 2 * r) % n)
             for j in 0..<n { rows[j] = UnsafeRawPointer(ring + ((y + j) % n) * stride * ringBytes) }
@@ -174,22 +182,31 @@ enum ExactBand {
             if u8 {
                 // OpenCV's column filter in integers: taps in 1/256, sums below 2^24, then
                 // (sum + 2^15) >> 16, which is at most 255. The kernel computes the same whole
-                // numbers in float (exact below 2^24), so both give the same bytes.
-                fixed.withUnsafeBufferPointer { taps in
-                    let k = taps.baseAddress!
-                    while i < rowLen {
-                        let count = min(16, rowLen - i)
-                        var acc = SIMD16<UInt32>(repeating: UInt32(k[r])) &* (rows[r] + 4 * i).load(as: SIMD16<UInt32>.self)
-                        for j in 0..<r {
-                            let pair = (rows[j] + 4 * i).load(as: SIMD16<UInt32>.self) &+ (rows[2 * r - j] + 4 * i).load(as: SIMD16<UInt32>.self)
-                            acc = acc &+ SIMD16(repeating: UInt32(k[j])) &* pair
-                        }
-                        (sums + 4 * i).storeBytes(of: (acc &+ SIMD16(repeating: 1 << 15)) &>> 16, as: SIMD16<UInt32>.self)
-                        _ = count
-                        i += 16
+                // numbers in float (exact below 2^24), so both give the same bytes. 64 values per
+                // step (four accumulators): the row pointers and the taps are read once per step.
+                let k = kv32
+                while i < stride {
+                    let c = UnsafeRawPointer(rows[r]) + 4 * i
+                    var a0 = k[r] &* c.load(as: SIMD16<UInt32>.self)
+                    var a1 = k[r] &* c.load(fromByteOffset: 64, as: SIMD16<UInt32>.self)
+                    var a2 = k[r] &* c.load(fromByteOffset: 128, as: SIMD16<UInt32>.self)
+                    var a3 = k[r] &* c.load(fromByteOffset: 192, as: SIMD16<UInt32>.self)
+                    for j in 0..<r {
+                        let p = rows[j] + 4 * i, q = rows[2 * r - j] + 4 * i
+                        let kj = k[j]
+                        a0 = a0 &+ kj &* (p.load(as: SIMD16<UInt32>.self) &+ q.load(as: SIMD16<UInt32>.self))
+                        a1 = a1 &+ kj &* (p.load(fromByteOffset: 64, as: SIMD16<UInt32>.self) &+ q.load(fromByteOffset: 64, as: SIMD16<UInt32>.self))
+                        a2 = a2 &+ kj &* (p.load(fromByteOffset: 128, as: SIMD16<UInt32>.self) &+ q.load(fromByteOffset: 128, as: SIMD16<UInt32>.self))
+                        a3 = a3 &+ kj &* (p.load(fromByteOffset: 192, as: SIMD16<UInt32>.self) &+ q.load(fromByteOffset: 192, as: SIMD16<UInt32>.self))
                     }
+                    // Even and odd values back together: each lane holds two output bytes.
+                    let half = SIMD16<UInt32>(repeating: 1 << 15)
+                    let o = sums + 2 * i
+                    o.storeBytes(of: ((a0 &+ half) &>> 16) | (((a1 &+ half) &>> 8) & SIMD16(repeating: 0xFF00)), as: SIMD16<UInt32>.self)
+                    o.storeBytes(of: ((a2 &+ half) &>> 16) | (((a3 &+ half) &>> 8) & SIMD16(repeating: 0xFF00)), toByteOffset: 64, as: SIMD16<UInt32>.self)
+                    i += 64
                 }
-                narrowRow(sums.assumingMemoryBound(to: UInt32.self), into: outBytes.assumingMemoryBound(to: UInt8.self) + y * rowLen, count: rowLen)
+                narrowRow(sums.assumingMemoryBound(to: UInt32.self), into: outBytes.assumingMemoryBound(to: UInt16.self) + y * rowLen / 2, count: rowLen / 2)
                 continue
             }
             while i < rowLen {

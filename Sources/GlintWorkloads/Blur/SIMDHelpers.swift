@@ -109,3 +109,8 @@
 @inline(never) func narrowRow(_ src: UnsafePointer<UInt32>, into dst: UnsafeMutablePointer<UInt8>, count: Int) {
     for i in 0..<count { dst[i] = UInt8(truncatingIfNeeded: src[i]) }
 }
+
+/// A row of UInt32 values below 2^16 narrowed to UInt16: one call a row, vectorised (vpmovdw).
+@inline(never) func narrowRow(_ src: UnsafePointer<UInt32>, into dst: UnsafeMutablePointer<UInt16>, count: Int) {
+    for i in 0..<count { dst[i] = UInt16(truncatingIfNeeded: src[i]) }
+}
