@@ -97,6 +97,11 @@ enum RTTrace {
         return UInt32(bitPattern: two.x | two.y)
     }
 
+    /// Lane-wise minimum of values that are never NaN.
+    @inline(__always) static func minLanes<V: SIMD>(_ a: V, _ b: V) -> V where V.Scalar == Float {
+        a.replacing(with: b, where: b .< a)
+    }
+
     @inline(__always) static func load8(_ p: UnsafeRawPointer, _ offset: Int) -> F8 {
         p.loadUnaligned(fromByteOffset: offset, as: F8.self)
     }
@@ -181,18 +186,22 @@ enum RTTrace {
                     let hb = (ocx * dX + ocy * dY) + ocz * dZ
                     let c = ((ocx * ocx + ocy * ocy) + ocz * ocz) - load8(b, 96)
                     let disc = hb * hb - c
-                    var m = bits(disc .> zero)
-                    while m != 0 {
-                        let l = m.trailingZeroBitCount
-                        m &= m &- 1
-                        let sq = disc[l].squareRoot()
-                        var root = -hb[l] - sq
-                        if !(root > tMin && root < closest) {
-                            root = -hb[l] + sq
-                            if !(root > tMin && root < closest) { continue }
-                        }
-                        closest = root
-                        hit = block &* 8 &+ Int32(l)
+                    // Every lane's nearer root in (t_min, closest), else its farther one there, else
+                    // infinity; the block's hit is the smallest, the lowest lane on a tie. (The
+                    // same as taking the lanes one by one, each against the closest so far.)
+                    let sq = glint_sqrt8(disc)
+                    let r1 = -hb - sq, r2 = -hb + sq
+                    let near8 = F8(repeating: closest)
+                    var cand = F8(repeating: .infinity)
+                    cand.replace(with: r2, where: (r2 .> tmin8) .& (r2 .< near8))
+                    cand.replace(with: r1, where: (r1 .> tmin8) .& (r1 .< near8))
+                    cand.replace(with: .infinity, where: .!(disc .> zero))
+                    let m4 = minLanes(cand.lowHalf, cand.highHalf)
+                    let m2 = minLanes(m4.lowHalf, m4.highHalf)
+                    let best = m2.x < m2.y ? m2.x : m2.y
+                    if best < closest {
+                        closest = best
+                        hit = block &* 8 &+ Int32(bits(cand .== F8(repeating: best)).trailingZeroBitCount)
                     }
                 }
             }
