@@ -1,12 +1,27 @@
 /* Lane-wise operations for the Swift CPU path that Swift's standard library does not lower to
    single vector instructions (its Float.squareRoot() keeps libm's errno check, one lane at a
-   time). Host only; the kernels never include this header. */
+   time; it has no mask-to-bits). Host only; the kernels never include this header. */
 #ifndef GLINT_SIMD_H
 #define GLINT_SIMD_H
 
 typedef float glint_float8 __attribute__((ext_vector_type(8)));
+typedef int glint_int8 __attribute__((ext_vector_type(8)));
 
 /* Correctly rounded square root of each lane (vsqrtps): the same values as the kernels' sqrt. */
 static inline glint_float8 glint_sqrt8(glint_float8 v) { return __builtin_elementwise_sqrt(v); }
+
+/* Bit l set where lane l of a comparison mask (all ones or zero) is set. */
+#if defined(__x86_64__)
+__attribute__((target("avx")))
+static inline unsigned glint_bits8(glint_int8 m) {
+    return (unsigned)__builtin_ia32_movmskps256((__attribute__((vector_size(32))) float)m);
+}
+#else
+static inline unsigned glint_bits8(glint_int8 m) {
+    unsigned b = 0;
+    for (int l = 0; l < 8; l++) b |= (m[l] != 0 ? 1u : 0u) << l;
+    return b;
+}
+#endif
 
 #endif

@@ -89,12 +89,9 @@ enum RTTrace {
     }
 
     /// Lane l of the mask as bit l (the kernel iterates the set lanes in the same ascending order).
-    /// Written as an OR-reduction of halves: the generic `any` and element loops are scalar code.
+    /// One vmovmskps (a C helper): the generic `any` and element loops are scalar code.
     @inline(__always) static func bits(_ m: SIMDMask<I8>) -> UInt32 {
-        let v = unsafeBitCast(m, to: I8.self) & I8(1, 2, 4, 8, 16, 32, 64, 128)
-        let four = v.lowHalf | v.highHalf
-        let two = four.lowHalf | four.highHalf
-        return UInt32(bitPattern: two.x | two.y)
+        glint_bits8(unsafeBitCast(m, to: I8.self))
     }
 
     /// Lane-wise minimum of values that are never NaN.
