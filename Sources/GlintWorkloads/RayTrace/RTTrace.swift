@@ -186,19 +186,22 @@ enum RTTrace {
                     // Every lane's nearer root in (t_min, closest), else its farther one there, else
                     // infinity; the block's hit is the smallest, the lowest lane on a tie. (The
                     // same as taking the lanes one by one, each against the closest so far.)
-                    let sq = glint_sqrt8(disc)
-                    let r1 = -hb - sq, r2 = -hb + sq
-                    let near8 = F8(repeating: closest)
-                    var cand = F8(repeating: .infinity)
-                    cand.replace(with: r2, where: (r2 .> tmin8) .& (r2 .< near8))
-                    cand.replace(with: r1, where: (r1 .> tmin8) .& (r1 .< near8))
-                    cand.replace(with: .infinity, where: .!(disc .> zero))
-                    let m4 = minLanes(cand.lowHalf, cand.highHalf)
-                    let m2 = minLanes(m4.lowHalf, m4.highHalf)
-                    let best = m2.x < m2.y ? m2.x : m2.y
-                    if best < closest {
-                        closest = best
-                        hit = block &* 8 &+ Int32(bits(cand .== F8(repeating: best)).trailingZeroBitCount)
+                    let positive = disc .> zero
+                    if bits(positive) != 0 {
+                        let sq = glint_sqrt8(disc)
+                        let r1 = -hb - sq, r2 = -hb + sq
+                        let near8 = F8(repeating: closest)
+                        var cand = F8(repeating: .infinity)
+                        cand.replace(with: r2, where: (r2 .> tmin8) .& (r2 .< near8))
+                        cand.replace(with: r1, where: (r1 .> tmin8) .& (r1 .< near8))
+                        cand.replace(with: .infinity, where: .!positive)
+                        let m4 = minLanes(cand.lowHalf, cand.highHalf)
+                        let m2 = minLanes(m4.lowHalf, m4.highHalf)
+                        let best = m2.x < m2.y ? m2.x : m2.y
+                        if best < closest {
+                            closest = best
+                            hit = block &* 8 &+ Int32(bits(cand .== F8(repeating: best)).trailingZeroBitCount)
+                        }
                     }
                 }
             }
