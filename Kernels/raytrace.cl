@@ -58,6 +58,10 @@ inline float Rt_Cbrt(float x) {
 /* Lane l of a vector comparison as bit l; its set lanes are then visited in ascending order
    (lowest set bit first) without a branch per lane. */
 inline uint Rt_Bits(int8 m) {
+#if defined(__x86_64__) && defined(__AVX__) && defined(__clang__)
+    /* CPU devices (PoCL): one vmovmskps; LLVM does not find it in the reduction below. */
+    return (uint)__builtin_ia32_movmskps256(as_float8(m));
+#endif
     const int8 v = m & (int8)(1, 2, 4, 8, 16, 32, 64, 128);
     const int4 four = v.lo | v.hi;
     const int2 two = four.lo | four.hi;
