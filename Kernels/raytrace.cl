@@ -161,11 +161,11 @@ inline int Rt_Intersect(__global const GlintRTNode* nodes, __global const GlintR
                 if (m != 0) {
                     float hbs[8], ds[8];
                     vstore8(hb, 0, hbs);
-                    vstore8(disc, 0, ds);
+                    vstore8(sqrt(disc), 0, ds);
                     while (m != 0) {
                         const int l = Rt_LowestBit(m);
                         m &= m - 1u;
-                        const float sq = sqrt(ds[l]);
+                        const float sq = ds[l];
                         float root = -hbs[l] - sq;
                         if (!(root > t_min && root < closest)) {
                             root = -hbs[l] + sq;

@@ -221,9 +221,10 @@ public enum RTRenderer {
                 slowest = max(slowest, seconds)
                 row += rows
                 run.report(done: done, passSamples: n, rows: row)
-                // Rows that fit the goal at the measured cost per row, growing at most 4x a launch.
+                // Rows that fit the goal at the measured cost per row, growing at most 4x a launch
+                // (from the band, not from a short remainder at the image's bottom).
                 let perRow = max(seconds / Double(rows), 1e-7)
-                bandRows = max(1, min(h, min(rows * 4, Int(goal / perRow))))
+                bandRows = max(1, min(h, min(max(rows, bandRows) * 4, Int(goal / perRow))))
             }
             done += n
             // Whole image in one launch with time to spare: more samples per launch.
