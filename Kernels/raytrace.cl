@@ -82,7 +82,7 @@ inline float3 Rt_UnitVector(float u0, float u1) {
 /* The closest sphere hit by o + t*d (d of unit length) with t_min < t, or -1; its t in *t_hit.
    Visits a node's hit children nearest first (the others wait on the stack, farthest lowest) and
    skips any whose box starts beyond the closest hit so far. */
-inline int Rt_Intersect(__global const GlintRTNode* nodes, __global const GlintRTSphereBlock* blocks,
+inline __attribute__((always_inline)) int Rt_Intersect(__global const GlintRTNode* nodes, __global const GlintRTSphereBlock* blocks,
                         float3 o, float3 d, float t_min, float* t_hit) {
     const float3 inv = (float3)(1.0f, 1.0f, 1.0f) / d;
     int stack_ref[RT_STACK];
