@@ -42,6 +42,11 @@ public final class CommandQueue: @unchecked Sendable {
         try check("clFinish", clFinish(handle))
     }
 
+    /// Sends every queued command to the device without waiting for it.
+    public func flush() throws(CLError) {
+        try check("clFlush", clFlush(handle))
+    }
+
     /// Enqueues `kernel` over a 1-, 2- or 3-dimensional range. `local` nil lets the driver choose.
     @discardableResult
     public func enqueue(_ kernel: Kernel, global: [Int], local: [Int]? = nil,

@@ -201,41 +201,52 @@ public enum RTRenderer {
 
         var kernelNs: UInt64 = 0
         var done = acc.samplesPerPixel
-        // Launch shape: `bandRows` rows x `passSamples` samples, adapted so that one launch takes
-        // about `launchSeconds`; the first launch is small.
+        // Launch shape: `bandRows` rows x `passSamples` samples, sized so that one launch takes
+        // about `launchSeconds` at the cost measured last; the first launch is small. Two launches
+        // are in flight: the device starts the next while the host waits for the one before.
         var passSamples = 1
         var bandRows = max(1, min(h, 8192 / w))
         let goal = run.options.launchSeconds
+        var inFlight: [(event: Event, rows: Int, rowEnd: Int, done: Int, n: Int)] = []
+        var cost: Double?  // seconds per row and sample, of the latest finished launch
+        func retire() throws {
+            let l = inFlight.removeFirst()
+            let ns = try l.event.durationNanoseconds()
+            kernelNs += ns
+            cost = max(Double(ns) * 1e-9 / Double(l.rows * l.n), 1e-12)
+            run.report(done: l.done, passSamples: l.n, rows: l.rowEnd)
+        }
+        func drain() throws { while !inFlight.isEmpty { try retire() } }
         while done < target {
             if run.shouldStop() { break }
             let n = min(passSamples, target - done)
             var row = 0
-            var slowest = 0.0
             while row < h {
+                // Rows that fit the goal at the measured cost, growing at most 4x a launch.
+                if let cost { bandRows = max(1, min(h, min(bandRows * 4, Int(goal / (cost * Double(n)))))) }
                 let rows = min(bandRows, h - row)
                 try kernel.setArguments(sums, nodes, blocks, spheres, materials, StructArgument(params),
                                         Int32(row), Int32(done), Int32(n))
-                let ns = try q.enqueue(kernel, global: [w, rows]).durationNanoseconds()
-                kernelNs += ns
-                let seconds = Double(ns) * 1e-9
-                slowest = max(slowest, seconds)
+                inFlight.append((try q.enqueue(kernel, global: [w, rows]), rows, row + rows, done, n))
+                try q.flush()
                 row += rows
-                run.report(done: done, passSamples: n, rows: row)
-                // Rows that fit the goal at the measured cost per row, growing at most 4x a launch
-                // (from the band, not from a short remainder at the image's bottom).
-                let perRow = max(seconds / Double(rows), 1e-7)
-                bandRows = max(1, min(h, min(max(rows, bandRows) * 4, Int(goal / perRow))))
+                if inFlight.count > 1 { try retire() }
             }
             done += n
-            // Whole image in one launch with time to spare: more samples per launch.
-            if bandRows >= h && slowest < goal / 2 && passSamples < 256 { passSamples *= 2 }
-            if bandRows < h && passSamples > 1 && slowest > goal * 2 { passSamples /= 2 }
+            if let cost {
+                // Whole image at twice the samples within the goal: more samples per launch; one
+                // row over the goal: fewer.
+                if cost * Double(h * passSamples * 2) <= goal && passSamples < 256 { passSamples *= 2 }
+                else if cost * Double(passSamples) > goal && passSamples > 1 { passSamples /= 2 }
+            }
             if run.wantsSnapshot() && done < target {
+                try drain()
                 acc.sums = try sums.read(queue: q)
                 acc.samplesPerPixel = done
                 try run.snapshot(acc)
             }
         }
+        try drain()
         if let image {
             let resolve = try program.kernel("rt_resolve")
             try resolve.setArguments(sums, image, Int32(w * h), Float(max(done, 1)))
