@@ -10,6 +10,9 @@ typedef int glint_int8 __attribute__((ext_vector_type(8)));
 /* Correctly rounded square root of each lane (vsqrtps): the same values as the kernels' sqrt. */
 static inline glint_float8 glint_sqrt8(glint_float8 v) { return __builtin_elementwise_sqrt(v); }
 
+/* Each lane converted to an integer, rounded toward zero (vcvttps2dq); lanes in int range. */
+static inline glint_int8 glint_trunc8(glint_float8 v) { return __builtin_convertvector(v, glint_int8); }
+
 /* Bit l set where lane l of a comparison mask (all ones or zero) is set. */
 #if defined(__x86_64__)
 __attribute__((target("avx")))

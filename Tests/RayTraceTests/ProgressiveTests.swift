@@ -108,4 +108,19 @@ import Testing
         #expect(RTAccumulation.gammaByte(4) == 255)
         #expect(RTAccumulation.gammaByte(.nan) == 0)
     }
+
+    @Test func gammaImageIsGammaByteForEveryValue() throws {
+        // Three pixels, RGB (the vector loop and its tail), of awkward sums; 2 samples per pixel.
+        let values: [Float] = [0, 0.5, 2, .nan, -1, .infinity, 1e-30, 0.999 * 0.999 * 2, 0.3]
+        var bytes = Array("GLINT-RTOW-CHECKPOINT 1\n".utf8)
+        bytes += Array(#"{"job":"g","width":3,"height":1,"samples_per_pixel":2}"#.utf8) + [10]
+        for v in values { withUnsafeBytes(of: v.bitPattern.littleEndian) { bytes += $0 } }
+        let acc = try RTAccumulation.decode(bytes, name: "g")
+        let image = acc.gammaImage()
+        for (k, v) in values.enumerated() {
+            let i = (k / 3) * 4 + k % 3
+            #expect(image.pixels[i] == RTAccumulation.gammaByte(v / 2), "value \(v)")
+        }
+        #expect(image.pixels[3] == 255 && image.pixels[7] == 255 && image.pixels[11] == 255)
+    }
 }

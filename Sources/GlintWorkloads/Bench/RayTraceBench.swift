@@ -9,9 +9,9 @@ enum RayTraceBench {
     static func cases(_ kind: BenchSuiteKind) -> [BenchCase] {
         switch kind {
         case .quick: return [make("cover", 160, 90, spp: 2)]
-        case .standard: return [make("cover", 400, 225, spp: 16), make("cover", 1200, 800, spp: 2)]
+        case .standard: return [make("cover", 400, 225, spp: 16), make("cover", 1200, 800, spp: 8)]
         case .full: return [make("ch8", 400, 225, spp: 16), make("ch10", 400, 225, spp: 16),
-                            make("cover", 400, 225, spp: 32), make("cover", 1200, 800, spp: 8)]
+                            make("cover", 400, 225, spp: 32), make("cover", 1200, 800, spp: 16)]
         }
     }
 

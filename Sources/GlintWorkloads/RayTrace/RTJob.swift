@@ -88,32 +88,59 @@ public struct RTAccumulation: Sendable, Equatable {
     public internal(set) var sums: [Float]
 
     public init(jobID: String, width: Int, height: Int) {
+        self.init(jobID: jobID, width: width, height: height, zeroed: true)
+    }
+
+    /// `zeroed: false` leaves `sums` empty (standing for zeros) for a renderer that fills its own
+    /// buffer and sets them when it ends; no caller ever sees the empty state.
+    init(jobID: String, width: Int, height: Int, zeroed: Bool) {
         self.jobID = jobID
         self.width = width
         self.height = height
         samplesPerPixel = 0
-        sums = [Float](repeating: 0, count: width * height * 4)
+        sums = zeroed ? [Float](repeating: 0, count: width * height * 4) : []
     }
 
     /// The mean colour per pixel (linear light), alpha 1.
     public func linearImage() -> ImageF {
         let n = Float(max(samplesPerPixel, 1))
-        var pixels = sums
-        for i in stride(from: 0, to: pixels.count, by: 4) {
-            pixels[i] = sums[i] / n
-            pixels[i + 1] = sums[i + 1] / n
-            pixels[i + 2] = sums[i + 2] / n
-            pixels[i + 3] = 1
+        let pixels = [Float](unsafeUninitializedCapacity: sums.count) { out, count in
+            sums.withUnsafeBufferPointer { s in
+                for i in stride(from: 0, to: s.count, by: 4) {
+                    out[i] = s[i] / n
+                    out[i + 1] = s[i + 1] / n
+                    out[i + 2] = s[i + 2] / n
+                    out[i + 3] = 1
+                }
+            }
+            count = sums.count
         }
         return ImageF(width: width, height: height, pixels: pixels)
     }
 
     /// The book's output: gamma 2 (square root), clamped to [0, 0.999], times 256; alpha 255.
+    /// `gammaByte` two pixels at a time (vector division and square root: the same IEEE values).
     public func gammaImage() -> Image8 {
         let n = Float(max(samplesPerPixel, 1))
-        var pixels = [UInt8](repeating: 255, count: sums.count)
-        for i in stride(from: 0, to: sums.count, by: 4) {
-            for c in 0..<3 { pixels[i + c] = Self.gammaByte(sums[i + c] / n) }
+        let pixels = [UInt8](unsafeUninitializedCapacity: sums.count) { out, count in
+            sums.withUnsafeBufferPointer { s in
+                let total = s.count
+                var i = 0
+                while i + 8 <= total {
+                    var v = UnsafeRawPointer(s.baseAddress! + i).loadUnaligned(as: SIMD8<Float>.self) / SIMD8(repeating: n)
+                    v.replace(with: 0, where: .!(v .> 0))  // also NaN
+                    var g = glint_sqrt8(v)
+                    g.replace(with: 0.999, where: g .> 0.999)
+                    let b = glint_trunc8(g * 256)
+                    for l in 0..<8 { out[i + l] = l & 3 == 3 ? 255 : UInt8(truncatingIfNeeded: b[l]) }
+                    i += 8
+                }
+                while i < total {
+                    out[i] = i & 3 == 3 ? 255 : Self.gammaByte(s[i] / n)
+                    i += 1
+                }
+            }
+            count = sums.count
         }
         return Image8(width: width, height: height, pixels: pixels)
     }
@@ -199,8 +226,8 @@ public struct RTProgress: Sendable {
 public struct RTResult: Sendable {
     /// Gamma 2, 8-bit RGBA (alpha 255): the book's output.
     public var image: Image8
-    /// Mean colour per pixel, linear light (alpha 1).
-    public var linear: ImageF
+    /// Mean colour per pixel, linear light (alpha 1); computed when asked for.
+    public var linear: ImageF { accumulation.linearImage() }
     /// Pixel samples traced by this call (resumed samples not counted).
     public var samples: Int
     /// Samples per pixel in the image (resumed ones included); below the job's when stopped early.

@@ -51,7 +51,8 @@ public enum RTRenderer {
             }
             acc = resume
         } else {
-            acc = RTAccumulation(jobID: id, width: job.width, height: job.height)
+            // The CPU path zeroes its own buffer.
+            acc = RTAccumulation(jobID: id, width: job.width, height: job.height, zeroed: backend.isOpenCL)
         }
         let first = acc.samplesPerPixel
         var run = Run(job: job, first: first, start: start, options: options, progress: progress)
@@ -63,7 +64,7 @@ public enum RTRenderer {
         case .opencl(let cc):
             kernelSeconds = try renderCL(job, bvh, on: cc, &acc, &run)
         }
-        return RTResult(image: acc.gammaImage(), linear: acc.linearImage(),
+        return RTResult(image: acc.gammaImage(),
                         samples: (acc.samplesPerPixel - first) * job.width * job.height,
                         samplesPerPixel: acc.samplesPerPixel, wallSeconds: Clock.now() - start,
                         kernelSeconds: kernelSeconds, accumulation: acc, stoppedEarly: run.stopped)
@@ -134,7 +135,7 @@ public enum RTRenderer {
         let params = UnsafeMutablePointer<GlintRTParams>.allocate(capacity: 1)
         params.initialize(to: job.params)
         let sums = UnsafeMutableBufferPointer<Float>.allocate(capacity: w * h * 4)
-        _ = sums.initialize(from: acc.sums)
+        if acc.sums.isEmpty { sums.initialize(repeating: 0) } else { _ = sums.initialize(from: acc.sums) }
         defer {
             nodes.deallocate(); blocks.deallocate(); spheres.deallocate(); materials.deallocate()
             params.deallocate(); sums.deallocate()
