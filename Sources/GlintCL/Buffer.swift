@@ -47,6 +47,14 @@ public final class Buffer<T: BitwiseCopyable>: KernelArgument, @unchecked Sendab
         try check("clEnqueueWriteBuffer", status)
     }
 
+    /// Enqueues filling the whole buffer with zero bytes on the device (no host array); the
+    /// queue is in order, so later commands see zeros.
+    public func zero(queue: CommandQueue) throws(CLError) {
+        var pattern: UInt8 = 0
+        let status = clEnqueueFillBuffer(queue.handle, handle, &pattern, 1, 0, byteCount, 0, nil, nil)
+        try check("clEnqueueFillBuffer", status)
+    }
+
     /// Blocking read of the whole buffer.
     public func read(queue: CommandQueue) throws(CLError) -> [T] {
         try [T](unsafeUninitializedCapacity: count) { (out, initialised) throws(CLError) in

@@ -51,8 +51,8 @@ public enum RTRenderer {
             }
             acc = resume
         } else {
-            // The CPU path zeroes its own buffer.
-            acc = RTAccumulation(jobID: id, width: job.width, height: job.height, zeroed: backend.isOpenCL)
+            // Both paths zero their own buffers.
+            acc = RTAccumulation(jobID: id, width: job.width, height: job.height, zeroed: false)
         }
         let first = acc.samplesPerPixel
         var run = Run(job: job, first: first, start: start, options: options, progress: progress)
@@ -180,7 +180,7 @@ public enum RTRenderer {
     public static func renderOnDevice(_ job: RTJob, on cc: ComputeContext) throws -> (image: Buffer<UInt8>, kernelSeconds: Double) {
         try job.validate()
         let bvh = try RTBVH(scene: job.scene)
-        var acc = RTAccumulation(jobID: job.identity(bvh), width: job.width, height: job.height)
+        var acc = RTAccumulation(jobID: job.identity(bvh), width: job.width, height: job.height, zeroed: false)
         var run = Run(job: job, first: 0, start: Clock.now(), options: Options(), progress: nil)
         let image = try Buffer<UInt8>(context: cc.context, count: job.width * job.height * 4)
         let seconds = try renderCL(job, bvh, on: cc, &acc, &run, resolveInto: image)
@@ -193,7 +193,13 @@ public enum RTRenderer {
         let program = try cc.program("raytrace.cl")
         let kernel = try program.kernel("rt_trace")
         let q = cc.queue
-        let sums = try Buffer<Float>(queue: q, copying: acc.sums, access: .readWrite)
+        let sums: Buffer<Float>
+        if acc.sums.isEmpty {
+            sums = try Buffer<Float>(context: cc.context, count: w * h * 4)
+            try sums.zero(queue: q)
+        } else {
+            sums = try Buffer<Float>(queue: q, copying: acc.sums, access: .readWrite)
+        }
         let nodes = try Buffer<GlintRTNode>(queue: q, copying: bvh.nodes)
         let blocks = try Buffer<GlintRTSphereBlock>(queue: q, copying: bvh.blocks.isEmpty ? [GlintRTSphereBlock()] : bvh.blocks)
         let spheres = try Buffer<GlintRTSphere>(queue: q, copying: bvh.spheres.isEmpty ? [GlintRTSphere()] : bvh.spheres)
