@@ -57,15 +57,22 @@ inline float Rt_Cbrt(float x) {
 
 /* Lane l of a vector comparison as bit l; its set lanes are then visited in ascending order
    (lowest set bit first) without a branch per lane. */
-inline uint Rt_Bits(int8 m) {
-#if defined(__x86_64__) && defined(__AVX__) && defined(__clang__)
-    /* CPU devices (PoCL): one vmovmskps; LLVM does not find it in the reduction below. */
-    return (uint)__builtin_ia32_movmskps256(as_float8(m));
+#if defined(__x86_64__) && defined(__AVX__) && defined(__clang__) && !defined(RT_PORTABLE)
+/* x86 CPU devices (PoCL): eight lanes at once are one instruction. (RT_PORTABLE, a test option,
+   builds what GPUs run.) */
+#define RT_X86_AVX 1
 #endif
+
+inline uint Rt_Bits(int8 m) {
+#ifdef RT_X86_AVX
+    /* One vmovmskps; LLVM does not find it in the reduction below. */
+    return (uint)__builtin_ia32_movmskps256(as_float8(m));
+#else
     const int8 v = m & (int8)(1, 2, 4, 8, 16, 32, 64, 128);
     const int4 four = v.lo | v.hi;
     const int2 two = four.lo | four.hi;
     return (uint)(two.x | two.y);
+#endif
 }
 
 /* Index of the lowest set bit of a non-zero word. */
@@ -161,11 +168,21 @@ inline __attribute__((always_inline)) int Rt_Intersect(__global const GlintRTNod
                 if (m != 0) {
                     float hbs[8], ds[8];
                     vstore8(hb, 0, hbs);
+#ifdef RT_X86_AVX
+                    /* One vsqrtps for the block (lanes not read are NaN or 0); elsewhere, where a
+                       float8 is eight scalar operations, one square root per lane read. */
                     vstore8(sqrt(disc), 0, ds);
+#else
+                    vstore8(disc, 0, ds);
+#endif
                     while (m != 0) {
                         const int l = Rt_LowestBit(m);
                         m &= m - 1u;
+#ifdef RT_X86_AVX
                         const float sq = ds[l];
+#else
+                        const float sq = sqrt(ds[l]);
+#endif
                         float root = -hbs[l] - sq;
                         if (!(root > t_min && root < closest)) {
                             root = -hbs[l] + sq;

@@ -55,6 +55,18 @@ import Testing
         #expect(sliced.accumulation.sums == normal.accumulation.sums)
     }
 
+    /// The kernel as GPUs build it (no x86 instructions) gives the same sums as the x86 build.
+    @Test func portableKernelMatches() async throws {
+        let cl = try openCL()
+        let job = smallJob("cover", 40, 24, spp: 3, seed: 2)
+        let native = try await render(job, on: cl)
+        var options = RTRenderer.Options()
+        options.portableKernel = true
+        let portable = try await render(job, on: cl, options: options)
+        #expect(portable.accumulation.sums == native.accumulation.sums)
+        #expect(native.accumulation.sums.contains { $0 > 0 })
+    }
+
     /// Snapshots come with whole passes, carry the job's identity and count samples.
     @Test func snapshotsArePartialAccumulations() async throws {
         let seen = Mutex<[Int]>([])

@@ -168,8 +168,8 @@ enum ExactBand {
         for e in y0 ..< y0 + 2 * r { horizontal(e, e % n) }
         let rows = UnsafeMutablePointer<UnsafeRawPointer>.allocate(capacity: n)
         defer { rows.deallocate() }
-        // 8-bit: one output row's results (below 256) before they are narrowed to bytes in one go.
-        let sums = UnsafeMutableRawPointer.allocate(byteCount: u8 ? stride * 4 : 4, alignment: 64)
+        // 8-bit: one output row's results, two bytes a lane, before they are narrowed in one go.
+        let sums = UnsafeMutableRawPointer.allocate(byteCount: u8 ? stride * 2 : 4, alignment: 64)
         defer { sums.deallocate() }
         // 8-bit: the taps, each broadcast to a vector once.
         let kv32 = UnsafeMutablePointer<SIMD16<UInt32>>.allocate(capacity: r + 1)
@@ -206,7 +206,7 @@ enum ExactBand {
                     o.storeBytes(of: ((a2 &+ half) &>> 16) | (((a3 &+ half) &>> 8) & SIMD16(repeating: 0xFF00)), toByteOffset: 64, as: SIMD16<UInt32>.self)
                     i += 64
                 }
-                narrowRow(sums.assumingMemoryBound(to: UInt32.self), into: outBytes.assumingMemoryBound(to: UInt16.self) + y * rowLen / 2, count: rowLen / 2)
+                narrowRow(sums.assumingMemoryBound(to: UInt32.self), into: outBytes + y * rowLen, count: rowLen / 2)
                 continue
             }
             while i < rowLen {
@@ -218,19 +218,9 @@ enum ExactBand {
                     }
                     return acc
                 }
-                if u8 {
-                    // (sum + 2^15) >> 16: every value is a whole number below 2^24, exact in float;
-                    // floor(sum / 2^16 + 0.5) is that shift.
-                    let b = toBytes(acc * SIMD16(repeating: 1.0 / 65536))
-                    let o = outBytes + y * rowLen + i
-                    if count == 16 { o.storeBytes(of: b, as: SIMD16<UInt8>.self) } else {
-                        for l in 0..<count { o.storeBytes(of: b[l], toByteOffset: l, as: UInt8.self) }
-                    }
-                } else {
-                    let o = outBytes + (y * rowLen + i) * 4
-                    if count == 16 { store16(acc, o) } else {
-                        for l in 0..<count { o.storeBytes(of: acc[l], toByteOffset: 4 * l, as: Float.self) }
-                    }
+                let o = outBytes + (y * rowLen + i) * 4
+                if count == 16 { store16(acc, o) } else {
+                    for l in 0..<count { o.storeBytes(of: acc[l], toByteOffset: 4 * l, as: Float.self) }
                 }
                 i += 16
             }

@@ -19,6 +19,9 @@ public enum RTRenderer {
         public var shouldStop: (@Sendable () -> Bool)?
         /// Seconds one OpenCL launch aims at: short enough for any GPU watchdog.
         public var launchSeconds = 0.05
+        /// Builds the kernel without its x86 instructions (RT_PORTABLE), as GPUs run it: lets a
+        /// CPU device test the code path GPUs take.
+        public var portableKernel = false
 
         public init(resume: RTAccumulation? = nil, snapshotInterval: Double? = nil,
                     snapshot: (@Sendable (RTAccumulation) throws -> Void)? = nil,
@@ -190,7 +193,7 @@ public enum RTRenderer {
     static func renderCL(_ job: RTJob, _ bvh: RTBVH, on cc: ComputeContext, _ acc: inout RTAccumulation,
                          _ run: inout Run, resolveInto image: Buffer<UInt8>? = nil) throws -> Double {
         let w = job.width, h = job.height, target = job.samplesPerPixel
-        let program = try cc.program("raytrace.cl")
+        let program = try cc.program("raytrace.cl", defines: run.options.portableKernel ? ["RT_PORTABLE"] : [])
         let kernel = try program.kernel("rt_trace")
         let q = cc.queue
         let sums: Buffer<Float>
@@ -215,12 +218,17 @@ public enum RTRenderer {
         var bandRows = max(1, min(h, 8192 / w))
         let goal = run.options.launchSeconds
         var inFlight: [(event: Event, rows: Int, rowEnd: Int, done: Int, n: Int)] = []
-        var cost: Double?  // seconds per row and sample, of the latest finished launch
+        // Of the latest finished launch: seconds per row and sample, and its rows. Sizing lags
+        // one launch (the one before is still running), so growth is capped against the rows
+        // actually measured, never against an unmeasured band.
+        var cost: Double?
+        var measuredRows = 0
         func retire() throws {
             let l = inFlight.removeFirst()
             let ns = try l.event.durationNanoseconds()
             kernelNs += ns
             cost = max(Double(ns) * 1e-9 / Double(l.rows * l.n), 1e-12)
+            measuredRows = l.rows
             run.report(done: l.done, passSamples: l.n, rows: l.rowEnd)
         }
         func drain() throws { while !inFlight.isEmpty { try retire() } }
@@ -229,8 +237,11 @@ public enum RTRenderer {
             let n = min(passSamples, target - done)
             var row = 0
             while row < h {
-                // Rows that fit the goal at the measured cost, growing at most 4x a launch.
-                if let cost { bandRows = max(1, min(h, min(bandRows * 4, Int(goal / (cost * Double(n)))))) }
+                // Rows that fit the goal at the measured cost, at most 4x the rows measured.
+                if let cost {
+                    let fit = min(Double(h), goal / (cost * Double(n)))
+                    bandRows = max(1, min(h, measuredRows * 4, Int(fit)))
+                }
                 let rows = min(bandRows, h - row)
                 try kernel.setArguments(sums, nodes, blocks, spheres, materials, StructArgument(params),
                                         Int32(row), Int32(done), Int32(n))
@@ -241,9 +252,9 @@ public enum RTRenderer {
             }
             done += n
             if let cost {
-                // Whole image at twice the samples within the goal: more samples per launch; one
-                // row over the goal: fewer.
-                if cost * Double(h * passSamples * 2) <= goal && passSamples < 256 { passSamples *= 2 }
+                // A measured whole-image launch with room for twice the samples: more samples
+                // per launch; one row over the goal: fewer.
+                if measuredRows == h && cost * Double(h * passSamples * 2) <= goal && passSamples < 256 { passSamples *= 2 }
                 else if cost * Double(passSamples) > goal && passSamples > 1 { passSamples /= 2 }
             }
             if run.wantsSnapshot() && done < target {
