@@ -75,6 +75,17 @@ inline uint Rt_Bits(int8 m) {
 #endif
 }
 
+/* One axis of eight boxes: the entry and exit distances of the slab between planes pmin and pmax
+   narrow [tnear, tfar] lane by lane. */
+inline void Rt_Slab(float8 pmin, float8 pmax, float o, float inv, float8* tnear, float8* tfar) {
+    const float8 t1 = (pmin - o) * inv;
+    const float8 t2 = (pmax - o) * inv;
+    const int8 swap = isless(t2, t1);
+    const float8 lo = select(t1, t2, swap), hi = select(t2, t1, swap);
+    *tnear = select(*tnear, lo, isgreater(lo, *tnear));
+    *tfar = select(*tfar, hi, isless(hi, *tfar));
+}
+
 /* Index of the lowest set bit of a non-zero word. */
 inline int Rt_LowestBit(uint bits) { return 31 - (int)clz(bits & (0u - bits)); }
 
@@ -106,26 +117,9 @@ inline __attribute__((always_inline)) int Rt_Intersect(__global const GlintRTNod
                 /* Slabs as (plane - o) / d: a zero direction component gives infinite (not NaN)
                    distances; a NaN slab (0 * inf) is ignored by the selects, never poisons the rest. */
                 float8 tnear = (float8)(t_min), tfar = (float8)(closest);
-                float8 t1 = (vload8(0, n->min_x) - o.x) * inv.x;
-                float8 t2 = (vload8(0, n->max_x) - o.x) * inv.x;
-                int8 swap = isless(t2, t1);
-                float8 lo = select(t1, t2, swap), hi = select(t2, t1, swap);
-                tnear = select(tnear, lo, isgreater(lo, tnear));
-                tfar = select(tfar, hi, isless(hi, tfar));
-                t1 = (vload8(0, n->min_y) - o.y) * inv.y;
-                t2 = (vload8(0, n->max_y) - o.y) * inv.y;
-                swap = isless(t2, t1);
-                lo = select(t1, t2, swap);
-                hi = select(t2, t1, swap);
-                tnear = select(tnear, lo, isgreater(lo, tnear));
-                tfar = select(tfar, hi, isless(hi, tfar));
-                t1 = (vload8(0, n->min_z) - o.z) * inv.z;
-                t2 = (vload8(0, n->max_z) - o.z) * inv.z;
-                swap = isless(t2, t1);
-                lo = select(t1, t2, swap);
-                hi = select(t2, t1, swap);
-                tnear = select(tnear, lo, isgreater(lo, tnear));
-                tfar = select(tfar, hi, isless(hi, tfar));
+                Rt_Slab(vload8(0, n->min_x), vload8(0, n->max_x), o.x, inv.x, &tnear, &tfar);
+                Rt_Slab(vload8(0, n->min_y), vload8(0, n->max_y), o.y, inv.y, &tnear, &tfar);
+                Rt_Slab(vload8(0, n->min_z), vload8(0, n->max_z), o.z, inv.z, &tnear, &tfar);
                 const int8 child = vload8(0, n->child);
                 uint m = Rt_Bits(islessequal(tnear, tfar) & (child != (int8)(GLINT_RT_EMPTY)));
                 if (m != 0) {
@@ -164,6 +158,11 @@ inline __attribute__((always_inline)) int Rt_Intersect(__global const GlintRTNod
                 const float8 hb = (ocx * d.x + ocy * d.y) + ocz * d.z;
                 const float8 c = ((ocx * ocx + ocy * ocy) + ocz * ocz) - vload8(0, b->radius2);
                 const float8 disc = hb * hb - c;
+                /* The leaf's contract, which the Swift twin (RTTrace.intersect) computes as vector
+                   code: among lanes with disc > 0, a lane's candidate is its nearer root -hb - sqrt(disc)
+                   if in (t_min, closest), else its farther one -hb + sqrt(disc) if there; the hit is
+                   the smallest candidate, the lowest lane on a tie. Taking the lanes in ascending
+                   order against the closest so far (strict <) is that rule. */
                 uint m = Rt_Bits(isgreater(disc, (float8)(0.0f)));
                 if (m != 0) {
                     float hbs[8], ds[8];
