@@ -14,6 +14,7 @@
 #pragma OPENCL FP_CONTRACT OFF
 #include "common/types.h"
 #include "common/rng.h"
+#include "common/color.h"
 
 /* Entries of the traversal stack: a node pushes at most 7 children above the one popped next,
    and the host limits the tree to 9 levels (7 * 9 + 1 = 64). */
@@ -38,12 +39,13 @@ inline float2 Rt_SinCosTurns(float u) {
     float a2 = a * a;
     float s = a * (1.0f + a2 * (-0x1.555556p-3f + a2 * (0x1.111112p-7f + a2 * -0x1.a01a02p-13f)));
     float c = 1.0f + a2 * (-0.5f + a2 * (0x1.555556p-5f + a2 * (-0x1.6c16c2p-10f + a2 * 0x1.a01a02p-16f)));
-    switch (k & 3) {
-    case 0:  return (float2)(s, c);
-    case 1:  return (float2)(c, -s);
-    case 2:  return (float2)(-s, -c);
-    default: return (float2)(-c, s);
-    }
+    /* Quarter turns k = 0, 1, 2, 3 (mod 4) give (s, c), (c, -s), (-s, -c), (-c, s): an odd k swaps
+       the pair (and negates the new cosine), bit 1 negates both. Written as two tests, not a switch
+       on k & 3: LLVM narrows that switch to a 2-bit integer (trunc to i2, case i2 -2), which
+       Oclgrind 21.10 executes wrongly (k = 4 took the default case), and GPU compilers gain
+       nothing from a jump table here. */
+    const float2 turned = (k & 1) != 0 ? (float2)(c, -s) : (float2)(s, c);
+    return (k & 2) != 0 ? -turned : turned;
 }
 
 /* Cube root of x in [0, 1): a guess from the bits, then three Newton steps. */
@@ -330,5 +332,5 @@ __kernel void rt_resolve(__global const float4* accum,  /* RGB sums per pixel   
     int i = get_global_id(0);
     if (i >= count) return;
     float4 s = accum[i];
-    out[i] = (uchar4)(Rt_GammaByte(s.x / spp), Rt_GammaByte(s.y / spp), Rt_GammaByte(s.z / spp), (uchar)255);
+    Color_Store8(out, i, (uchar4)(Rt_GammaByte(s.x / spp), Rt_GammaByte(s.y / spp), Rt_GammaByte(s.z / spp), (uchar)255));
 }

@@ -64,12 +64,11 @@ enum RTTrace {
         let a2 = a * a
         let s = a * (1 + a2 * (-0x1.555556p-3 + a2 * (0x1.111112p-7 + a2 * -0x1.a01a02p-13)))
         let c = 1 + a2 * (-0.5 + a2 * (0x1.555556p-5 + a2 * (-0x1.6c16c2p-10 + a2 * 0x1.a01a02p-16)))
-        switch k & 3 {
-        case 0: return (s, c)
-        case 1: return (c, -s)
-        case 2: return (-s, -c)
-        default: return (-c, s)
-        }
+        // The kernel's steps (raytrace.cl, Rt_SinCosTurns): an odd quarter turn swaps the pair,
+        // bit 1 negates both.
+        let turned = k & 1 != 0 ? (s: c, c: -s) : (s: s, c: c)
+        return k & 2 != 0 ? (-turned.s, -turned.c) : turned
+
     }
 
     /// Cube root of x in [0, 1): a guess from the bits, then three Newton steps.
