@@ -299,7 +299,7 @@ __kernel void fractal_palette8(__global uchar4* lut8, const GlintFractalParams p
     const int i = (int)get_global_id(0);
     if (i > p.max_iter) return;
     float3 c = clamp(Fractal_CountColor(p, (uint)i, 0.0f), 0.0f, 1.0f);
-    lut8[i] = (uchar4)(Color_To8Bit(c.x), Color_To8Bit(c.y), Color_To8Bit(c.z), 255);
+    Color_Store8(lut8, i, (uchar4)(Color_To8Bit(c.x), Color_To8Bit(c.y), Color_To8Bit(c.z), 255));
 }
 
 /* Colours one strip of pixels: the mean of each pixel's ss x ss sample colours, in row-major order.
@@ -341,5 +341,5 @@ __kernel void fractal_color(__global const uint* counts,
         }
     }
     const float n = (float)(p.ss * p.ss);
-    out[r * p.width + px] = (uchar4)(Color_To8Bit(sum.x / n), Color_To8Bit(sum.y / n), Color_To8Bit(sum.z / n), 255);
+    Color_Store8(out, r * p.width + px, (uchar4)(Color_To8Bit(sum.x / n), Color_To8Bit(sum.y / n), Color_To8Bit(sum.z / n), 255));
 }

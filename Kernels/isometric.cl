@@ -124,6 +124,6 @@ __kernel void iso_render(__global uchar4* out,          /* canvas, RGBA, straigh
     }
     float n = (float)(ISO_SS * ISO_SS);
     float3 rgb = alpha > 0.0f ? sum / alpha : (float3)(0.0f);
-    out[py * p.out_width + px] = (uchar4)(Color_To8Bit(rgb.x), Color_To8Bit(rgb.y), Color_To8Bit(rgb.z),
-                                          Color_To8Bit(alpha / n));
+    Color_Store8(out, py * p.out_width + px, (uchar4)(Color_To8Bit(rgb.x), Color_To8Bit(rgb.y), Color_To8Bit(rgb.z),
+                                                      Color_To8Bit(alpha / n)));
 }

@@ -22,5 +22,5 @@ __kernel void pulse_fill(__global uchar4* out,  /* the frame, RGBA, row-major   
     float3 c = Color_HSVToRGB(h, s, v);
     uchar4 pixel = (uchar4)(Color_To8Bit(c.x), Color_To8Bit(c.y), Color_To8Bit(c.z), (uchar)255);
     int last = min(first + PULSE_RUN, count);
-    for (int i = first; i < last; i++) out[i] = pixel;
+    for (int i = first; i < last; i++) Color_Store8(out, i, pixel);
 }

@@ -47,6 +47,15 @@ inline float3 Color_Palette(int palette, float t) {
     }
 }
 
+/* Stores one RGBA8 pixel as one 4-byte store. A plain `out[i] = (uchar4)(r, g, b, 255)` lets LLVM
+   split the store in two: the constant alpha with three poison bytes, then the three channels
+   byte by byte. The memory ends the same, but Oclgrind's uninitialised-value check flags the
+   first store (every pixel of the fractal, iso, pulse and ray-tracer outputs); vstore4 stores the
+   whole vector. */
+inline void Color_Store8(__global uchar4* out, int i, uchar4 v) {
+    vstore4(v, i, (__global uchar*)out);
+}
+
 /* [0,1] float to an 8-bit channel, rounding to nearest. */
 inline uchar Color_To8Bit(float v) {
     return (uchar)floor(clamp(v, 0.0f, 1.0f) * 255.0f + 0.5f);
