@@ -13,7 +13,7 @@ public final class Buffer<T: BitwiseCopyable>: KernelArgument, @unchecked Sendab
         self.context = context
         let bytes = count * MemoryLayout<T>.stride
         handle = try create("clCreateBuffer") { status in
-            clCreateBuffer(context.handle, access.flags, bytes, nil, status)
+            context.gate.pass { clCreateBuffer(context.handle, access.flags, bytes, nil, status) }
         }
     }
 
@@ -23,7 +23,7 @@ public final class Buffer<T: BitwiseCopyable>: KernelArgument, @unchecked Sendab
         try write(values, queue: queue)
     }
 
-    deinit { clReleaseMemObject(handle) }
+    deinit { context.gate.pass { _ = clReleaseMemObject(handle) } }
 
     public enum Access: Sendable {
         case readOnly, writeOnly, readWrite
@@ -41,8 +41,10 @@ public final class Buffer<T: BitwiseCopyable>: KernelArgument, @unchecked Sendab
     /// Blocking write of `values` (at most `count` elements) from offset 0.
     public func write(_ values: [T], queue: CommandQueue) throws(CLError) {
         precondition(values.count <= count)
-        let status = values.withUnsafeBytes {
-            clEnqueueWriteBuffer(queue.handle, handle, cl_bool(CL_TRUE), 0, $0.count, $0.baseAddress, 0, nil, nil)
+        let status = queue.gate.pass {
+            values.withUnsafeBytes {
+                clEnqueueWriteBuffer(queue.handle, handle, cl_bool(CL_TRUE), 0, $0.count, $0.baseAddress, 0, nil, nil)
+            }
         }
         try check("clEnqueueWriteBuffer", status)
     }
@@ -51,15 +53,17 @@ public final class Buffer<T: BitwiseCopyable>: KernelArgument, @unchecked Sendab
     /// queue is in order, so later commands see zeros.
     public func zero(queue: CommandQueue) throws(CLError) {
         var pattern: UInt8 = 0
-        let status = clEnqueueFillBuffer(queue.handle, handle, &pattern, 1, 0, byteCount, 0, nil, nil)
+        let status = queue.gate.pass { clEnqueueFillBuffer(queue.handle, handle, &pattern, 1, 0, byteCount, 0, nil, nil) }
         try check("clEnqueueFillBuffer", status)
     }
 
     /// Blocking read of the whole buffer.
     public func read(queue: CommandQueue) throws(CLError) -> [T] {
         try [T](unsafeUninitializedCapacity: count) { (out, initialised) throws(CLError) in
-            let status = clEnqueueReadBuffer(queue.handle, handle, cl_bool(CL_TRUE), 0, byteCount,
-                                             UnsafeMutableRawPointer(out.baseAddress), 0, nil, nil)
+            let status = queue.gate.pass {
+                clEnqueueReadBuffer(queue.handle, handle, cl_bool(CL_TRUE), 0, byteCount,
+                                    UnsafeMutableRawPointer(out.baseAddress), 0, nil, nil)
+            }
             try check("clEnqueueReadBuffer", status)
             initialised = count
         }
@@ -68,8 +72,10 @@ public final class Buffer<T: BitwiseCopyable>: KernelArgument, @unchecked Sendab
     /// Blocking read of the first `count` elements into `destination`.
     public func read(into destination: UnsafeMutableBufferPointer<T>, count n: Int, queue: CommandQueue) throws(CLError) {
         precondition(n <= count && n <= destination.count)
-        let status = clEnqueueReadBuffer(queue.handle, handle, cl_bool(CL_TRUE), 0, n * MemoryLayout<T>.stride,
-                                         UnsafeMutableRawPointer(destination.baseAddress), 0, nil, nil)
+        let status = queue.gate.pass {
+            clEnqueueReadBuffer(queue.handle, handle, cl_bool(CL_TRUE), 0, n * MemoryLayout<T>.stride,
+                                UnsafeMutableRawPointer(destination.baseAddress), 0, nil, nil)
+        }
         try check("clEnqueueReadBuffer", status)
     }
 
@@ -80,8 +86,10 @@ public final class Buffer<T: BitwiseCopyable>: KernelArgument, @unchecked Sendab
                      queue: CommandQueue) throws(CLError) {
         precondition(sourceOffset + n <= count && destinationOffset + n <= destination.count)
         let stride = MemoryLayout<T>.stride
-        let status = clEnqueueCopyBuffer(queue.handle, handle, destination.handle, sourceOffset * stride,
-                                         destinationOffset * stride, n * stride, 0, nil, nil)
+        let status = queue.gate.pass {
+            clEnqueueCopyBuffer(queue.handle, handle, destination.handle, sourceOffset * stride,
+                                destinationOffset * stride, n * stride, 0, nil, nil)
+        }
         try check("clEnqueueCopyBuffer", status)
     }
 

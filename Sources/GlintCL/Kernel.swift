@@ -54,21 +54,49 @@ public final class Kernel: @unchecked Sendable {
         self.program = program
     }
 
-    deinit { clReleaseKernel(handle) }
+    deinit { program.context.gate.pass { _ = clReleaseKernel(handle) } }
 
     /// Sets the arguments in order, from index 0.
     public func setArguments(_ arguments: any KernelArgument...) throws(CLError) {
         for (index, argument) in arguments.enumerated() {
-            try check("clSetKernelArg", argument.setArgument(handle, index: cl_uint(index)),
+            try check("clSetKernelArg", program.context.gate.pass { argument.setArgument(handle, index: cl_uint(index)) },
                       detail: "kernel \(name), argument \(index) (\(type(of: argument)))")
         }
     }
 
     /// `CL_KERNEL_WORK_GROUP_SIZE` for the program's device.
     public func workGroupSize() throws(CLError) -> Int {
-        try infoValue("clGetKernelWorkGroupInfo", Int.self) {
-            clGetKernelWorkGroupInfo(handle, program.context.device.id,
-                                     cl_kernel_work_group_info(CL_KERNEL_WORK_GROUP_SIZE), $0, $1, $2)
+        try infoValue("clGetKernelWorkGroupInfo", Int.self) { size, value, returned in
+            program.context.gate.pass {
+                clGetKernelWorkGroupInfo(handle, program.context.device.id,
+                                         cl_kernel_work_group_info(CL_KERNEL_WORK_GROUP_SIZE), size, value, returned)
+            }
         }
+    }
+
+    /// `CL_KERNEL_LOCAL_MEM_SIZE`: the local memory one work-group of this kernel uses on the
+    /// program's device (its `__local` arrays and any local arguments set so far).
+    public func localMemoryBytes() throws(CLError) -> UInt64 {
+        try infoValue("clGetKernelWorkGroupInfo", cl_ulong.self) { size, value, returned in
+            program.context.gate.pass {
+                clGetKernelWorkGroupInfo(handle, program.context.device.id,
+                                         cl_kernel_work_group_info(CL_KERNEL_LOCAL_MEM_SIZE), size, value, returned)
+            }
+        }
+    }
+
+    /// What the device allows a launch of this kernel, read on the first launch with an explicit
+    /// work-group (a kernel's arguments are set before it; Glint passes no local-memory arguments).
+    struct Limits {
+        let workGroupSize: Int
+        let localMemoryBytes: UInt64
+    }
+    private var limits: Limits?
+
+    func launchLimits() throws(CLError) -> Limits {
+        if let limits { return limits }
+        let read = Limits(workGroupSize: try workGroupSize(), localMemoryBytes: try localMemoryBytes())
+        limits = read
+        return read
     }
 }

@@ -14,7 +14,7 @@ public final class Program: @unchecked Sendable {
         self.options = options
     }
 
-    deinit { clReleaseProgram(handle) }
+    deinit { context.gate.pass { _ = clReleaseProgram(handle) } }
 
     /// Compiles OpenCL C source. A failure carries the options and the device's build log.
     public static func build(source: String, context: Context, options: String) throws(CLError) -> Program {
@@ -22,7 +22,7 @@ public final class Program: @unchecked Sendable {
         let created: cl_program? = source.withCString { text in
             var strings: UnsafePointer<CChar>? = text
             var length = strlenOf(text)
-            return clCreateProgramWithSource(context.handle, 1, &strings, &length, &status)
+            return context.gate.pass { clCreateProgramWithSource(context.handle, 1, &strings, &length, &status) }
         }
         try check("clCreateProgramWithSource", status)
         guard let handle = created else { throw CLError("clCreateProgramWithSource", .invalidValue, detail: "returned a null handle") }
@@ -39,7 +39,9 @@ public final class Program: @unchecked Sendable {
         var status: cl_int = CL_SUCCESS
         let created: cl_program? = binary.withUnsafeBufferPointer { bytes in
             var pointer: UnsafePointer<UInt8>? = bytes.baseAddress
-            return clCreateProgramWithBinary(context.handle, 1, &deviceID, &length, &pointer, &binaryStatus, &status)
+            return context.gate.pass {
+                clCreateProgramWithBinary(context.handle, 1, &deviceID, &length, &pointer, &binaryStatus, &status)
+            }
         }
         try check("clCreateProgramWithBinary", status)
         guard let handle = created else { throw CLError("clCreateProgramWithBinary", .invalidValue, detail: "returned a null handle") }
@@ -51,9 +53,10 @@ public final class Program: @unchecked Sendable {
 
     private func buildForDevice(routine: StaticString) throws(CLError) {
         var deviceID: cl_device_id? = context.device.id
-        let status = clBuildProgram(handle, 1, &deviceID, options, nil, nil)
-        let log = (try? infoString("clGetProgramBuildInfo") {
-            clGetProgramBuildInfo(handle, context.device.id, cl_program_build_info(CL_PROGRAM_BUILD_LOG), $0, $1, $2)
+        let gate = context.gate
+        let status = gate.pass { clBuildProgram(handle, 1, &deviceID, options, nil, nil) }
+        let log = (try? infoString("clGetProgramBuildInfo") { size, value, returned in
+            gate.pass { clGetProgramBuildInfo(handle, context.device.id, cl_program_build_info(CL_PROGRAM_BUILD_LOG), size, value, returned) }
         }) ?? ""
         if status != CL_SUCCESS {
             let deviceName = (try? context.device.name) ?? "device"
@@ -65,16 +68,19 @@ public final class Program: @unchecked Sendable {
 
     /// The device binary, for the on-disk cache.
     public func binary() throws(CLError) -> [UInt8] {
-        let size = try infoValue("clGetProgramInfo", Int.self) {
-            clGetProgramInfo(handle, cl_program_info(CL_PROGRAM_BINARY_SIZES), $0, $1, $2)
+        let gate = context.gate
+        let size = try infoValue("clGetProgramInfo", Int.self) { size, value, returned in
+            gate.pass { clGetProgramInfo(handle, cl_program_info(CL_PROGRAM_BINARY_SIZES), size, value, returned) }
         }
         guard size > 0 else { return [] }
         var bytes = [UInt8](repeating: 0, count: size)
         let status: cl_int = bytes.withUnsafeMutableBufferPointer { buffer in
             var pointer: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
             return withUnsafeMutablePointer(to: &pointer) { pp in
-                clGetProgramInfo(handle, cl_program_info(CL_PROGRAM_BINARIES),
-                                 MemoryLayout<UnsafeMutablePointer<UInt8>?>.size, pp, nil)
+                gate.pass {
+                    clGetProgramInfo(handle, cl_program_info(CL_PROGRAM_BINARIES),
+                                     MemoryLayout<UnsafeMutablePointer<UInt8>?>.size, pp, nil)
+                }
             }
         }
         try check("clGetProgramInfo", status)
@@ -82,7 +88,9 @@ public final class Program: @unchecked Sendable {
     }
 
     public func kernel(_ name: String) throws(CLError) -> Kernel {
-        let handle = try create("clCreateKernel") { status in clCreateKernel(self.handle, name, status) }
+        let handle = try create("clCreateKernel") { status in
+            context.gate.pass { clCreateKernel(self.handle, name, status) }
+        }
         return Kernel(handle: handle, name: name, program: self)
     }
 }
