@@ -36,9 +36,46 @@ public final class ComputeContext: @unchecked Sendable {
         supportsFP64 = try device.supportsFP64
         // The float rules (DESIGN.md): no fast-math; division rounded correctly where the
         // device can, so the kernels and their Swift twins divide alike.
-        var options = ["-cl-std=CL1.2"]
+        // OpenCL C 1.2 is what the kernels are written in, and all NVIDIA's devices report (a
+        // platform's 3.0 is not the device compiler's); a 1.1 compiler takes no -cl-std.
+        var options: [String] = []
+        if let version = Self.openCLCVersion(try device.openCLCVersion), version >= (1, 2) {
+            options.append("-cl-std=CL1.2")
+        }
         if (try? device.correctlyRoundedDivideSqrt) == true { options.append("-cl-fp32-correctly-rounded-divide-sqrt") }
         baseOptions = options.joined(separator: " ")
+    }
+
+    /// (major, minor) of a `CL_DEVICE_OPENCL_C_VERSION` string ("OpenCL C 1.2 ..."), or nil.
+    static func openCLCVersion(_ text: String) -> (Int, Int)? {
+        let prefix = "OpenCL C "
+        guard text.hasPrefix(prefix) else { return nil }
+        let number = text.dropFirst(prefix.count).prefix { $0.isNumber || $0 == "." }
+        let parts = number.split(separator: ".").compactMap { Int($0) }
+        return parts.count >= 2 ? (parts[0], parts[1]) : nil
+    }
+
+    /// The work-group a launch of `items` uses here (nil: the driver's choice), by the GPU launch
+    /// rules: on a GPU an explicit group, `gpuGroup` or 64 items (1-D) or 16 x 8 (2-D), because
+    /// drivers choose poorly for sizes with few divisors and NVIDIA's have no partial groups;
+    /// elsewhere the driver's choice, which the OpenCL API makes divide the global size.
+    public func workGroup(forDimensions dimensions: Int, gpuGroup: [Int]? = nil) -> [Int]? {
+        guard kind == .gpu else { return nil }
+        if let gpuGroup { return gpuGroup }
+        return dimensions == 1 ? [64] : [16, 8]
+    }
+
+    /// Launches `kernel` over `items` work-items on this context's queue by the launch rules
+    /// (`workGroup`): the global size is rounded up to whole groups, so every kernel launched
+    /// here skips the items past `items` in each dimension.
+    @discardableResult
+    public func launch(_ kernel: Kernel, items: [Int], gpuGroup: [Int]? = nil,
+                       waitingFor: [Event] = []) throws(CLError) -> Event {
+        guard let local = workGroup(forDimensions: items.count, gpuGroup: gpuGroup) else {
+            return try queue.enqueue(kernel, global: items, waitingFor: waitingFor)
+        }
+        let global = zip(items, local).map { (n, l) in (n + l - 1) / l * l }
+        return try queue.enqueue(kernel, global: global, local: local, waitingFor: waitingFor)
     }
 
     private static let registry = Mutex<[Device: ComputeContext]>([:])

@@ -33,12 +33,15 @@ public final class CLBlur: @unchecked Sendable {
             var w = 16, h = 16
             while w > 1 && (h + 2 * r) * w * element > local / 2 { w /= 2 }
             while h > 1 && (h + 2 * r) * w * element > local / 2 { h /= 2 }
-            if (h + 2 * r) * w * element > local / 2 {
+            // Row tiles: 64 pixels and the 2r around them, as 16-byte sums (uint4 or float4).
+            var rw = 64
+            while rw > 8 && (rw + 2 * r) * 16 > local / 2 { rw /= 2 }
+            if (h + 2 * r) * w * element > local / 2 || (rw + 2 * r) * 16 > local / 2 {
                 throw GlintError("--sigma \(plan.radius / (u8 ? 3 : 4)): the exact kernel does not fit \(cc.deviceName)'s local memory; use --method recursive")
             }
             tileW = w
             tileH = h
-            rowTile = 64
+            rowTile = rw
             let program = try cc.program("blur.cl", defines: ["PIX_U8=\(u8 ? 1 : 0)", "RADIUS=\(r)",
                                                              "TILE_W=\(tileW)", "TILE_H=\(tileH)"])
             // The row kernel is built with its own tile width.

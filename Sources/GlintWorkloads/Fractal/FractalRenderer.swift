@@ -160,7 +160,7 @@ public enum FractalRenderer {
         if useLUT {
             let table = try program.kernel(fused ? "fractal_palette8" : "fractal_palette")
             if fused { try table.setArguments(lut8, StructArgument(p)) } else { try table.setArguments(lut, StructArgument(p)) }
-            kernelNs += try q.enqueue(table, global: [job.maxIterations + 1]).durationNanoseconds()
+            kernelNs += try cc.launch(table, items: [job.maxIterations + 1]).durationNanoseconds()
         }
 
         let wantCounts = outputs.counts && ss == 1
@@ -181,11 +181,11 @@ public enum FractalRenderer {
             } else {
                 try escape.setArguments(counts, mags, StructArgument(p), Int32(row * ss), sampleRows, writeCounts)
             }
-            var events = [try q.enqueue(escape, global: [(sw + lanes * chains - 1) / (lanes * chains), rows * ss])]
+            var events = [try cc.launch(escape, items: [(sw + lanes * chains - 1) / (lanes * chains), rows * ss])]
             if !fused {
                 try color.setArguments(counts, mags, texels, texture, lut, strip, StructArgument(p), Int32(rows),
                                        Int32(useLUT ? 1 : 0))
-                events.append(try q.enqueue(color, global: [w, rows]))
+                events.append(try cc.launch(color, items: [w, rows]))
             }
             if let device {
                 try strip.copy(to: device, destinationOffset: row * w * 4, count: rows * w * 4, queue: q)

@@ -149,7 +149,7 @@ public final class MistRenderer: @unchecked Sendable {
         if !tiles.list.isEmpty { try s.tileList.write(tiles.list, queue: q) }
         try s.tileStart.write(tiles.start, queue: q)
         try s.compose.setArguments(s.sharp, s.blurred, s.weight, s.out, s.shapes, s.tileStart, s.tileList, StructArgument(p))
-        events.append(try q.enqueue(s.compose, global: [width, height]))
+        events.append(try s.cc.launch(s.compose, items: [width, height]))
         let pixels = try s.out.read(queue: q)
         for e in events { kernelSeconds += Double(try e.durationNanoseconds()) * 1e-9 }
         return Image8(width: width, height: height, pixels: pixels)

@@ -245,7 +245,8 @@ public enum RTRenderer {
                 let rows = min(bandRows, h - row)
                 try kernel.setArguments(sums, nodes, blocks, spheres, materials, StructArgument(params),
                                         Int32(row), Int32(done), Int32(n))
-                inFlight.append((try q.enqueue(kernel, global: [w, rows]), rows, row + rows, done, n))
+                // One row per group on a GPU: a padded row would add samples to the next band's pixels.
+                inFlight.append((try cc.launch(kernel, items: [w, rows], gpuGroup: [64, 1]), rows, row + rows, done, n))
                 try q.flush()
                 row += rows
                 if inFlight.count > 1 { try retire() }
@@ -268,7 +269,7 @@ public enum RTRenderer {
         if let image {
             let resolve = try program.kernel("rt_resolve")
             try resolve.setArguments(sums, image, Int32(w * h), Float(max(done, 1)))
-            kernelNs += try q.enqueue(resolve, global: [w * h]).durationNanoseconds()
+            kernelNs += try cc.launch(resolve, items: [w * h]).durationNanoseconds()
             acc.samplesPerPixel = done
             return Double(kernelNs) * 1e-9
         }
