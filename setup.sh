@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Glint needs and builds the release binary (.build/release/glint).
-# PoCL is the OpenCL driver for CPUs; it links kernels with `ld` (binutils) at run time.
+# PoCL is the OpenCL driver for CPUs; it links kernels with `ld` (binutils) at run time. Oclgrind
+# (a simulated GPU that checks every memory access) is for the tests; it registers no driver.
 set -euo pipefail
 cd "$(dirname "$0")"
 
-packages="ocl-icd-opencl-dev opencl-headers libpng-dev pocl-opencl-icd binutils"
+packages="ocl-icd-opencl-dev opencl-headers libpng-dev pocl-opencl-icd binutils oclgrind"
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
 

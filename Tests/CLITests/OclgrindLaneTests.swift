@@ -1,0 +1,247 @@
+// The simulated-GPU lane: every kernel of every workload runs on Oclgrind (Debian's `oclgrind`,
+// an OpenCL device of type GPU that checks every memory access, work-group race, uninitialised
+// value and API call) at small sizes, through the CLI, against the Swift CPU path.
+//
+// Each case is a child `glint` whose ICD loader sees only Oclgrind (OCL_ICD_VENDORS points at a
+// vendors folder holding `oclgrind.icd`), so `--device gpu` is the simulator. A case passes when
+// - the child exits 0: `glint compare` found the outputs within the workload's DESIGN.md
+//   tolerance against the Swift path (or, for a chain, the two PNGs within 1 level), and
+// - its stderr holds no Oclgrind report (`oclgrindReports`): any report fails the case.
+// PoCL runs the kernels as CPU code, where an out-of-bounds read can land in mapped memory and a
+// work-group race can go unseen; this lane is where those show. It never skips: without the
+// simulator it fails and says what to install.
+
+import Foundation
+import Testing
+
+/// The vendors folder that makes Oclgrind the only OpenCL platform of a child process.
+private let oclgrindVendors: Result<String, LocateError> = {
+    let library = "/usr/lib/oclgrind/liboclgrind-rt-icd.so"
+    guard FileManager.default.fileExists(atPath: library) else {
+        return .failure(LocateError(message: "\(library) not found: install Debian's `oclgrind` package (the simulated-GPU lane needs it)"))
+    }
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glint-oclgrind-vendors-\(getpid())")
+    do {
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try Data((library + "\n").utf8).write(to: dir.appendingPathComponent("oclgrind.icd"))
+    } catch {
+        return .failure(LocateError(message: "cannot write the Oclgrind vendors folder \(dir.path): \(error)"))
+    }
+    return .success(dir.path)
+}()
+
+/// The child's environment: Oclgrind alone, with its memory-access, data-race and API checks
+/// on, and its uninitialised-value checker when asked for.
+///
+/// That checker (OCLGRIND_UNINITIALIZED, experimental in Oclgrind 21.10) runs only in single-run
+/// cases (`uninitializedCases`), for two faults of its own, both seen here:
+/// - It keeps a released buffer's shadow size when the simulator hands the buffer's number to a
+///   new, larger buffer, so a second render in one process reads "uninitialised" memory that its
+///   first kernel wrote: `glint blur --repeat-runs 1` of a 4x2 image reported every load of the
+///   intermediate image past byte 40 in blur_exact_cols, and 40 bytes is exactly the size of the
+///   column map the first blur had released. `glint compare` renders twice, so its cases run
+///   without the checker (some of them crashed in it instead).
+/// - It crashes the process (SIGSEGV in `Uninitialized::instructionExecuted`, a memcpy) at the
+///   first `shufflevector` whose mask has undefined lanes, which Clang makes of a float3 widened
+///   to float4 (`<4 x i32> <i32 0, i32 1, i32 2, i32 undef>`): the ray tracer, the isometric
+///   kernel and fractal_color (the colour pass of smooth and supersampled renders).
+private func oclgrindEnvironment(uninitialized: Bool = false) throws -> [String: String?] {
+    [
+        "OCL_ICD_VENDORS": try oclgrindVendors.get(),
+        "OCL_ICD_FILENAMES": nil,
+        "OCLGRIND_CHECK_API": "1",
+        "OCLGRIND_DATA_RACES": "1",
+        "OCLGRIND_UNINITIALIZED": uninitialized ? "1" : nil,
+        // Memory access checks are always on; keep the simulator's other options at their defaults.
+        "OCLGRIND_QUICK": nil,
+        "OCLGRIND_PLUGINS": nil,
+    ]
+}
+
+/// Oclgrind's diagnostics in a child's stderr, one string per distinct report (its headline
+/// without the address, its kernel and its instruction) with how often it came. Every report of
+/// the simulator (invalid access, data race, uninitialised value, work-group divergence, API
+/// error) carries a `Kernel:` line or the runtime's "Oclgrind" banner.
+func oclgrindReports(_ stderr: String) -> [String] {
+    let lines = RunResult.lines(stderr).map { $0.trimmingCharacters(in: .whitespaces) }
+    var counts: [String: Int] = [:]
+    var order: [String] = []
+    for (i, line) in lines.enumerated() where line.hasPrefix("Kernel: ") || line.contains("Oclgrind") {
+        let headline = lines[..<i].last { !$0.isEmpty } ?? ""
+        let general = headline.replacing(/0x[0-9a-fA-F]+/, with: "ADDR")
+        // The instruction follows the Entity: line, when the report names one.
+        let after = Array(lines[(i + 1)...].prefix(2))
+        let instruction = after.first?.hasPrefix("Entity:") == true && after.count > 1 ? after[1] : ""
+        let key = "\(general) | \(line) | \(instruction.prefix(120))"
+        if counts[key] == nil { order.append(key) }
+        counts[key, default: 0] += 1
+    }
+    return order.map { "\($0) (x\(counts[$0]!))" }
+}
+
+/// One case of the lane: the arguments after `glint compare --a cpu --b gpu`, and a name.
+struct OclgrindCase: CustomTestStringConvertible, Sendable {
+    let name: String
+    let args: [String]
+    var testDescription: String { name }
+}
+
+private let fractalCases: [OclgrindCase] = {
+    var cases: [OclgrindCase] = []
+    for formula in ["mandelbrot", "julia", "burning-ship", "sierpinski-julia"] {
+        for precision in ["float", "double"] {
+            cases.append(OclgrindCase(name: "fractal \(formula) \(precision)",
+                                      args: ["fractal", formula, "--size", "24x16", "--iterations", "64",
+                                             "--precision", precision]))
+        }
+        cases.append(OclgrindCase(name: "fractal \(formula) smooth ss2",
+                                  args: ["fractal", formula, "--size", "16x12", "--iterations", "48",
+                                         "--smooth", "--palette", "fire", "--ss", "2"]))
+    }
+    cases.append(OclgrindCase(name: "fractal mandelbrot double smooth no-skip",
+                              args: ["fractal", "mandelbrot", "--size", "16x12", "--iterations", "48",
+                                     "--precision", "double", "--smooth", "--no-skip"]))
+    return cases
+}()
+
+private let rtowCases: [OclgrindCase] = ["ch8", "ch10", "cover"].map { scene in
+    OclgrindCase(name: "rtow \(scene)",
+                 args: ["rtow", "--scene", scene, "--size", "24x16", "--spp", "2", "--depth", "8"])
+}
+
+private let imageCases: [OclgrindCase] = {
+    var cases: [OclgrindCase] = []
+    for method in ["exact", "recursive"] {
+        for border in ["reflect101", "clamp", "wrap", "zero"] {
+            cases.append(OclgrindCase(name: "blur \(method) \(border) 8-bit",
+                                      args: ["blur", "in.png", "--sigma", "1.5", "--method", method, "--border", border]))
+        }
+        cases.append(OclgrindCase(name: "blur \(method) float",
+                                  args: ["blur", "in.pfm", "--sigma", "1.5", "--method", method]))
+        // A wide kernel: the exact column tile shrinks to fit 32 KiB of local memory.
+        cases.append(OclgrindCase(name: "blur \(method) sigma 12",
+                                  args: ["blur", "in.png", "--sigma", "12", "--method", method]))
+    }
+    cases.append(OclgrindCase(name: "mist",
+                              args: ["mist", "--input", "in.png", "--frames", "2", "--sigma", "2", "--drops", "6"]))
+    cases.append(OclgrindCase(name: "iso square", args: ["iso", "in.png", "--depth", "4"]))
+    cases.append(OclgrindCase(name: "iso rounded",
+                              args: ["iso", "in.png", "--depth", "4", "--corner-radius", "3", "--ss", "2"]))
+    cases.append(OclgrindCase(name: "pulse", args: ["pulse", "--frames", "3", "--size", "20x12"]))
+    return cases
+}()
+
+/// Single renders on the device with the uninitialised-value checker on (see `oclgrindEnvironment`
+/// for the kernels it cannot run): every kernel but rt_trace, iso_render and fractal_color. Arguments after `glint`, without --device.
+private let uninitializedCases: [OclgrindCase] = {
+    var cases: [OclgrindCase] = []
+    for formula in ["mandelbrot", "julia", "burning-ship", "sierpinski-julia"] {
+        for precision in ["float", "double"] {
+            cases.append(OclgrindCase(name: "fractal \(formula) \(precision)",
+                                      args: ["fractal", formula, "--size", "24x16", "--iterations", "64",
+                                             "--precision", precision, "-o", "out.png"]))
+        }
+    }
+    for method in ["exact", "recursive"] {
+        for border in ["reflect101", "clamp", "wrap", "zero"] {
+            cases.append(OclgrindCase(name: "blur \(method) \(border) 8-bit",
+                                      args: ["blur", "in.png", "--sigma", "1.5", "--method", method, "--border", border,
+                                             "-o", "out.png"]))
+        }
+        cases.append(OclgrindCase(name: "blur \(method) float",
+                                  args: ["blur", "in.pfm", "--sigma", "1.5", "--method", method, "-o", "out.pfm"]))
+    }
+    cases.append(OclgrindCase(name: "mist", args: ["mist", "--input", "in.png", "--frames", "2", "--sigma", "2",
+                                                    "--drops", "6", "-o", "mist-out"]))
+    cases.append(OclgrindCase(name: "pulse", args: ["pulse", "--frames", "2", "--size", "20x12", "-o", "pulse-out"]))
+    return cases
+}()
+
+@Suite("Oclgrind lane (simulated GPU)")
+struct OclgrindLaneTests {
+    /// The inputs the image workloads read: a small PNG and PFM made by the Swift path.
+    private func makeInputs(_ s: Sandbox) throws {
+        let png = try s.run(["fractal", "julia", "--size", "20x14", "--iterations", "40", "--smooth",
+                             "--device", "cpu", "-o", "in.png", "-q"])
+        try #require(png.status == 0, "making in.png: \(png)")
+        let pfm = try s.run(["rtow", "--scene", "ch10", "--size", "20x14", "--spp", "2", "--depth", "4",
+                             "--device", "cpu", "-o", "in-rt.png", "--pfm", "in.pfm", "-q"])
+        try #require(pfm.status == 0, "making in.pfm: \(pfm)")
+    }
+
+    /// Runs `glint compare --a cpu --b gpu ARGS` with Oclgrind as the only device.
+    private func check(_ c: OclgrindCase) throws {
+        try withSandbox { s in
+            try makeInputs(s)
+            let r = try s.run(["compare", "--a", "cpu", "--b", "gpu", "--runs", "1", "--json", "cmp.json"] + c.args,
+                              env: try oclgrindEnvironment(), timeout: 600)
+            let reports = oclgrindReports(r.stderr)
+            #expect(reports.isEmpty, "\(c.name): Oclgrind reported:\n\(reports.joined(separator: "\n"))\n\(r.status)")
+            #expect(r.status == 0, "\(c.name): outside the parity tolerance or failed on Oclgrind\n\(String(r.description.suffix(3000)))")
+            // The comparison really ran on the simulator.
+            let json = (try? String(contentsOf: s.work.appendingPathComponent("cmp.json"), encoding: .utf8)) ?? ""
+            #expect(json.contains("Oclgrind"), "\(c.name): the report does not name the Oclgrind device:\n\(json.prefix(400))")
+        }
+    }
+
+    @Test("uninitialised values on Oclgrind", arguments: uninitializedCases)
+    func uninitialized(_ c: OclgrindCase) throws {
+        try withSandbox { s in
+            try makeInputs(s)
+            let r = try s.run(c.args + ["--device", "gpu", "-q"], env: try oclgrindEnvironment(uninitialized: true), timeout: 600)
+            let reports = oclgrindReports(r.stderr)
+            #expect(reports.isEmpty, "\(c.name): Oclgrind reported:\n\(reports.joined(separator: "\n"))\n\(r.status)")
+            #expect(r.status == 0, "\(c.name): failed on Oclgrind\n\(String(r.description.suffix(3000)))")
+        }
+    }
+
+    @Test("fractal on Oclgrind", arguments: fractalCases)
+    func fractal(_ c: OclgrindCase) throws { try check(c) }
+
+    @Test("rtow on Oclgrind", arguments: rtowCases)
+    func rtow(_ c: OclgrindCase) throws { try check(c) }
+
+    @Test("blur, mist, iso, pulse on Oclgrind", arguments: imageCases)
+    func images(_ c: OclgrindCase) throws { try check(c) }
+
+    /// A render with chained passes stays on the device; its PNG matches the Swift path's.
+    @Test func chainOnOclgrind() throws {
+        try withSandbox { s in
+            let args = ["fractal", "julia", "--size", "24x16", "--iterations", "48", "--smooth",
+                        "--then", "blur", "--sigma", "1.5", "--then", "iso", "--depth", "3", "-q"]
+            let cpu = try s.run(args + ["--device", "cpu", "-o", "cpu.png"])
+            try #require(cpu.status == 0, "\(cpu)")
+            let gpu = try s.run(args + ["--device", "gpu", "-o", "gpu.png"], env: try oclgrindEnvironment(), timeout: 600)
+            #expect(oclgrindReports(gpu.stderr).isEmpty, "\(oclgrindReports(gpu.stderr))\n\(gpu.status)")
+            try #require(gpu.status == 0, "\(gpu)")
+            let cmp = try s.run(["compare", "--images", "cpu.png", "gpu.png", "--tolerance", "1"])
+            #expect(cmp.status == 0, "\(cmp)")
+        }
+    }
+
+    /// `glint devices` lists the simulator as a GPU, and `auto` picks it.
+    @Test func devicesSeeOclgrindAsGPU() throws {
+        try withSandbox { s in
+            let r = try s.run(["devices"], env: try oclgrindEnvironment())
+            #expect(r.status == 0, "\(r)")
+            #expect(r.stdout.contains("Oclgrind") && r.stdout.contains("type gpu"), "\(r)")
+            #expect(r.stdout.contains("auto        -> opencl:0"), "\(r)")
+        }
+    }
+
+    /// The report filter itself: a real Oclgrind report is caught, ordinary output is not.
+    @Test func reportFilterCatchesOclgrindReports() {
+        let report = """
+            Invalid read of size 4 at global memory address 0x1000000000040
+            \tKernel: blur_exact_rows
+            \tEntity: Global(3,0,0) Local(3,0,0) Group(0,0,0)
+            \t  %12 = load i32, i32 addrspace(1)* %arrayidx, align 4
+            """
+        let other = report.replacingOccurrences(of: "0x1000000000040", with: "0x1000000000044")
+        #expect(oclgrindReports(report + "\n" + other).count == 1)
+        #expect(oclgrindReports(report).first?.hasPrefix("Invalid read of size 4 at global memory address ADDR") == true)
+        #expect(oclgrindReports(report + "\n" + other).first?.hasSuffix("(x2)") == true)
+        #expect(oclgrindReports("Oclgrind - OpenCL runtime error detected\n").count == 1)
+        #expect(oclgrindReports("overall  0  0  0  inf  0  0.000%\nwithin tolerance (exact)\n").isEmpty)
+    }
+}
