@@ -39,6 +39,8 @@ public struct Device: Hashable, @unchecked Sendable {
     public var localMemoryBytes: UInt64 { get throws(CLError) { try value(CL_DEVICE_LOCAL_MEM_SIZE, cl_ulong.self) } }
     public var maxAllocationBytes: UInt64 { get throws(CLError) { try value(CL_DEVICE_MAX_MEM_ALLOC_SIZE, cl_ulong.self) } }
     public var maxWorkGroupSize: Int { get throws(CLError) { try value(CL_DEVICE_MAX_WORK_GROUP_SIZE, Int.self) } }
+    /// `CL_DEVICE_MAX_PARAMETER_SIZE`: the bytes of all a kernel's arguments together.
+    public var maxParameterBytes: Int { get throws(CLError) { try value(CL_DEVICE_MAX_PARAMETER_SIZE, Int.self) } }
 
     /// Whether the device does double precision (a non-empty `CL_DEVICE_DOUBLE_FP_CONFIG`).
     public var supportsFP64: Bool {

@@ -3,6 +3,7 @@
 // within the kernel's limit, local memory within the device's, the OpenCL C version the device's
 // compiler reports, and x86-only builtins only behind their guard.
 
+import CGlintTypes
 import GlintCL
 import GlintCore
 import GlintKernels
@@ -113,6 +114,20 @@ import Testing
         #expect(cc.baseOptions.contains("-cl-std=CL1.2") == (version >= (1, 2)), "\(cc.baseOptions)")
         #expect(cc.baseOptions.contains("-cl-fp32-correctly-rounded-divide-sqrt")
                 == (try cc.device.correctlyRoundedDivideSqrt), "\(cc.baseOptions)")
+    }
+
+    /// The kernels use no `__constant` memory (NVIDIA's is 64 KiB in at most 9 arguments), and
+    /// their by-value arguments fit CL_DEVICE_MAX_PARAMETER_SIZE's floor of 1024 bytes (OpenCL 1.2,
+    /// full profile): each kernel takes one parameter struct and a few scalars.
+    @Test func kernelArgumentsFitEveryDevice() throws {
+        for name in EmbeddedKernels.files.keys {
+            #expect(!(try KernelLibrary.file(name)).contains("__constant"), "\(name) uses constant memory")
+        }
+        let structs = [MemoryLayout<GlintFractalParams>.size, MemoryLayout<GlintIsoParams>.size,
+                       MemoryLayout<GlintRTParams>.size, MemoryLayout<GlintMistParams>.size]
+        for size in structs { #expect(size + 64 <= 1024, "a parameter struct of \(size) bytes") }
+        let cc = try openCLContext()
+        #expect(try cc.device.maxParameterBytes >= 1024)
     }
 
     /// x86 builtins appear in the kernels only inside `#ifdef RT_X86_AVX` (defined for x86 AVX
