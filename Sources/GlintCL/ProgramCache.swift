@@ -9,7 +9,11 @@ import GlintCore
 public enum ProgramCache {
     public static let disableVariable = "GLINT_KERNEL_CACHE"
     public static let directoryVariable = "GLINT_CACHE_DIR"
-    private static let magic: [UInt8] = Array("GLINTBIN1\n".utf8)
+    /// An entry: this line, then a header line `KEY LENGTH DIGEST` (the entry's own key, the
+    /// binary's byte count and its 128-bit FNV-1a digest), then the binary. Drivers do not check
+    /// what they are handed (a truncated PoCL binary aborts inside clBuildProgram), so an entry is
+    /// used only when all three match; anything else is rebuilt from source and replaced.
+    private static let magic: [UInt8] = Array("GLINTBIN2\n".utf8)
 
     /// The cache folder, or nil when the cache is disabled or no home folder is known.
     public static var directory: String? {
@@ -30,24 +34,62 @@ public enum ProgramCache {
     /// How a program was obtained.
     public enum Origin: String, Sendable { case compiled, diskCache = "disk cache" }
 
-    /// Loads the program from the disk cache, or compiles it and stores its binary.
-    /// A damaged or rejected cache entry is rebuilt and overwritten, never fatal.
-    public static func program(source: String, options: String, context: Context) throws(CLError) -> (Program, Origin) {
-        guard let dir = directory else {
-            return (try Program.build(source: source, context: context, options: options), .compiled)
+    /// The bytes of a cache entry holding `binary` under `key`.
+    public static func entry(key: String, binary: [UInt8]) -> [UInt8] {
+        magic + Array("\(key) \(binary.count) \(digest(binary))\n".utf8) + binary
+    }
+
+    /// The binary of an entry, or nil when the entry is not whole and intact or is another key's.
+    public static func binary(fromEntry bytes: [UInt8], key: String) -> [UInt8]? {
+        guard bytes.count > magic.count, bytes[0..<magic.count].elementsEqual(magic) else { return nil }
+        let headerStart = magic.count
+        guard let newline = bytes[headerStart...].prefix(128).firstIndex(of: 0x0A) else { return nil }
+        let fields = String(decoding: bytes[headerStart..<newline], as: UTF8.self).split(separator: " ")
+        guard fields.count == 3, fields[0] == key, let length = Int(fields[1]), length > 0,
+              length == bytes.count - (newline + 1) else { return nil }
+        let binary = Array(bytes[(newline + 1)...])
+        guard fields[2] == digest(binary) else { return nil }
+        return binary
+    }
+
+    private static func digest(_ bytes: [UInt8]) -> String {
+        var h = StableHash()
+        for byte in bytes { h.update(byte) }
+        return h.hex
+    }
+
+    /// Loads the program from the disk cache, or compiles it and stores its binary. A damaged,
+    /// foreign or rejected entry is rebuilt and replaced, never fatal; a folder that cannot be
+    /// used only costs the cache. `note` says what went wrong with the cache, if anything.
+    public static func program(source: String, options: String, context: Context,
+                               directory dir: String? = directory) throws(CLError) -> (Program, Origin, note: String?) {
+        guard let dir else {
+            return (try Program.build(source: source, context: context, options: options), .compiled, nil)
         }
-        let path = dir + "/" + key(source: source, options: options, device: context.device) + ".bin"
-        if let bytes = try? FileIO.read(path, limit: 512 << 20), bytes.count > magic.count,
-           Array(bytes[0..<magic.count]) == magic,
-           let program = try? Program.load(binary: Array(bytes[magic.count...]), context: context, options: options) {
-            return (program, .diskCache)
+        let key = key(source: source, options: options, device: context.device)
+        let path = dir + "/" + key + ".bin"
+        var note: String?
+        if let bytes = try? FileIO.read(path, limit: 512 << 20) {
+            if let binary = binary(fromEntry: bytes, key: key) {
+                do {
+                    return (try Program.load(binary: binary, context: context, options: options), .diskCache, nil)
+                } catch {
+                    note = "program cache: the driver refused \(path) (\(error.routine): \(error.status)); rebuilt from source"
+                }
+            } else {
+                note = "program cache: \(path) is damaged or not this program's; rebuilt from source"
+            }
         }
         let program = try Program.build(source: source, context: context, options: options)
         if let binary = try? program.binary(), !binary.isEmpty {
-            // A cache that cannot be written (read-only home, full disk) only costs the next start-up.
-            try? FileIO.makeDirectories(dir)
-            try? FileIO.writeAtomically(path, magic + binary)
+            do {
+                try FileIO.makeDirectories(dir)
+                try FileIO.writeAtomically(path, entry(key: key, binary: binary))
+            } catch {
+                // A cache that cannot be written (read-only home, full disk) only costs the next start-up.
+                note = "program cache unusable, rendering without it: \(error.message)"
+            }
         }
-        return (program, .compiled)
+        return (program, .compiled, note)
     }
 }

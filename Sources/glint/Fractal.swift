@@ -246,6 +246,7 @@ struct Fractal: AsyncParsableCommand {
                 if out.verbose, case .opencl(let cc) = backend {
                     let s = cc.buildStats
                     print("programs: \(s.compiled) compiled, \(s.fromDiskCache) from the disk cache, \(fmt(s.seconds * 1000, 1)) ms")
+                    for note in s.cacheNotes { print(note) }
                 }
             }
         }

@@ -31,6 +31,60 @@ import Testing
         #expect(try ComputeContext.shared(for: cc.device) === cc)
     }
 
+    /// A damaged cache entry (truncated anywhere, a flipped bit, another program's entry under the
+    /// key) never reaches the driver: the program is rebuilt from source and the entry replaced.
+    @Test func damagedCacheEntriesAreRebuiltAndReplaced() throws {
+        let cc = try openCLContext()
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glint-cache-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let source = "__kernel void k(__global int* o) { o[get_global_id(0)] = 7; }"
+        let other = "__kernel void other(__global int* o) { o[get_global_id(0)] = 8; }"
+        let key = ProgramCache.key(source: source, options: "", device: cc.device)
+        let path = dir + "/" + key + ".bin"
+
+        let (_, first, _) = try ProgramCache.program(source: source, options: "", context: cc.context, directory: dir)
+        #expect(first == .compiled)
+        let good = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let (_, second, note) = try ProgramCache.program(source: source, options: "", context: cc.context, directory: dir)
+        #expect(second == .diskCache && note == nil)
+
+        // The other program's entry, written under this key's name.
+        _ = try ProgramCache.program(source: other, options: "", context: cc.context, directory: dir)
+        let otherPath = dir + "/" + ProgramCache.key(source: other, options: "", device: cc.device) + ".bin"
+        let foreign = [UInt8](try Data(contentsOf: URL(fileURLWithPath: otherPath)))
+
+        var damaged: [(String, [UInt8])] = [("foreign", foreign), ("empty", [])]
+        for cut in [1, 10, 50, good.count / 2, good.count - 1] { damaged.append(("cut at \(cut)", Array(good.prefix(cut)))) }
+        for at in [5, 30, good.count / 3, good.count - 1] {
+            var flipped = good
+            flipped[at] ^= 0x10
+            damaged.append(("bit flipped at \(at)", flipped))
+        }
+        for (what, bytes) in damaged {
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            let (program, origin, note) = try ProgramCache.program(source: source, options: "", context: cc.context, directory: dir)
+            #expect(origin == .compiled, "\(what): a damaged entry was used")
+            #expect(note?.contains("rebuilt from source") == true, "\(what): \(note ?? "no note")")
+            _ = try program.kernel("k")
+            let replaced = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+            #expect(ProgramCache.binary(fromEntry: replaced, key: key) != nil, "\(what): the entry was not replaced")
+        }
+    }
+
+    /// A cache folder that cannot be made costs only the cache, and says so.
+    @Test func anUnusableCacheFolderRendersWithoutTheCache() throws {
+        let cc = try openCLContext()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("glint-cache-file-\(UUID().uuidString)").path
+        try Data("not a folder".utf8).write(to: URL(fileURLWithPath: file))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let source = "__kernel void k(__global int* o) { o[get_global_id(0)] = 7; }"
+        let (program, origin, note) = try ProgramCache.program(source: source, options: "", context: cc.context,
+                                                               directory: file + "/programs")
+        #expect(origin == .compiled)
+        #expect(note?.hasPrefix("program cache unusable") == true, "\(note ?? "no note")")
+        _ = try program.kernel("k")
+    }
+
     @Test func diskCacheKeyCoversSourceOptionsAndDevice() throws {
         let cc = try openCLContext()
         let k = ProgramCache.key(source: "a", options: "-DX=1", device: cc.device)

@@ -24,6 +24,8 @@ public final class ComputeContext: @unchecked Sendable {
         public var compiled = 0
         public var fromDiskCache = 0
         public var seconds = 0.0
+        /// What went wrong with the disk cache, once per distinct message (for --verbose).
+        public var cacheNotes: [String] = []
     }
     public var buildStats: BuildStats { stats.withLock { $0 } }
 
@@ -99,11 +101,12 @@ public final class ComputeContext: @unchecked Sendable {
         if let cached = programs.withLock({ $0[memoryKey] }) { return cached }
         let source = try KernelLibrary.source(file)
         let start = Clock.now()
-        let (program, origin) = try ProgramCache.program(source: source, options: options, context: context)
+        let (program, origin, note) = try ProgramCache.program(source: source, options: options, context: context)
         let elapsed = Clock.now() - start
         stats.withLock {
             if origin == .compiled { $0.compiled += 1 } else { $0.fromDiskCache += 1 }
             $0.seconds += elapsed
+            if let note, !$0.cacheNotes.contains(note) { $0.cacheNotes.append(note) }
         }
         programs.withLock { $0[memoryKey] = program }
         return program
