@@ -1,5 +1,5 @@
 import COpenCL
-import Synchronization
+import GlintCore
 
 /// An OpenCL context over one device. Released when the last reference goes.
 public final class Context: @unchecked Sendable {
@@ -164,7 +164,7 @@ public final class CallGate: Sendable {
     static let free = CallGate(exclusive: false)
 
     let isExclusive: Bool
-    private let lock = Mutex<Void>(())
+    private let lock = Locked<Void>(())
 
     private init(exclusive: Bool) { isExclusive = exclusive }
 

@@ -1,7 +1,6 @@
 import GlintCL
 import GlintCore
 import GlintKernels
-import Synchronization
 
 /// One device's OpenCL context and in-order profiling queue, shared by every workload in the
 /// process, with its built programs cached in memory (and on disk through `ProgramCache`).
@@ -16,8 +15,8 @@ public final class ComputeContext: @unchecked Sendable {
     /// Options every build gets for this device.
     public let baseOptions: String
 
-    private let programs = Mutex<[String: Program]>([:])
-    private let stats = Mutex<BuildStats>(BuildStats())
+    private let programs = Locked<[String: Program]>([:])
+    private let stats = Locked<BuildStats>(BuildStats())
 
     /// What building programs has cost this process so far.
     public struct BuildStats: Sendable {
@@ -80,7 +79,7 @@ public final class ComputeContext: @unchecked Sendable {
         return try queue.enqueue(kernel, global: global, local: local, waitingFor: waitingFor)
     }
 
-    private static let registry = Mutex<[Device: ComputeContext]>([:])
+    private static let registry = Locked<[Device: ComputeContext]>([:])
 
     /// The process-wide context for `device`, created on first use.
     public static func shared(for device: Device) throws(CLError) -> ComputeContext {

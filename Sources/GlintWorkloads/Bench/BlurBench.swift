@@ -1,6 +1,5 @@
 import GlintCL
 import GlintCore
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,7 +28,7 @@ public enum TestPicture {
 
 /// Per-backend state that timed runs reuse (a video pipeline keeps its buffers), made on first use.
 final class BenchStateCache<State: Sendable>: Sendable {
-    private let states = Mutex<[String: State]>([:])
+    private let states = Locked<[String: State]>([:])
     func get(_ backend: Backend, make: () throws -> State) rethrows -> State {
         let key = backend.label
         if let s = states.withLock({ $0[key] }) { return s }
