@@ -71,13 +71,79 @@ public indirect enum JSON: Sendable, Equatable {
         }
         return out + "\""
     }
+
+    // MARK: Quoting file content in messages
+
+    /// Whether `s` can be shown on a terminal as it is: not a control (C0, DEL, C1), format
+    /// (bidi overrides, zero-width), separator other than the plain space, private-use, surrogate
+    /// or unassigned scalar.
+    static func isPrintable(_ s: Unicode.Scalar) -> Bool {
+        if s.value >= 0x20 && s.value < 0x7F { return true }
+        switch s.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator, .spaceSeparator,
+             .privateUse, .surrogate, .unassigned:
+            return false
+        default:
+            return true
+        }
+    }
+
+    private static func appendEscape(_ value: UInt32, to out: inout String) {
+        func hex4(_ v: UInt32) -> String {
+            let h = String(v, radix: 16)
+            return "\\u" + String(repeating: "0", count: 4 - h.count) + h
+        }
+        if value > 0xFFFF {
+            let v = value - 0x10000
+            out += hex4(0xD800 + (v >> 10)) + hex4(0xDC00 + (v & 0x3FF))
+        } else {
+            out += hex4(value)
+        }
+    }
+
+    /// `text` made safe to print in a message: every scalar that is not printable (see
+    /// `isPrintable`: ESC, DEL, C1 controls, bidi overrides...) written as a JSON escape
+    /// (`\u001b`), and at most `limit` scalars of it kept, "..." marking a cut.
+    public static func printable(_ text: String, limit: Int = 60) -> String {
+        escaped(text, limit: limit, quoting: false)
+    }
+
+    /// `text` in double quotes for a message: quotes and backslashes escaped as in JSON, the
+    /// rest as `printable`; "..." after the closing quote marks a cut.
+    public static func quotedForMessage(_ text: String, limit: Int = 60) -> String {
+        "\"" + escaped(text, limit: limit, quoting: true)
+    }
+
+    private static func escaped(_ text: String, limit: Int, quoting: Bool) -> String {
+        var out = ""
+        var kept = 0
+        var cut = false
+        for u in text.unicodeScalars {
+            if kept >= limit { cut = true; break }
+            kept += 1
+            if quoting && (u == "\"" || u == "\\") {
+                out += "\\"
+                out.unicodeScalars.append(u)
+            } else if isPrintable(u) {
+                out.unicodeScalars.append(u)
+            } else {
+                appendEscape(u.value, to: &out)
+            }
+        }
+        if quoting { out += "\"" }
+        return cut ? out + "..." : out
+    }
 }
 
 // MARK: Reading
 
 extension JSON {
-    /// Parses JSON text (RFC 8259). Integers without a fraction or exponent that fit in 64 bits
-    /// become `.int`; other numbers `.number`. Errors name the line and column.
+    /// Parses JSON text, strictly as RFC 8259 defines it: numbers only of the grammar
+    /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?` (and within a Double's range),
+    /// no unescaped U+0000...U+001F in strings, and no key twice in one object (a duplicate is an
+    /// error naming the key, never "first wins"). Integers without a fraction or exponent that fit
+    /// in 64 bits become `.int`; other numbers `.number`. Errors name the line and column, and
+    /// quote the text there escaped and cut short (safe to print on a terminal).
     public static func parse(_ text: String) throws(GlintError) -> JSON {
         var parser = JSONParser(bytes: Array(text.utf8))
         let value = try parser.value(depth: 0)
@@ -132,22 +198,37 @@ private struct JSONParser {
 
     init(bytes: [UInt8]) { self.bytes = bytes }
 
-    func error(_ what: String) -> GlintError {
+    /// An error at `at` (or `position`): line and column, then `what`.
+    func error(_ what: String, at position: Int? = nil) -> GlintError {
+        let end = min(position ?? at, bytes.count)
         var line = 1, column = 1
-        for b in bytes[..<min(at, bytes.count)] {
+        for b in bytes[..<end] {
             if b == UInt8(ascii: "\n") { line += 1; column = 1 } else { column += 1 }
         }
         return GlintError("JSON line \(line), column \(column): \(what)")
     }
 
-    mutating func skipSpace() {
-        while at < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[at]) { at += 1 }
+    /// `what`, followed by the text at the current place, escaped and cut short.
+    func unexpected(_ what: String) -> GlintError {
+        guard at < bytes.count else { return error("\(what), found the end of the text") }
+        let text = String(decoding: bytes[at ..< min(at + 64, bytes.count)], as: UTF8.self)
+        return error("\(what), found \(JSON.quotedForMessage(text, limit: 16))")
     }
 
-    mutating func literal(_ word: String, _ value: JSON) throws(GlintError) -> JSON {
-        let w = Array(word.utf8)
-        guard at + w.count <= bytes.count, Array(bytes[at ..< at + w.count]) == w else { throw error("invalid literal") }
-        at += w.count
+    mutating func skipSpace() {
+        while at < bytes.count {
+            switch bytes[at] {
+            case 0x20, 0x09, 0x0A, 0x0D: at += 1
+            default: return
+            }
+        }
+    }
+
+    mutating func literal(_ word: StaticString, _ value: JSON) throws(GlintError) -> JSON {
+        let n = word.utf8CodeUnitCount
+        let matches = at + n <= bytes.count && word.withUTF8Buffer { w in (0..<n).allSatisfy { bytes[at + $0] == w[$0] } }
+        guard matches else { throw unexpected("invalid literal (expected \(word))") }
+        at += n
         return value
     }
 
@@ -159,21 +240,34 @@ private struct JSONParser {
         case UInt8(ascii: "{"):
             at += 1
             var fields: [(String, JSON)] = []
+            // Keys seen so far: a linear search while the object is small, a set beyond.
+            var seen: Set<String>? = nil
             skipSpace()
             if at < bytes.count, bytes[at] == UInt8(ascii: "}") { at += 1; return .object(fields) }
             while true {
                 skipSpace()
-                guard at < bytes.count, bytes[at] == UInt8(ascii: "\"") else { throw error("expected a quoted key") }
+                guard at < bytes.count, bytes[at] == UInt8(ascii: "\"") else { throw unexpected("expected a quoted key") }
+                let keyStart = at
                 let key = try string()
+                let duplicate: Bool
+                if seen != nil {
+                    duplicate = !seen!.insert(key).inserted
+                } else {
+                    duplicate = fields.contains { $0.0 == key }
+                    if fields.count == 16 { seen = Set(fields.map(\.0) + [key]) }
+                }
+                guard !duplicate else {
+                    throw error("duplicate key \(JSON.quotedForMessage(key)) in an object (each key may appear once)", at: keyStart)
+                }
                 skipSpace()
-                guard at < bytes.count, bytes[at] == UInt8(ascii: ":") else { throw error("expected ':' after a key") }
+                guard at < bytes.count, bytes[at] == UInt8(ascii: ":") else { throw unexpected("expected ':' after a key") }
                 at += 1
                 fields.append((key, try value(depth: depth + 1)))
                 skipSpace()
                 guard at < bytes.count else { throw error("unexpected end of text in an object") }
                 if bytes[at] == UInt8(ascii: ",") { at += 1; continue }
                 if bytes[at] == UInt8(ascii: "}") { at += 1; return .object(fields) }
-                throw error("expected ',' or '}' in an object")
+                throw unexpected("expected ',' or '}' in an object")
             }
         case UInt8(ascii: "["):
             at += 1
@@ -186,59 +280,96 @@ private struct JSONParser {
                 guard at < bytes.count else { throw error("unexpected end of text in an array") }
                 if bytes[at] == UInt8(ascii: ",") { at += 1; continue }
                 if bytes[at] == UInt8(ascii: "]") { at += 1; return .array(items) }
-                throw error("expected ',' or ']' in an array")
+                throw unexpected("expected ',' or ']' in an array")
             }
         case UInt8(ascii: "\""):
             return .string(try string())
         case UInt8(ascii: "t"): return try literal("true", .bool(true))
         case UInt8(ascii: "f"): return try literal("false", .bool(false))
         case UInt8(ascii: "n"): return try literal("null", .null)
-        default:
+        case UInt8(ascii: "-"), UInt8(ascii: "0") ... UInt8(ascii: "9"):
             return try number()
+        default:
+            throw unexpected("expected a value")
         }
     }
 
+    func isDigit(_ i: Int) -> Bool { i < bytes.count && bytes[i] >= UInt8(ascii: "0") && bytes[i] <= UInt8(ascii: "9") }
+
+    /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, exactly.
     mutating func number() throws(GlintError) -> JSON {
         let start = at
+        func bad(_ why: String) -> GlintError {
+            // The number as far as it goes, for the message.
+            var end = at
+            while end < bytes.count, end - start < 40, "0123456789+-.eE".utf8.contains(bytes[end]) { end += 1 }
+            let text = String(decoding: bytes[start ..< max(end, at)], as: UTF8.self)
+            return error("invalid number \(JSON.quotedForMessage(text, limit: 24)): \(why)", at: start)
+        }
+        if bytes[at] == UInt8(ascii: "-") { at += 1 }
+        guard isDigit(at) else { throw bad("a digit must follow '-'") }
+        if bytes[at] == UInt8(ascii: "0") {
+            at += 1
+            if isDigit(at) { throw bad("no leading zeros in JSON numbers") }
+        } else {
+            while isDigit(at) { at += 1 }
+        }
         var integral = true
-        if at < bytes.count, bytes[at] == UInt8(ascii: "-") { at += 1 }
-        while at < bytes.count {
-            let b = bytes[at]
-            if b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") { at += 1; continue }
-            if b == UInt8(ascii: ".") || b == UInt8(ascii: "e") || b == UInt8(ascii: "E")
-                || b == UInt8(ascii: "+") || (b == UInt8(ascii: "-") && at > start) {
-                integral = false; at += 1; continue
-            }
-            break
+        if at < bytes.count, bytes[at] == UInt8(ascii: ".") {
+            integral = false
+            at += 1
+            guard isDigit(at) else { throw bad("a digit must follow '.'") }
+            while isDigit(at) { at += 1 }
+        }
+        if at < bytes.count, bytes[at] == UInt8(ascii: "e") || bytes[at] == UInt8(ascii: "E") {
+            integral = false
+            at += 1
+            if at < bytes.count, bytes[at] == UInt8(ascii: "+") || bytes[at] == UInt8(ascii: "-") { at += 1 }
+            guard isDigit(at) else { throw bad("a digit must follow the exponent's 'e'") }
+            while isDigit(at) { at += 1 }
         }
         let text = String(decoding: bytes[start..<at], as: UTF8.self)
-        guard !text.isEmpty, text != "-" else { throw error("expected a value") }
         if integral, let i = Int64(text) { return .int(i) }
-        guard let d = Double(text), d.isFinite else { throw error("invalid number '\(text)'") }
+        guard let d = Double(text), d.isFinite else { throw bad("out of range") }
         return .number(d)
     }
 
     mutating func hex4() throws(GlintError) -> UInt32 {
-        guard at + 4 <= bytes.count, let v = UInt32(String(decoding: bytes[at ..< at + 4], as: UTF8.self), radix: 16) else {
-            throw error("invalid \\u escape")
+        var v: UInt32 = 0
+        for i in 0..<4 {
+            guard at + i < bytes.count, let digit = Self.hexValue(bytes[at + i]) else { throw unexpected("invalid \\u escape (4 hex digits expected)") }
+            v = v << 4 | digit
         }
         at += 4
         return v
     }
 
+    static func hexValue(_ b: UInt8) -> UInt32? {
+        switch b {
+        case UInt8(ascii: "0") ... UInt8(ascii: "9"): UInt32(b - UInt8(ascii: "0"))
+        case UInt8(ascii: "a") ... UInt8(ascii: "f"): UInt32(b - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A") ... UInt8(ascii: "F"): UInt32(b - UInt8(ascii: "A") + 10)
+        default: nil
+        }
+    }
+
     mutating func string() throws(GlintError) -> String {
+        let open = at
         at += 1  // opening quote
         var scalars = String.UnicodeScalarView()
         var raw: [UInt8] = []
         func flush() { scalars.append(contentsOf: String(decoding: raw, as: UTF8.self).unicodeScalars); raw.removeAll() }
         while true {
-            guard at < bytes.count else { throw error("unterminated string") }
+            guard at < bytes.count else { throw error("unterminated string", at: open) }
             let b = bytes[at]
+            if b < 0x20 {
+                let hex = String(b, radix: 16)
+                throw error("control character U+\(String(repeating: "0", count: 4 - hex.count) + hex.uppercased()) in a string (write it escaped)")
+            }
             at += 1
             if b == UInt8(ascii: "\"") { break }
-            if b < 0x20 { throw error("control character in a string") }
             if b != UInt8(ascii: "\\") { raw.append(b); continue }
-            guard at < bytes.count else { throw error("unterminated string") }
+            guard at < bytes.count else { throw error("unterminated string", at: open) }
             let e = bytes[at]
             at += 1
             switch e {
@@ -256,13 +387,14 @@ private struct JSONParser {
                 if v >= 0xD800 && v < 0xDC00, at + 6 <= bytes.count, bytes[at] == UInt8(ascii: "\\"), bytes[at + 1] == UInt8(ascii: "u") {
                     at += 2
                     let low = try hex4()
-                    guard low >= 0xDC00 && low < 0xE000 else { throw error("invalid surrogate pair") }
+                    guard low >= 0xDC00 && low < 0xE000 else { throw error("invalid surrogate pair", at: at - 12) }
                     v = 0x10000 + ((v - 0xD800) << 10) + (low - 0xDC00)
                 }
-                guard let s = Unicode.Scalar(v) else { throw error("invalid \\u escape") }
+                guard let s = Unicode.Scalar(v) else { throw error("invalid \\u escape (a lone surrogate)", at: at - 6) }
                 scalars.append(s)
             default:
-                throw error("invalid escape in a string")
+                at -= 2
+                throw unexpected("invalid escape in a string")
             }
         }
         flush()

@@ -86,6 +86,9 @@ public struct RTAccumulation: Sendable, Equatable {
     public internal(set) var samplesPerPixel: Int
     /// RGBA per pixel (A unused), row 0 at the top.
     public internal(set) var sums: [Float]
+    /// False only for a checkpoint of the old format (no checksum) decoded for inspection: its
+    /// sample count and sums cannot be checked, and `RTRenderer` will not resume it.
+    public internal(set) var verified = true
 
     public init(jobID: String, width: Int, height: Int) {
         self.init(jobID: jobID, width: width, height: height, zeroed: true)
@@ -154,46 +157,138 @@ public struct RTAccumulation: Sendable, Equatable {
 
     // MARK: Checkpoint files
 
-    static let magic = Array("GLINT-RTOW-CHECKPOINT 1\n".utf8)
+    static let magic = Array("GLINT-RTOW-CHECKPOINT 2\n".utf8)
+    /// The format before checksums: decoded for inspection only (`verified` false).
+    static let legacyMagic = Array("GLINT-RTOW-CHECKPOINT 1\n".utf8)
+    /// Longest header line read (the real one is about 150 bytes).
+    static let maxHeaderBytes = 1024
+    static let headerFields = ["job", "width", "height", "samples_per_pixel", "checksum"]
 
-    /// The checkpoint file: a magic line, one line of JSON (job identity, size, samples), then the
-    /// sums as little-endian float32 RGB, row 0 first.
+    /// The checkpoint file: a magic line, one line of JSON (job identity, size, samples, and a
+    /// checksum of the rest of the header and of the sums), then the sums as little-endian
+    /// float32 RGB, row 0 first. The header is written in exactly one form, which `decode` expects.
     public func encode() -> [UInt8] {
-        let header = JSON.object([("job", .string(jobID)), ("width", .int(Int64(width))), ("height", .int(Int64(height))),
-                                  ("samples_per_pixel", .int(Int64(samplesPerPixel)))])
-        var out = Self.magic + Array(header.serialized(pretty: false).utf8) + [10]
-        out.reserveCapacity(out.count + width * height * 12)
-        for i in stride(from: 0, to: sums.count, by: 4) {
-            for c in 0..<3 { withUnsafeBytes(of: sums[i + c].bitPattern.littleEndian) { out.append(contentsOf: $0) } }
+        let sumBytes = [UInt8](unsafeUninitializedCapacity: width * height * 12) { out, count in
+            let raw = UnsafeMutableRawBufferPointer(out)
+            sums.withUnsafeBufferPointer { s in
+                var offset = 0
+                for i in stride(from: 0, to: s.count, by: 4) {
+                    for c in 0..<3 {
+                        raw.storeBytes(of: s[i + c].bitPattern.littleEndian, toByteOffset: offset, as: UInt32.self)
+                        offset += 4
+                    }
+                }
+            }
+            count = width * height * 12
         }
-        return out
+        let header = Self.header(job: jobID, width: width, height: height, samplesPerPixel: samplesPerPixel,
+                                 checksum: Self.checksum(job: jobID, width: width, height: height,
+                                                         samplesPerPixel: samplesPerPixel, sums: sumBytes[...]))
+        return Self.magic + Array(header.utf8) + [10] + sumBytes
     }
 
+    /// The header line as `encode` writes it (without its newline).
+    static func header(job: String, width: Int, height: Int, samplesPerPixel: Int, checksum: String) -> String {
+        JSON.object([("job", .string(job)), ("width", .int(Int64(width))), ("height", .int(Int64(height))),
+                     ("samples_per_pixel", .int(Int64(samplesPerPixel))), ("checksum", .string(checksum))])
+            .serialized(pretty: false)
+    }
+
+    /// 128-bit FNV-1a (`StableHash`) of the format, every header field but the checksum, and the
+    /// sums' bytes: any edit of a header field or of a sum byte changes it.
+    static func checksum(job: String, width: Int, height: Int, samplesPerPixel: Int, sums: ArraySlice<UInt8>) -> String {
+        var h = StableHash()
+        h.update("GLINT-RTOW-CHECKPOINT 2")
+        h.update(job)
+        h.update(String(width))
+        h.update(String(height))
+        h.update(String(samplesPerPixel))
+        for b in sums { h.update(b) }
+        return h.hex
+    }
+
+    /// Reads a checkpoint, checking every field: the magic line, the header's fields (no unknown,
+    /// missing or duplicate ones; the size within `ImageLimits`; samples per pixel within
+    /// 0...RTJob.maxSamplesPerPixel, 0 only with zero sums), the file's length against the size,
+    /// the checksum, and every sum (finite and >= 0). Messages are one line naming `name`.
+    /// A checkpoint of the old format (no checksum) is decoded with `verified` false, its sums
+    /// unchecked: `read` and `RTRenderer` refuse it.
     public static func decode(_ bytes: [UInt8], name: String) throws(GlintError) -> RTAccumulation {
         func fail(_ why: String) -> GlintError { GlintError("\(name): \(why)") }
-        guard bytes.count > magic.count, Array(bytes[0 ..< magic.count]) == magic else {
+        let legacy: Bool
+        if bytes.starts(with: magic) {
+            legacy = false
+        } else if bytes.starts(with: legacyMagic) {
+            legacy = true
+        } else {
             throw fail("not a glint rtow checkpoint")
         }
-        guard let nl = bytes[magic.count...].firstIndex(of: 10) else { throw fail("truncated checkpoint header") }
-        let header = try? JSON.parse(String(decoding: bytes[magic.count ..< nl], as: UTF8.self))
-        guard let header, let job = header["job"]?.stringValue, let w = header["width"]?.intValue,
-              let h = header["height"]?.intValue, let n = header["samples_per_pixel"]?.intValue,
-              n >= 0, n <= RTJob.maxSamplesPerPixel else {
-            throw fail("damaged checkpoint header")
+        let headerStart = magic.count
+        guard let nl = bytes[headerStart ..< min(bytes.count, headerStart + maxHeaderBytes)].firstIndex(of: 10) else {
+            throw fail(bytes.count < headerStart + maxHeaderBytes ? "truncated checkpoint header" : "damaged checkpoint header (no end of line in its first \(maxHeaderBytes) bytes)")
         }
-        do throws(GlintError) { try ImageLimits.check(width: Int(w), height: Int(h)) } catch { throw fail(error.message) }
+        let headerText = String(decoding: bytes[headerStart ..< nl], as: UTF8.self)
+        let header: JSON
+        do throws(GlintError) { header = try JSON.parse(headerText) } catch { throw fail("damaged checkpoint header: \(error.message)") }
+        guard let fields = header.objectValue else { throw fail("damaged checkpoint header: not a JSON object") }
+        let expected = legacy ? headerFields.dropLast() : headerFields[...]
+        for (key, _) in fields where !expected.contains(key) {
+            throw fail("unknown checkpoint header field \(JSON.quotedForMessage(key, limit: 40)) (a checkpoint header holds \(expected.joined(separator: ", ")))")
+        }
+        for key in expected where header[key] == nil { throw fail("damaged checkpoint header: no \"\(key)\" field") }
+        func integer(_ key: String) throws(GlintError) -> Int {
+            guard case .int(let v) = header[key]! else {
+                throw fail("damaged checkpoint header: \"\(key)\" must be a whole number, got \(JSON.printable(header[key]!.serialized(pretty: false), limit: 40))")
+            }
+            return Int(v)
+        }
+        guard let job = header["job"]!.stringValue, (1...128).contains(job.utf8.count),
+              job.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x2D || $0 == 0x5F || $0 == 0x2E }) else {
+            throw fail("damaged checkpoint header: \"job\" must be the job's identity (letters and digits), got \(JSON.printable(header["job"]!.serialized(pretty: false), limit: 40))")
+        }
+        let w = try integer("width"), h = try integer("height"), n = try integer("samples_per_pixel")
+        do throws(GlintError) { try ImageLimits.check(width: w, height: h) } catch { throw fail("damaged checkpoint header: \(error.message)") }
+        guard (0...RTJob.maxSamplesPerPixel).contains(n) else {
+            throw fail("damaged checkpoint header: \"samples_per_pixel\" must be between 0 and \(RTJob.maxSamplesPerPixel), got \(n)")
+        }
         let start = nl + 1
-        guard bytes.count - start == Int(w * h) * 12 else {
-            throw fail("checkpoint holds \(bytes.count - start) bytes of sums, \(w * h * 12) expected (truncated?)")
+        guard bytes.count - start == w * h * 12 else {
+            throw fail("checkpoint holds \(bytes.count - start) bytes of sums, \(w * h * 12) expected for \(w)x\(h) (truncated or damaged)")
         }
-        var acc = RTAccumulation(jobID: job, width: Int(w), height: Int(h))
-        acc.samplesPerPixel = Int(n)
-        bytes.withUnsafeBytes { raw in
-            for p in 0 ..< Int(w * h) {
-                for c in 0..<3 {
-                    let bits = raw.loadUnaligned(fromByteOffset: start + (p * 3 + c) * 4, as: UInt32.self)
-                    acc.sums[p * 4 + c] = Float(bitPattern: UInt32(littleEndian: bits))
+        if !legacy {
+            guard let stored = header["checksum"]!.stringValue,
+                  headerText == Self.header(job: job, width: w, height: h, samplesPerPixel: n, checksum: stored) else {
+                throw fail("damaged checkpoint header: not in the form glint writes (edited?); render it again")
+            }
+            guard stored == checksum(job: job, width: w, height: h, samplesPerPixel: n, sums: bytes[start...]) else {
+                throw fail("checksum mismatch: the checkpoint was edited or damaged; render it again")
+            }
+        }
+        var acc = RTAccumulation(jobID: job, width: w, height: h)
+        acc.samplesPerPixel = n
+        acc.verified = !legacy
+        var bad: (index: Int, value: Float)? = nil
+        var anyNonZero = false
+        acc.sums.withUnsafeMutableBufferPointer { sums in
+            bytes.withUnsafeBytes { raw in
+                for p in 0 ..< w * h {
+                    for c in 0..<3 {
+                        let bits = raw.loadUnaligned(fromByteOffset: start + (p * 3 + c) * 4, as: UInt32.self)
+                        let v = Float(bitPattern: UInt32(littleEndian: bits))
+                        sums[p * 4 + c] = v
+                        if !(v.isFinite && v >= 0) && bad == nil { bad = (p * 3 + c, v) }
+                        if v != 0 { anyNonZero = true }
+                    }
                 }
+            }
+        }
+        if !legacy {
+            if let bad {
+                let (p, c) = (bad.index / 3, bad.index % 3)
+                throw fail("damaged checkpoint: the \(["red", "green", "blue"][c]) sum of pixel (\(p % w), \(p / w)) is \(bad.value); sums must be finite and >= 0")
+            }
+            guard n > 0 || !anyNonZero else {
+                throw fail("damaged checkpoint: \"samples_per_pixel\" is 0 but the sums are not all zero")
             }
         }
         return acc
@@ -204,9 +299,15 @@ public struct RTAccumulation: Sendable, Equatable {
         try FileIO.writeAtomically(path, encode())
     }
 
+    /// Reads and checks a checkpoint (see `decode`) to resume; a checkpoint of the old format,
+    /// without a checksum, is refused (it cannot be checked).
     public static func read(_ path: String) throws(GlintError) -> RTAccumulation {
-        try decode(FileIO.read(path, limit: 64 + 512 + ImageLimits.maxPixels * 12), name: path)
+        let acc = try decode(FileIO.read(path, limit: magic.count + maxHeaderBytes + ImageLimits.maxPixels * 12), name: path)
+        guard acc.verified else { throw GlintError("\(path): \(legacyMessage)") }
+        return acc
     }
+
+    static let legacyMessage = "a checkpoint of an older glint, without a checksum: it cannot be checked, so it is not resumed; render it again"
 }
 
 /// How far a render is, for progress bars.

@@ -43,6 +43,7 @@ public enum RTRenderer {
         let id = job.identity(bvh)
         var acc: RTAccumulation
         if let resume = options.resume {
+            guard resume.verified else { throw GlintError("the checkpoint is \(RTAccumulation.legacyMessage)") }
             guard resume.width == job.width, resume.height == job.height else {
                 throw GlintError("the checkpoint is a \(resume.width)x\(resume.height) render, this job is \(job.width)x\(job.height): it belongs to a different job")
             }

@@ -13,7 +13,10 @@ import GlintCore
 ///     }
 ///
 /// Only "spheres" is required; every field is checked, and unknown fields are refused (a typo
-/// must not silently fall back to a default). Errors name the file and the field's path.
+/// must not silently fall back to a default), as are duplicate keys and anything else that is
+/// not strict JSON (RFC 8259). Errors name the file and the field's path; text from the file in
+/// them is escaped and cut short, so a message never prints control characters. Parsing takes
+/// time linear in the size of the file (materials are found by name through a dictionary).
 extension RTScene {
     /// Reads a scene file (at most 64 MiB).
     public static func load(_ path: String) throws(GlintError) -> RTScene {
@@ -32,8 +35,13 @@ extension RTScene {
 private struct SceneReader {
     let file: String
 
-    func fail(_ path: String, _ why: String) -> GlintError { GlintError("\(file): \(path): \(why)") }
+    /// Longest scene name accepted (it is printed in the "wrote" line).
+    static let maxNameLength = 200
 
+    /// `path` holds names from the file (fields, materials): printed escaped and cut short.
+    func fail(_ path: String, _ why: String) -> GlintError { GlintError("\(file): \(JSON.printable(path, limit: 80)): \(why)") }
+
+    /// The fields of an object whose keys must be among the few `allowed` ones.
     func object(_ v: JSON, _ path: String, allowed: [String]) throws(GlintError) -> [(String, JSON)] {
         guard let fields = v.objectValue else { throw fail(path, "must be an object, got \(v.typeName)") }
         for (key, _) in fields where !allowed.contains(key) {
@@ -58,9 +66,15 @@ private struct SceneReader {
         return c
     }
 
+    /// A value for a message: its type and its JSON text, escaped and cut short.
     func describe(_ v: JSON) -> String {
-        let text = v.serialized(pretty: false)
-        return text.count > 40 ? "\(v.typeName) \(text.prefix(37))..." : "\(v.typeName) \(text)"
+        let text: String
+        switch v {
+        case .array(let items) where items.count > 8: text = JSON.array(Array(items.prefix(8))).serialized(pretty: false)
+        case .object(let fields) where fields.count > 8: text = JSON.object(Array(fields.prefix(8))).serialized(pretty: false)
+        default: text = v.serialized(pretty: false)
+        }
+        return "\(v.typeName) \(JSON.printable(text, limit: 37))"
     }
 
     mutating func scene(_ root: JSON) throws(GlintError) -> RTScene {
@@ -71,6 +85,9 @@ private struct SceneReader {
             switch key {
             case "name":
                 guard let s = value.stringValue else { throw fail("name", "must be a string, got \(describe(value))") }
+                guard JSON.printable(s, limit: Self.maxNameLength) == s else {
+                    throw fail("name", "must be at most \(Self.maxNameLength) printable characters (no control characters), got \(JSON.quotedForMessage(s, limit: 40))")
+                }
                 scene.name = s
             case "camera": scene.camera = try camera(value)
             case "sky":
@@ -79,7 +96,9 @@ private struct SceneReader {
                     if k == "bottom" { scene.sky.bottom = try color(v, "sky.bottom") } else { scene.sky.top = try color(v, "sky.top") }
                 }
             case "materials":
-                let materials = try object(value, "materials", allowed: (value.objectValue ?? []).map(\.0))
+                // Any names: no allowed-key check (a linear search per key made this quadratic).
+                guard let materials = value.objectValue else { throw fail("materials", "must be an object, got \(describe(value))") }
+                materialIndex.reserveCapacity(materials.count)
                 for (mname, m) in materials {
                     guard materialIndex[mname] == nil else { throw fail("materials.\(mname)", "defined twice") }
                     materialIndex[mname] = scene.add(try material(m, "materials.\(mname)"))
@@ -105,7 +124,7 @@ private struct SceneReader {
             let index: Int
             if let mname = m.stringValue {
                 guard let found = materialIndex[mname] else {
-                    throw fail("\(path).material", "no material named \"\(mname)\" (known: \(materialIndex.keys.sorted().joined(separator: ", ")))")
+                    throw fail("\(path).material", "no material named \(JSON.quotedForMessage(mname, limit: 40)) (\(known(materialIndex)))")
                 }
                 index = found
             } else {
@@ -115,6 +134,14 @@ private struct SceneReader {
             scene.add(center: center, radius: radius, material: index)
         }
         return scene
+    }
+
+    /// The known material names for a message: a few, escaped, and how many more.
+    func known(_ index: [String: Int]) -> String {
+        guard !index.isEmpty else { return "the scene defines no materials" }
+        let names = index.keys.sorted()
+        let shown = names.prefix(8).map { JSON.quotedForMessage($0, limit: 24) }.joined(separator: ", ")
+        return names.count > 8 ? "known: \(shown) and \(names.count - 8) more" : "known: \(shown)"
     }
 
     func camera(_ v: JSON) throws(GlintError) -> RTCamera {
@@ -170,7 +197,7 @@ private struct SceneReader {
             if let a = field("attenuation") { attenuation = try color(a, "\(path).attenuation") }
             return .dielectric(ior: ior, attenuation: attenuation)
         default:
-            throw fail("\(path).type", "unknown material type \"\(type)\" (use lambertian, metal or dielectric)")
+            throw fail("\(path).type", "unknown material type \(JSON.quotedForMessage(type, limit: 40)) (use lambertian, metal or dielectric)")
         }
     }
 }
