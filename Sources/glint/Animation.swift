@@ -6,14 +6,17 @@ import Glibc
 
 /// --frames/--fps/--ramp/--video, shared by the workloads that animate.
 struct AnimationOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Render an animation of N frames instead of one image; -o then names a folder for frame_00000.png, ...",
-                               valueName: "n"))
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Render an animation of N frames (1 to \(Limits.frames.upperBound)) instead of one image; -o then names a folder for frame_00000.png, ...",
+                               valueName: "n"),
+            transform: wholeNumber("--frames", Limits.frames))
     var frames: Int?
 
-    @Option(help: "Frames per second of the animation (for --video).")
+    @Option(parsing: .unconditional, help: "Frames per second of the animation (for --video; \(Limits.fps.text)). (default: 30)",
+            transform: number("--fps", Limits.fps))
     var fps = 30.0
 
-    @Option(help: ArgumentHelp("Ramp a parameter over the animation: NAME=FROM:TO, repeatable (e.g. zoom=1:1e4, center=-0.75,0:-0.7435,0.1314, c=-0.8,0.156:-0.7,0.27). Zoom moves geometrically, the rest linearly.",
+    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Ramp a parameter over the animation: NAME=FROM:TO, repeatable (e.g. zoom=1:1e4, center=-0.75,0:-0.7435,0.1314, c=-0.8,0.156:-0.7,0.27). Zoom moves geometrically, the rest linearly.",
                                valueName: "name=from:to"))
     var ramp: [String] = []
 
@@ -36,8 +39,8 @@ struct AnimationOptions: ParsableArguments {
     }
 
     func check(allowed: [String]) throws {
-        if let frames, !(1...1_000_000).contains(frames) { throw ValidationError("--frames must be 1 to 1000000 (got \(frames))") }
-        guard fps.isFinite && fps > 0 && fps <= 1000 else { throw ValidationError("--fps must be in (0, 1000] (got \(fps))") }
+        if let frames, !Limits.frames.contains(frames) { throw ValidationError("--frames must be between 1 and \(Limits.frames.upperBound), got \(frames)") }
+        guard Limits.fps.contains(fps) else { throw ValidationError("--fps must be \(Limits.fps.text), got \(fps)") }
         if frames == nil && (!ramp.isEmpty || video != nil) { throw ValidationError("--ramp and --video need --frames N") }
         _ = try ramps(allowed: allowed)
         if let video { try checkWritable(video, option: "--video") }

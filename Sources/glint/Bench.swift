@@ -47,7 +47,8 @@ struct Bench: AsyncParsableCommand {
     @Option(name: .long, help: "Run on this backend only (auto, cpu, opencl, opencl:N, gpu); default: the Swift CPU path and every OpenCL device.")
     var device: String?
 
-    @Option(help: "Seconds of timed repetitions per case (overrides the suite's target).")
+    @Option(parsing: .unconditional, help: "Seconds of timed repetitions per case (overrides the suite's target; \(Limits.benchSeconds.text)).",
+            transform: number("--seconds", Limits.benchSeconds))
     var seconds: Double?
 
     @Option(help: "Write the results as JSON (schema glint-bench/1) to FILE, or - for stdout.")
@@ -77,7 +78,7 @@ struct Bench: AsyncParsableCommand {
         for w in workloads where !BenchSuite.workloads.contains(w) {
             throw ValidationError("unknown workload '\(w)': bench knows \(BenchSuite.workloads.joined(separator: ", "))")
         }
-        if let seconds, !(seconds > 0 && seconds <= 600) { throw ValidationError("--seconds must be in (0, 600]") }
+        if let seconds, !Limits.benchSeconds.contains(seconds) { throw ValidationError("--seconds must be \(Limits.benchSeconds.text), got \(seconds)") }
         if let device { do { _ = try DeviceChoice(parsing: device) } catch { throw ValidationError(error.message) } }
         for (file, option) in [(json, "--json"), (csv, "--csv"), (markdown, "--markdown"), (chart, "--chart")] {
             if let file, file != "-" { try checkWritable(file, option: option) }

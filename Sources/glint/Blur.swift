@@ -36,8 +36,10 @@ struct Blur: AsyncParsableCommand {
 
     @OptionGroup var pass: BlurStage
 
-    @Option(help: ArgumentHelp("Also time N more blurs of the image with everything reused and print the median (for scripts/bench-opencv.py).",
-                               valueName: "N"))
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Also time N more blurs (1 to \(Limits.repeatRuns.upperBound)) of the image with everything reused and print the median (for scripts/bench-opencv.py).",
+                               valueName: "N"),
+            transform: wholeNumber("--repeat-runs", Limits.repeatRuns))
     var repeatRuns: Int?
 
     @OptionGroup var device: DeviceOptions
@@ -47,7 +49,9 @@ struct Blur: AsyncParsableCommand {
 
     func validate() throws {
         guard hasSuffix(input, ["png", "pfm"]) else { throw ValidationError("\(input): the input must be a .png or .pfm file") }
-        if let repeatRuns, !(1...10_000).contains(repeatRuns) { throw ValidationError("--repeat-runs must be between 1 and 10000") }
+        if let repeatRuns, !Limits.repeatRuns.contains(repeatRuns) {
+            throw ValidationError("--repeat-runs must be between 1 and \(Limits.repeatRuns.upperBound), got \(repeatRuns)")
+        }
         if let output {
             let want = isFloat ? "pfm" : "png"
             guard hasSuffix(output, [want]) else { throw ValidationError("-o \(output): a .\(want) input gives a .\(want) output") }

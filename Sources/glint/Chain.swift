@@ -40,11 +40,11 @@ enum Chain {
             switch name {
             case "iso":
                 let stage: IsoStage
-                do { stage = try IsoStage.parse(options) } catch { throw ValidationError("--then iso: " + IsoStage.message(for: error)) }
+                do { stage = try IsoStage.parse(options) } catch { throw ValidationError("--then iso: " + usageMessage(for: error, type: IsoStage.self, help: nil)) }
                 parsed.append(IsoPass(depth: stage.depth, cornerRadius: stage.cornerRadius, supersampling: stage.supersampling))
             case "blur":
                 let stage: BlurStage
-                do { stage = try BlurStage.parse(options) } catch { throw ValidationError("--then blur: " + BlurStage.message(for: error)) }
+                do { stage = try BlurStage.parse(options) } catch { throw ValidationError("--then blur: " + usageMessage(for: error, type: BlurStage.self, help: nil)) }
                 parsed.append(BlurPass(job: try stage.job()))
             default:
                 throw ValidationError("--then \(name): unknown pass (passes: \(passNames.joined(separator: ", ")))")
@@ -70,11 +70,15 @@ enum Chain {
 
 /// The isometric pass's options: `glint iso` and `--then iso` share them.
 struct IsoStage: ParsableArguments {
-    @Option(parsing: .unconditional, help: "Extrusion depth in output pixels, straight down.")
+    @Option(parsing: .unconditional, help: "Extrusion depth in output pixels, straight down (0 to 4096). (default: 20)",
+            transform: number("--depth", Limits.isoDepth))
     var depth = 20.0
-    @Option(name: .customLong("corner-radius"), parsing: .unconditional, help: "Corner radius in input pixels (0: square corners).")
+    @Option(name: .customLong("corner-radius"), parsing: .unconditional,
+            help: "Corner radius in input pixels (0: square corners; at most half the image's shorter side). (default: 0)",
+            transform: number("--corner-radius", Limits.cornerRadius))
     var cornerRadius = 0.0
-    @Option(name: .customLong("ss"), help: "Anti-aliasing: N x N samples per output pixel (1 to 8).")
+    @Option(name: .customLong("ss"), parsing: .unconditional, help: "Anti-aliasing: N x N samples per output pixel (1 to 8). (default: 4)",
+            transform: wholeNumber("--ss", Limits.isoSupersampling))
     var supersampling = 4
 
     func validate() throws {
@@ -86,7 +90,8 @@ struct IsoStage: ParsableArguments {
 
 /// The blur pass's options: `glint blur` and `--then blur` share them.
 struct BlurStage: ParsableArguments {
-    @Option(parsing: .unconditional, help: "Standard deviation of the Gaussian, in pixels (> 0).")
+    @Option(parsing: .unconditional, help: "Standard deviation of the Gaussian, in pixels (above 0, at most \(Format.short(BlurJob.maxSigma))). (default: 2)",
+            transform: number("--sigma", Limits.sigma))
     var sigma: Double = 2
     @Option(help: "exact, recursive or auto.")
     var method = "auto"

@@ -71,14 +71,26 @@ func writeStderr(_ text: String) {
 
 // MARK: Value parsing
 
-/// `WxH`, e.g. 1920x1080.
-func parseSize(_ text: String) throws -> (Int, Int) {
+/// `WxH`, e.g. 1920x1080: each side 1 to ImageLimits.maxSide, at most ImageLimits.maxPixels.
+func parseSize(_ text: String, option: String = "--size") throws -> (Int, Int) {
     let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-    guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]) else {
-        throw ValidationError("size '\(text)' is not WxH (e.g. 1920x1080)")
+    func isWhole(_ s: Substring) -> Bool {
+        let digits = s.first == "-" || s.first == "+" ? s.dropFirst() : s
+        return !digits.isEmpty && digits.allSatisfy { $0.isASCII && $0.isNumber }
     }
-    guard w > 0, h > 0 else { throw ValidationError("size \(text) must have a width and height of at least 1") }
-    do { try ImageLimits.check(width: w, height: h) } catch { throw ValidationError(error.message) }
+    guard parts.count == 2, parts.allSatisfy(isWhole) else {
+        throw ValidationError("\(option) must be WxH (e.g. 1920x1080), got \(text)")
+    }
+    // Sides too long for an Int are over the limit too.
+    let side = { (s: Substring) -> Int in Int(s) ?? (s.hasPrefix("-") ? Int.min : Int.max) }
+    let (w, h) = (side(parts[0]), side(parts[1]))
+    guard w > 0, h > 0 else { throw ValidationError("\(option) must have a width and height of at least 1, got \(text)") }
+    guard w <= ImageLimits.maxSide && h <= ImageLimits.maxSide else {
+        throw ValidationError("\(option) \(text) is over the limit of \(ImageLimits.maxSide) pixels a side")
+    }
+    guard w * h <= ImageLimits.maxPixels else {
+        throw ValidationError("\(option) \(text) is over the limit of \(ImageLimits.maxPixels) pixels")
+    }
     return (w, h)
 }
 

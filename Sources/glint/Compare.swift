@@ -83,10 +83,11 @@ struct Compare: AsyncParsableCommand {
     @Option(help: "Write every figure as JSON to FILE, or - for stdout.")
     var json: String?
 
-    @Option(help: "Override the tolerance: exact, N or max:N, mean:P%, psnr:DB, rel:X, joined by commas.")
+    @Option(parsing: .unconditional, help: "Override the tolerance: exact, N or max:N, mean:P%, psnr:DB, rel:X, joined by commas.")
     var tolerance: String?
 
-    @Option(help: "Timed runs per side after the first, for a job (median reported).")
+    @Option(parsing: .unconditional, help: "Timed runs per side after the first, for a job (median reported; 1 to \(Limits.runs.upperBound)). (default: 3)",
+            transform: wholeNumber("--runs", Limits.runs))
     var runs = 3
 
     @OptionGroup var out: OutputOptions
@@ -121,8 +122,7 @@ struct Compare: AsyncParsableCommand {
             case "--json": json = value
             case "--tolerance": tolerance = value
             default:
-                guard let n = Int(value ?? ""), n >= 1 else { throw ValidationError("--runs must be a whole number of at least 1") }
-                runs = n
+                runs = try checkedInt(value ?? "", option: "--runs", Limits.runs)
             }
         }
         job = rest
@@ -188,7 +188,7 @@ struct Compare: AsyncParsableCommand {
         do {
             command = try type.parse(Array(job.dropFirst()))
         } catch {
-            throw ValidationError("\(workloadName): " + type.message(for: error))
+            throw ValidationError("\(workloadName): " + usageMessage(for: error, type: type, help: nil))
         }
         if let conflict = command.comparisonConflict() { throw ValidationError(conflict) }
         return try await compareJob(command, a: a, b: b)

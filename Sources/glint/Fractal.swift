@@ -32,19 +32,23 @@ struct Fractal: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Output PNG (default: <formula>.png).")
     var output: String?
 
-    @Option(parsing: .unconditional, help: "Image size WxH.")
+    @Option(parsing: .unconditional, help: "Image size WxH (sides 1 to \(ImageLimits.maxSide)). (default: 1200x800)", transform: sizeText("--size"))
     var size = "1200x800"
 
-    @Option(parsing: .unconditional, help: "View centre X,Y in the complex plane (default: the formula's whole-set view).")
+    @Option(parsing: .unconditional, help: "View centre X,Y in the complex plane, each within +-1e9 (default: the formula's whole-set view).",
+            transform: numbers("--center", count: 2, Limits.planeCoordinate, example: "-0.75,0.1"))
     var center: String?
 
-    @Option(parsing: .unconditional, help: "Zoom: at 1 the image height spans 2 units.")
+    @Option(parsing: .unconditional, help: "Zoom: at 1 the image height spans 2 units (\(Limits.zoom.text)). (default: 1)",
+            transform: number("--zoom", Limits.zoom))
     var zoom = 1.0
 
-    @Option(parsing: .unconditional, help: "Iteration limit; points that never escape get this count.")
+    @Option(parsing: .unconditional, help: "Iteration limit; points that never escape get this count (1 to \(FractalJob.maxIterationLimit)). (default: 128)",
+            transform: wholeNumber("--iterations", 1...FractalJob.maxIterationLimit))
     var iterations = 128
 
-    @Option(parsing: .unconditional, help: "Escape radius R: a point has escaped when |z| > R.")
+    @Option(parsing: .unconditional, help: "Escape radius R: a point has escaped when |z| > R (above 1, at most 1e9). (default: 2)",
+            transform: number("--bailout", Limits.bailout))
     var bailout = 2.0
 
     @Option(help: "Colour palette: tutorial (the tutorial's sin/cos colouring), grey, fire, ocean, rainbow.")
@@ -53,13 +57,15 @@ struct Fractal: AsyncParsableCommand {
     @Flag(help: "Smooth (continuous) colouring instead of bands; a larger --bailout (e.g. 256) smooths better.")
     var smooth = false
 
-    @Option(name: .customLong("ss"), help: "Supersampling: N x N samples per pixel.")
+    @Option(name: .customLong("ss"), parsing: .unconditional, help: "Supersampling: N x N samples per pixel (1 to \(FractalJob.maxSupersampling)). (default: 1)",
+            transform: wholeNumber("--ss", 1...FractalJob.maxSupersampling))
     var supersampling = 1
 
     @Option(help: "Pixel arithmetic: float or double.")
     var precision = "float"
 
-    @Option(name: .customLong("c"), parsing: .unconditional, help: "Julia constant RE,IM for julia, sierpinski-julia and image-julia.")
+    @Option(name: .customLong("c"), parsing: .unconditional, help: "Julia constant RE,IM for julia, sierpinski-julia and image-julia (each within +-1e9). (default: -0.76,0.15)",
+            transform: numbers("--c", count: 2, Limits.planeCoordinate, example: "-0.8,0.156"))
     var c = "-0.76,0.15"
 
     @Option(help: "Texture PNG for image-julia.")
@@ -72,7 +78,8 @@ struct Fractal: AsyncParsableCommand {
                                discussion: "Maximum value 65535 whatever the limit; points that never escape hold the iteration limit; a count is the number of steps that stayed within the bailout, so points outside |z| <= R after the first step read 0. Counts above 65535 are clamped."))
     var counts: String?
 
-    @Option(name: .customLong("bit-depth"), help: "PNG bit depth: 8 or 16.")
+    @Option(name: .customLong("bit-depth"), parsing: .unconditional, help: "PNG bit depth: 8 or 16. (default: 8)",
+            transform: oneOf("--bit-depth", [8, 16]))
     var bitDepth = 8
 
     @OptionGroup var animation: AnimationOptions
@@ -83,11 +90,16 @@ struct Fractal: AsyncParsableCommand {
 
     func validate() throws {
         try animation.check(allowed: Self.rampable)
-        for r in try animation.ramps(allowed: Self.rampable) where r.name == "zoom" {
-            guard r.from.count == 1, r.from[0] > 0, r.to[0] > 0 else { throw ValidationError("--ramp zoom=FROM:TO needs two positive numbers") }
-        }
-        for r in try animation.ramps(allowed: Self.rampable) where r.name != "zoom" && r.from.count != 2 {
-            throw ValidationError("--ramp \(r.name)=FROM:TO needs pairs X,Y (e.g. \(r.name)=-0.75,0:-0.74,0.13)")
+        for r in try animation.ramps(allowed: Self.rampable) {
+            if r.name == "zoom" {
+                guard r.from.count == 1 else { throw ValidationError("--ramp zoom=FROM:TO takes two numbers (e.g. zoom=1:1e4), got \(r.name)=\(rampText(r))") }
+                try checkRamp(r, Limits.zoom)
+            } else {
+                guard r.from.count == 2 else {
+                    throw ValidationError("--ramp \(r.name)=FROM:TO needs pairs X,Y (e.g. \(r.name)=-0.75,0:-0.74,0.13), got \(r.name)=\(rampText(r))")
+                }
+                try checkRamp(r, Limits.planeCoordinate)
+            }
         }
         guard FractalFormula(name: formulaName) != nil else {
             throw ValidationError("unknown formula '\(formulaName)': use \(FractalFormula.allCases.map(\.name).joined(separator: ", "))")
@@ -98,11 +110,19 @@ struct Fractal: AsyncParsableCommand {
         guard Precision(rawValue: precision) != nil else {
             throw ValidationError("--precision must be float or double (got '\(precision)')")
         }
-        guard bitDepth == 8 || bitDepth == 16 else { throw ValidationError("--bit-depth must be 8 or 16") }
-        _ = try parseSize(size)
-        if let center { _ = try parsePair(center, name: "--center") }
-        _ = try parsePair(c, name: "--c")
-        guard zoom.isFinite && zoom > 0 else { throw ValidationError("--zoom must be a positive number (got \(zoom))") }
+        guard bitDepth == 8 || bitDepth == 16 else { throw ValidationError("--bit-depth must be 8 or 16, got \(bitDepth)") }
+        if FractalFormula(name: formulaName) == .imageJulia && texture == nil {
+            throw ValidationError("image-julia needs --texture FILE.png")
+        }
+        // The options together (the supersampled grid, the zoom's precision at the centre), at
+        // each end of any ramp; the texture stands in (it is read when the work starts).
+        var job = try baseJob()
+        if job.formula == .imageJulia { job.texture = Image8(width: 1, height: 1) }
+        let ramps = try animation.ramps(allowed: Self.rampable)
+        let ends = animation.frames.map { n in [0, n - 1].map { Self.frameJob(job, ramps: ramps, frame: $0, of: n) } } ?? [job]
+        for j in ends {
+            do { try j.validate() } catch { throw ValidationError(error.message) }
+        }
         if animation.isAnimation {
             if counts != nil { throw ValidationError("--counts writes one image's counts; it does not go with --frames") }
             try checkWritable(outputFolder, option: "-o")
@@ -115,13 +135,11 @@ struct Fractal: AsyncParsableCommand {
             guard hasSuffix(counts, ["pgm"]) else { throw ValidationError("--counts \(counts): must be a .pgm file") }
             try checkWritable(counts, option: "--counts")
         }
-        if FractalFormula(name: formulaName) == .imageJulia && texture == nil {
-            throw ValidationError("image-julia needs --texture FILE.png")
-        }
     }
 
-    func makeJob() throws -> FractalJob {
-        let formula = FractalFormula(name: formulaName)!
+    /// The job from the options, without the texture.
+    func baseJob() throws -> FractalJob {
+        guard let formula = FractalFormula(name: formulaName) else { throw ValidationError("unknown formula '\(formulaName)'") }
         var job = FractalJob(formula: formula)
         (job.width, job.height) = try parseSize(size)
         if let center { (job.centerRe, job.centerIm) = try parsePair(center, name: "--center") }
@@ -134,6 +152,11 @@ struct Fractal: AsyncParsableCommand {
         job.supersampling = supersampling
         job.precision = Precision(rawValue: precision)!
         job.skipInterior = !noSkip
+        return job
+    }
+
+    func makeJob() throws -> FractalJob {
+        var job = try baseJob()
         if let texture {
             job.texture = try PNG.read(texture)
         }

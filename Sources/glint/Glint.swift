@@ -16,9 +16,9 @@ struct Glint: AsyncParsableCommand {
         }
         // A video encoder that dies must give an error, not kill glint with SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
+        var arguments = Array(CommandLine.arguments.dropFirst())
         do {
-            let arguments: [String]
-            do { arguments = try Chain.split(Array(CommandLine.arguments.dropFirst())) } catch let e as ValidationError {
+            do { arguments = try Chain.split(arguments) } catch let e as ValidationError {
                 writeStderr("error: \(e.message)\n")
                 Glibc.exit(2)
             }
@@ -34,13 +34,20 @@ struct Glint: AsyncParsableCommand {
             }
         } catch {
             // Usage errors exit with 2 (as diff and cmp do), so scripts can tell them from a
-            // failed job (1); compare's "outside tolerance" is also 1.
+            // failed job (1); compare's "outside tolerance" is also 1. A usage error is one line.
             if exitCode(for: error) == .validationFailure {
-                writeStderr(fullMessage(for: error) + "\n")
+                writeStderr("error: " + usageMessage(for: error, type: Glint.self, help: helpHint(arguments)) + "\n")
                 Glibc.exit(2)
             }
             exit(withError: error)
         }
+    }
+
+    /// `glint <command> --help` for the command named first in `arguments` (else `glint --help`).
+    static func helpHint(_ arguments: [String]) -> String {
+        let names = configuration.subcommands.map { $0._commandName }
+        if let first = arguments.first, names.contains(first) { return "glint \(first) --help" }
+        return "glint --help"
     }
 
     static let configuration = CommandConfiguration(

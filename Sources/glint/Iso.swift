@@ -40,6 +40,15 @@ struct Iso: AsyncParsableCommand {
     func validate() throws {
         guard hasSuffix(outputPath, ["png"]) else { throw ValidationError("-o \(outputPath): the output must be a .png file") }
         try checkWritable(outputPath, option: "-o")
+        // The corner radius against the input's size, from its header (an unreadable input is
+        // reported when the work starts, as a failure rather than a usage error).
+        if let (w, h) = try? pngSize(input) {
+            var job = IsoJob(sourceWidth: w, sourceHeight: h)
+            job.depth = pass.depth
+            job.cornerRadius = pass.cornerRadius
+            job.supersampling = pass.supersampling
+            do { try job.validate() } catch { throw ValidationError(error.message) }
+        }
     }
 
     func makeJob() throws -> IsoJob {

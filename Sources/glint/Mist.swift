@@ -43,22 +43,27 @@ struct Mist: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Folder for frame_00000.png, frame_00001.png, ... (created if missing).", valueName: "folder"))
     var output: String?
 
-    @Option(help: "Number of frames to render (>= 1).")
+    @Option(parsing: .unconditional, help: "Number of frames to render (1 to \(MistJob.maxFrames)).",
+            transform: wholeNumber("--frames", 1...MistJob.maxFrames))
     var frames: Int
 
-    @Option(help: "Frames per second: motion and re-fogging per frame scale by 60/fps.")
+    @Option(parsing: .unconditional, help: "Frames per second: motion and re-fogging per frame scale by 60/fps (\(Limits.mistFps.text)). (default: 60)",
+            transform: number("--fps", Limits.mistFps))
     var fps = 60.0
 
-    @Option(help: "Blur of the mist, in pixels.")
+    @Option(parsing: .unconditional, help: "Blur of the mist, in pixels (above 0, at most \(Format.short(BlurJob.maxSigma))). (default: 40)",
+            transform: number("--sigma", Limits.sigma))
     var sigma = 40.0
 
     @Option(help: "Blur method: exact, recursive or auto.")
     var method = "auto"
 
-    @Option(help: "Number of raindrops.")
+    @Option(parsing: .unconditional, help: "Number of raindrops (0 to \(MistJob.maxDrops)). (default: 50)",
+            transform: wholeNumber("--drops", 0...MistJob.maxDrops))
     var drops = 50
 
-    @Option(parsing: .unconditional, help: "Gravity X,Y in image directions (y down).")
+    @Option(parsing: .unconditional, help: "Gravity X,Y in image directions (y down; only the direction counts), each within +-1e6.",
+            transform: numbers("--gravity", count: 2, Limits.gravity, example: "0.3,1"))
     var gravity: String?
 
     @Option(name: .customLong("gravity-file"), help: "Per-frame gravity: one X,Y per line.")
@@ -67,7 +72,7 @@ struct Mist: AsyncParsableCommand {
     @Option(help: "Finger wipes: a JSON file (see above).")
     var wipes: String?
 
-    @Option(help: "Seed of the rain's random numbers.")
+    @Option(parsing: .unconditional, help: "Seed of the rain's random numbers (0 to 2^64-1). (default: 0)", transform: seedNumber("--seed"))
     var seed: UInt64 = 0
 
     @Flag(help: "The seed's drops: one size, no merging, no trails.")

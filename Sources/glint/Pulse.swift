@@ -25,25 +25,29 @@ struct Pulse: AsyncParsableCommand {
 
     var folder: String { output ?? "pulse" }
 
-    @Option(help: "Number of frames.")
+    @Option(parsing: .unconditional, help: "Number of frames (1 to \(PulseJob.maxFrames)). (default: 120)",
+            transform: wholeNumber("--frames", 1...PulseJob.maxFrames))
     var frames = 120
 
-    @Option(help: "Frames per second of the sequence (the oscillator ticks at 60 Hz whatever this is).")
+    @Option(parsing: .unconditional, help: "Frames per second of the sequence (\(Limits.fps.text); the oscillator ticks at 60 Hz whatever this is). (default: 60)",
+            transform: number("--fps", Limits.fps))
     var fps = 60.0
 
-    @Option(parsing: .unconditional, help: "Hue in [0, 1] (0 red, 1/3 green, 2/3 blue).")
+    @Option(parsing: .unconditional, help: "Hue in [0, 1] (0 red, 1/3 green, 2/3 blue). (default: 0)", transform: number("--hue", Limits.unit))
     var hue = 0.0
 
-    @Option(name: .customLong("purity-center"), parsing: .unconditional, help: "Purity at the oscillator's middle, in [0, 1].")
+    @Option(name: .customLong("purity-center"), parsing: .unconditional, help: "Purity at the oscillator's middle, in [0, 1]. (default: 0.5)",
+            transform: number("--purity-center", Limits.unit))
     var purityCenter = 0.5
 
-    @Option(name: .customLong("purity-range"), parsing: .unconditional, help: "Purity swept over one oscillation, in [0, 1].")
+    @Option(name: .customLong("purity-range"), parsing: .unconditional, help: "Purity swept over one oscillation, in [0, 1]. (default: 0.7)",
+            transform: number("--purity-range", Limits.unit))
     var purityRange = 0.7
 
-    @Option(help: "Frame size WxH.")
+    @Option(parsing: .unconditional, help: "Frame size WxH (sides 1 to \(ImageLimits.maxSide)). (default: 640x360)", transform: sizeText("--size"))
     var size = "640x360"
 
-    @Option(help: ArgumentHelp("Ramp the hue over the sequence: hue=FROM:TO (e.g. hue=0:1 walks the colour wheel once).",
+    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Ramp the hue over the sequence: hue=FROM:TO (e.g. hue=0:1 walks the colour wheel once).",
                                valueName: "hue=from:to"))
     var ramp: [String] = []
 
@@ -64,8 +68,8 @@ struct Pulse: AsyncParsableCommand {
         for text in ramp {
             let r: Ramp
             do { r = try Ramp(parsing: text) } catch { throw ValidationError(error.message) }
-            guard r.name == "hue", r.from.count == 1, (0...1).contains(r.from[0]), (0...1).contains(r.to[0]) else {
-                throw ValidationError("--ramp \(text): pulse ramps the hue only, between values in [0, 1] (hue=FROM:TO)")
+            guard r.name == "hue", r.from.count == 1, Limits.unit.contains(r.from[0]), Limits.unit.contains(r.to[0]) else {
+                throw ValidationError("--ramp values must be hue=FROM:TO, each between 0 and 1 (pulse ramps the hue only), got \(text)")
             }
             job.hueRamp = (r.from[0], r.to[0])
         }

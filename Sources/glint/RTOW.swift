@@ -52,52 +52,66 @@ struct RTOW: AsyncParsableCommand {
     @Option(help: "Also write the linear float image (mean radiance per pixel) as a PFM file.")
     var pfm: String?
 
-    @Option(parsing: .unconditional, help: "Image size WxH.")
+    @Option(parsing: .unconditional, help: "Image size WxH (sides 1 to \(ImageLimits.maxSide)). (default: 1200x800)", transform: sizeText("--size"))
     var size = "1200x800"
 
-    @Option(parsing: .unconditional, help: "Samples per pixel.")
+    @Option(parsing: .unconditional, help: "Samples per pixel (1 to \(RTJob.maxSamplesPerPixel)). (default: 50)",
+            transform: wholeNumber("--spp", 1...RTJob.maxSamplesPerPixel))
     var spp = 50
 
-    @Option(parsing: .unconditional, help: "Rays per sample at most (bounces + 1); the book's max_depth.")
+    @Option(parsing: .unconditional, help: "Rays per sample at most (bounces + 1); the book's max_depth (1 to \(RTJob.depthLimit)). (default: 50)",
+            transform: wholeNumber("--depth", 1...RTJob.depthLimit))
     var depth = 50
 
-    @Option(parsing: .unconditional, help: "RNG seed: the cover scene's spheres and every sample's random numbers.")
+    @Option(parsing: .unconditional, help: "RNG seed: the cover scene's spheres and every sample's random numbers (0 to 2^64-1). (default: 0)",
+            transform: seedNumber("--seed"))
     var seed: UInt64 = 0
 
-    @Option(parsing: .unconditional, help: "Eye position X,Y,Z (default: the scene's camera, for built-ins 13,2,3).")
+    @Option(parsing: .unconditional, help: "Eye position X,Y,Z, each within +-1e9 (default: the scene's camera, for built-ins 13,2,3).",
+            transform: numbers("--lookfrom", count: 3, Limits.cameraCoordinate, example: "13,2,3"))
     var lookfrom: String?
 
-    @Option(parsing: .unconditional, help: "Point looked at X,Y,Z (built-ins: 0,0,0).")
+    @Option(parsing: .unconditional, help: "Point looked at X,Y,Z (built-ins: 0,0,0).",
+            transform: numbers("--lookat", count: 3, Limits.cameraCoordinate, example: "0,0,0"))
     var lookat: String?
 
-    @Option(parsing: .unconditional, help: "Up direction X,Y,Z (built-ins: 0,1,0).")
+    @Option(parsing: .unconditional, help: "Up direction X,Y,Z (built-ins: 0,1,0).",
+            transform: numbers("--vup", count: 3, Limits.cameraCoordinate, example: "0,1,0"))
     var vup: String?
 
-    @Option(parsing: .unconditional, help: "Vertical field of view, degrees (built-ins: 20).")
+    @Option(parsing: .unconditional, help: "Vertical field of view, degrees, strictly between 0 and 180 (built-ins: 20).",
+            transform: number("--vfov", Limits.vfov))
     var vfov: Double?
 
-    @Option(parsing: .unconditional, help: "Lens diameter; 0 is a pinhole (built-ins: 0.1).")
+    @Option(parsing: .unconditional, help: "Lens diameter; 0 is a pinhole (built-ins: 0.1).",
+            transform: number("--aperture", Limits.aperture))
     var aperture: Double?
 
-    @Option(name: .customLong("focus-dist"), parsing: .unconditional, help: "Distance to the plane in focus (built-ins: 10).")
+    @Option(name: .customLong("focus-dist"), parsing: .unconditional, help: "Distance to the plane in focus, above 0 (built-ins: 10).",
+            transform: number("--focus-dist", Limits.focusDistance))
     var focusDist: Double?
 
-    @Option(parsing: .unconditional, help: "Move the viewer around the look-at point: LON,LAT degrees.")
+    @Option(parsing: .unconditional, help: "Move the viewer around the look-at point: LON,LAT degrees (each within +-1e6).",
+            transform: numbers("--orbit", count: 2, Limits.angle, example: "30,10"))
     var orbit: String?
 
-    @Option(parsing: .unconditionalSingleValue, help: "Scale the viewer's distance to the look-at point (0.314...2.718 per step; repeatable).")
+    @Option(parsing: .unconditionalSingleValue, help: "Scale the viewer's distance to the look-at point (a factor above 0, clamped to 0.314...2.718 per step; repeatable).",
+            transform: number("--distance", Limits.distanceFactor))
     var distance: [Double] = []
 
-    @Option(parsing: .unconditional, help: "Turn the camera on the spot: YAW,PITCH degrees.")
+    @Option(parsing: .unconditional, help: "Turn the camera on the spot: YAW,PITCH degrees (each within +-1e6).",
+            transform: numbers("--turn", count: 2, Limits.angle, example: "5,0"))
     var turn: String?
 
-    @Option(parsing: .unconditional, help: "Roll about the viewing direction, degrees (-63...63).")
+    @Option(parsing: .unconditional, help: "Roll about the viewing direction, degrees (-63...63).",
+            transform: number("--roll", Limits.roll))
     var roll: Double?
 
     @Flag(name: .customLong("app-glass"), help: "Attenuate glass by (1, 1, 1.1) as SwiftRTOW does (default: (1, 1, 1)).")
     var appGlass = false
 
-    @Option(parsing: .unconditional, help: "Write the current image to -o (and --pfm) every SECONDS while rendering.")
+    @Option(parsing: .unconditional, help: "Write the current image to -o (and --pfm) every SECONDS while rendering (0.1 to 86400).",
+            transform: number("--partial", Limits.partialSeconds))
     var partial: Double?
 
     @Option(help: "Save the accumulated samples to FILE (atomically) every --partial seconds (default 30) and at the end.")
@@ -114,8 +128,11 @@ struct RTOW: AsyncParsableCommand {
 
     func validate() throws {
         try animation.check(allowed: Self.rampable)
-        for r in try animation.ramps(allowed: Self.rampable) where r.from.count != 2 {
-            throw ValidationError("--ramp orbit=LON,LAT:LON,LAT needs two pairs of degrees (e.g. orbit=0,0:360,0)")
+        for r in try animation.ramps(allowed: Self.rampable) {
+            guard r.from.count == 2 else {
+                throw ValidationError("--ramp orbit=LON,LAT:LON,LAT needs two pairs of degrees (e.g. orbit=0,0:360,0), got orbit=\(rampText(r))")
+            }
+            try checkRamp(r, Limits.angle)
         }
         if animation.isAnimation && (checkpoint != nil || resume != nil || partial != nil || pfm != nil) {
             throw ValidationError("--frames renders a sequence; --checkpoint, --resume, --partial and --pfm are for one image")
@@ -123,24 +140,18 @@ struct RTOW: AsyncParsableCommand {
         if RTScene.builtinNames.contains(scene.lowercased()) == false && scene.lowercased() != "ch13" && !hasSuffix(scene, ["json"]) {
             throw ValidationError("unknown scene '\(scene)': use \(RTScene.builtinNames.joined(separator: ", ")) or a FILE.json")
         }
-        _ = try parseSize(size)
-        guard spp >= 1 && spp <= RTJob.maxSamplesPerPixel else { throw ValidationError("--spp must be between 1 and \(RTJob.maxSamplesPerPixel) (got \(spp))") }
-        guard depth >= 1 && depth <= RTJob.depthLimit else { throw ValidationError("--depth must be between 1 and \(RTJob.depthLimit) (got \(depth))") }
-        for (name, value) in [("--lookfrom", lookfrom), ("--lookat", lookat), ("--vup", vup)] {
-            if let value { _ = try parseTriple(value, name: name) }
-        }
-        if let vfov { guard vfov.isFinite && vfov > 0 && vfov < 180 else { throw ValidationError("--vfov must be between 0 and 180 degrees (got \(vfov))") } }
-        if let aperture { guard aperture.isFinite && aperture >= 0 else { throw ValidationError("--aperture must be a number >= 0 (got \(aperture))") } }
-        if let focusDist { guard focusDist.isFinite && focusDist > 0 else { throw ValidationError("--focus-dist must be a positive number (got \(focusDist))") } }
-        if let orbit { _ = try parsePair(orbit, name: "--orbit") }
-        if let turn { _ = try parsePair(turn, name: "--turn") }
-        for f in distance { guard f.isFinite && f > 0 else { throw ValidationError("--distance must be a positive factor (got \(f))") } }
-        if let roll {
-            guard roll.isFinite && abs(roll) <= RTCamera.rollLimit else {
-                throw ValidationError("--roll must be within -63...63 degrees, the app's limit (got \(roll)); use --vup for other tilts")
+        // Each value was range-checked while parsing; here the camera they make together (for a
+        // built-in scene: a scene file's camera is known once the file is read), at each end of
+        // any orbit ramp.
+        if RTScene.builtin(scene, seed: seed) != nil {
+            var orbits: [(Double, Double)?] = [nil]
+            if let n = animation.frames, let r = try animation.ramps(allowed: Self.rampable).first {
+                orbits = [0, n - 1].map { k in let v = r.value(frame: k, of: n); return (v[0], v[1]) }
+            }
+            for o in orbits {
+                do { try makeJob(orbitOverride: o).validate() } catch let e as GlintError { throw ValidationError(e.message) }
             }
         }
-        if let partial { guard partial.isFinite && partial > 0 else { throw ValidationError("--partial must be a positive number of seconds (got \(partial))") } }
         if !animation.isAnimation {
             guard hasSuffix(output, ["png"]) else { throw ValidationError("-o \(output): the output must be a .png file") }
         }

@@ -73,6 +73,8 @@ public struct FractalJob: Sendable {
 
     public static let maxIterationLimit = 1 << 24
     public static let maxSupersampling = 16
+    /// The largest escape radius (--bailout); it must be above 1.
+    public static let maxBailout = 1e9
 
     /// Checks every field; one clear line for the first bad one.
     public func validate() throws(GlintError) {
@@ -82,7 +84,7 @@ public struct FractalJob: Sendable {
         guard (1...Self.maxIterationLimit).contains(maxIterations) else {
             throw GlintError("--iterations must be between 1 and \(Self.maxIterationLimit) (got \(maxIterations))")
         }
-        guard bailout.isFinite, bailout > 1, bailout <= 1e9 else {
+        guard bailout.isFinite, bailout > 1, bailout <= Self.maxBailout else {
             throw GlintError("--bailout must be above 1 and at most 1e9 (got \(bailout))")
         }
         guard (1...Self.maxSupersampling).contains(supersampling) else {

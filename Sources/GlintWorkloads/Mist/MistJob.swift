@@ -38,12 +38,16 @@ public struct MistJob: Sendable {
 
     public static let maxFrames = 1_000_000
     public static let maxDrops = 10_000
+    /// Frames per second accepted (a lower rate would move the rain by thousands of widths a frame).
+    public static let fpsRange = 0.001...1000.0
 
     public func validate() throws(GlintError) {
         guard frames >= 1 && frames <= Self.maxFrames else {
             throw GlintError("--frames must be between 1 and \(Self.maxFrames) (got \(frames))")
         }
-        guard fps.isFinite, fps > 0, fps <= 1000 else { throw GlintError("--fps must be in (0, 1000] (got \(fps))") }
+        guard fps.isFinite, Self.fpsRange.contains(fps) else {
+            throw GlintError("--fps must be between \(Format.short(Self.fpsRange.lowerBound)) and \(Format.short(Self.fpsRange.upperBound)), got \(fps)")
+        }
         guard drops >= 0 && drops <= Self.maxDrops else {
             throw GlintError("--drops must be between 0 and \(Self.maxDrops) (got \(drops))")
         }

@@ -45,11 +45,16 @@ public struct PulseJob: Sendable {
     public init() {}
 
     public static let maxFrames = 1_000_000
+    /// Frames per second accepted: at lower rates the oscillator's ticks per frame (60 / fps) run
+    /// into the billions.
+    public static let fpsRange = 0.001...1000.0
 
     public func validate() throws(GlintError) {
         try ImageLimits.check(width: width, height: height)
         guard frames >= 1 && frames <= Self.maxFrames else { throw GlintError("--frames must be 1 to \(Self.maxFrames) (got \(frames))") }
-        guard fps.isFinite && fps > 0 && fps <= 10_000 else { throw GlintError("--fps must be in (0, 10000] (got \(fps))") }
+        guard fps.isFinite && Self.fpsRange.contains(fps) else {
+            throw GlintError("--fps must be between \(Format.short(Self.fpsRange.lowerBound)) and \(Format.short(Self.fpsRange.upperBound)), got \(fps)")
+        }
         for (name, v) in [("--hue", hue), ("--purity-center", purityCenter), ("--purity-range", purityRange)] {
             guard v.isFinite && v >= 0 && v <= 1 else { throw GlintError("\(name) must be in [0, 1] (got \(v))") }
         }
