@@ -1,0 +1,807 @@
+#!/bin/bash
+# Glint on a GPU machine, in one command: the run.sh of the bundle that scripts/gpu-bundle.sh builds.
+#
+#   ./run.sh [--quick] [--out DIR] [--device D] [--vendors DIR] [--deadline SECONDS]
+#            [--bench-workloads "LIST"] [--keep-work] [--dry-run]
+#
+# Finds the vendor's OpenCL driver and writes an ICD vendors folder for it, records the machine,
+# lists the devices, checks every workload on the device against the Swift CPU path
+# (glint compare), renders the book cover at 1200x800/500 spp and a 4K fractal zoom with timings,
+# runs the benchmark suite, and packs everything into ONE archive, DIR.tar.gz.
+#
+#   --out DIR          results folder (default ./glint-gpu-results); the archive is DIR.tar.gz
+#   --device D         the device to test (default gpu; e.g. opencl:0)
+#   --vendors DIR      use this OpenCL vendors folder (*.icd files) instead of searching for drivers
+#   --quick            tiny sizes, few samples and frames, a short bench: every step in a minute or two
+#   --deadline S       skip what would end later than S seconds after the start (default: no limit)
+#   --bench-workloads  workloads for glint bench (default: all; with --quick: pulse)
+#   --keep-work        keep DIR/work (inputs, every animation frame, caches); never archived
+#   --dry-run          print the glint commands instead of running them (probes and archive still run)
+#   (GLINT_BIN=PATH runs another glint binary than the one next to this script.)
+#
+# Needs bash, coreutils, tar and gzip; works in an emptied environment (env -i).
+# Exit status: 0 when every step ran and every parity check passed, 1 otherwise, 2 for bad usage.
+# The archive is written in every case.
+
+set -u
+umask 022
+export PATH="/usr/local/nvidia/bin:/usr/local/cuda/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin${PATH:+:$PATH}"
+export LC_ALL=C
+
+usage() {
+    local line
+    while IFS= read -r line; do
+        [[ $line == '#!'* ]] && continue
+        [[ $line == '#'* ]] || break
+        line=${line#\#}; printf '%s\n' "${line# }"
+    done <"${BASH_SOURCE[0]}"
+}
+usage_error() { echo "run.sh: $*" >&2; echo "run.sh: see ./run.sh --help" >&2; exit 2; }
+
+OUT=./glint-gpu-results DEVICE=gpu VENDORS_ARG="" QUICK=0 DEADLINE=0 BENCH_WORKLOADS="" BENCH_SET=0
+KEEP_WORK=0 DRY=0
+while (( $# )); do
+    case $1 in
+        --out) (( $# >= 2 )) || usage_error "--out needs a folder"; OUT=$2; shift ;;
+        --out=*) OUT=${1#*=} ;;
+        --device) (( $# >= 2 )) || usage_error "--device needs a value"; DEVICE=$2; shift ;;
+        --device=*) DEVICE=${1#*=} ;;
+        --vendors) (( $# >= 2 )) || usage_error "--vendors needs a folder"; VENDORS_ARG=$2; shift ;;
+        --vendors=*) VENDORS_ARG=${1#*=} ;;
+        --deadline) (( $# >= 2 )) || usage_error "--deadline needs seconds"; DEADLINE=$2; shift ;;
+        --deadline=*) DEADLINE=${1#*=} ;;
+        --bench-workloads) (( $# >= 2 )) || usage_error "--bench-workloads needs a list"; BENCH_WORKLOADS=$2; BENCH_SET=1; shift ;;
+        --bench-workloads=*) BENCH_WORKLOADS=${1#*=}; BENCH_SET=1 ;;
+        --quick) QUICK=1 ;;
+        --keep-work) KEEP_WORK=1 ;;
+        --dry-run) DRY=1 ;;
+        -h|--help) usage; exit 0 ;;
+        *) usage_error "unknown argument '$1'" ;;
+    esac
+    shift
+done
+[[ $DEADLINE =~ ^[0-9]+$ ]] || usage_error "--deadline takes whole seconds, got '$DEADLINE'"
+[[ -n $OUT && -n $DEVICE ]] || usage_error "--out and --device must not be empty"
+[[ $BENCH_WORKLOADS == all ]] && BENCH_WORKLOADS=""
+(( BENCH_SET || ! QUICK )) || BENCH_WORKLOADS=pulse
+
+BUNDLE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd) || usage_error "cannot find the bundle folder"
+GLINT=${GLINT_BIN:-$BUNDLE/glint}
+if [[ -n $VENDORS_ARG ]]; then
+    [[ -d $VENDORS_ARG ]] || usage_error "--vendors $VENDORS_ARG: no such folder"
+    VENDORS_ARG=$(cd "$VENDORS_ARG" && pwd)
+fi
+mkdir -p "$OUT" || usage_error "cannot create $OUT"
+OUT=$(cd "$OUT" && pwd)
+[[ $OUT != / ]] || usage_error "--out must not be /"
+ARCHIVE=$OUT.tar.gz
+WORK=$OUT/work
+LOG=$OUT/run.log
+# Results of an earlier run in the same folder would be mixed up with these.
+rm -rf "$OUT/env" "$OUT/parity" "$OUT/bench" "$OUT/cover" "$OUT/animation" "$OUT/vendors" "$WORK" \
+    "$OUT/run.log" "$OUT/summary.md" "$OUT/parity.tsv" "$OUT/devices.txt" "$OUT/devices.json" "$ARCHIVE"
+mkdir -p "$OUT/env" "$OUT/parity" "$OUT/bench" "$OUT/cover" "$OUT/animation" "$WORK/tmp" "$WORK/inputs"
+: >"$LOG"
+
+# ---------------------------------------------------------------- time and logging
+
+now_us() {
+    local t=${EPOCHREALTIME:-}
+    if [[ -n $t ]]; then t=${t/[.,]/}; echo "$((10#$t))"; return; fi
+    t=$(date +%s%N)
+    if [[ $t =~ ^[0-9]+$ ]]; then echo "$(( t / 1000 ))"; else echo "$(( $(date +%s) * 1000000 ))"; fi
+}
+secs() { # microseconds -> seconds with 2 decimals
+    local us=$1
+    printf '%d.%02d' "$(( us / 1000000 ))" "$(( (us % 1000000) / 10000 ))"
+}
+START_US=$(now_us)
+START_DATE=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+elapsed_us() { echo "$(( $(now_us) - START_US ))"; }
+
+log() { printf '%s\n' "$*" >>"$LOG"; }
+say() { printf 'run.sh: %s\n' "$*"; log "# $*"; }
+
+# Steps and their outcome, for summary.md.
+STEP_NAMES=() STEP_STATUS=() STEP_SECS=() STEP_NOTES=()
+record_step() { # name status seconds note
+    STEP_NAMES+=("$1"); STEP_STATUS+=("$2"); STEP_SECS+=("$3"); STEP_NOTES+=("$4")
+    printf 'run.sh: %-22s %-8s %8s s  %s\n' "$1" "$2" "$3" "$4"
+    log "# step $1: $2 ($3 s) $4"
+}
+
+# A command line as one string, quoting only the words that need it.
+shell_join() {
+    local out="" w
+    for w in "$@"; do
+        if [[ $w =~ ^[A-Za-z0-9_./:=,+@%-]+$ ]]; then out+="$w "; else out+="$(printf '%q' "$w") "; fi
+    done
+    printf '%s' "${out% }"
+}
+
+HAVE_TIMEOUT=0
+command -v timeout >/dev/null 2>&1 && HAVE_TIMEOUT=1
+
+# run_cmd NAME LIMIT_SECONDS CMD...: runs CMD (stdin from /dev/null), logs the command line, its
+# output, exit status and wall time to run.log. Sets RC (124 on a timeout, 125 when skipped for
+# the deadline), SECS (wall seconds), T0/T1 (date +%s.%N before and after) and OUTFILE (the output).
+RC=0 SECS=0.00 T0="" T1="" OUTFILE=$WORK/tmp/last.txt
+run_cmd() {
+    local name=$1 limit=$2; shift 2
+    local cmdline t0 t1
+    cmdline=$(shell_join "$@")
+    : >"$OUTFILE"
+    if (( DRY )); then
+        printf '%s\n' "$cmdline"
+        log "=== [$name] (dry run) \$ $cmdline"
+        RC=0 SECS=0.00 T0="" T1=""
+        return 0
+    fi
+    if (( DEADLINE > 0 )); then
+        local left
+        left=$(( DEADLINE - $(elapsed_us) / 1000000 - 20 ))
+        if (( left < 5 )); then
+            log "=== [$name] SKIPPED (deadline of ${DEADLINE}s reached) \$ $cmdline"
+            echo "skipped: the deadline of ${DEADLINE}s was reached" >"$OUTFILE"
+            RC=125 SECS=0.00 T0="" T1=""
+            return 0
+        fi
+        (( limit > left )) && limit=$left
+    fi
+    log "=== [$name] $(date -u +%Y-%m-%dT%H:%M:%SZ) (limit ${limit}s) \$ $cmdline"
+    T0=$(date +%s.%N); t0=$(now_us)
+    if (( HAVE_TIMEOUT )); then
+        timeout -k 10 "$limit" "$@" >"$OUTFILE" 2>&1 </dev/null
+    else
+        "$@" >"$OUTFILE" 2>&1 </dev/null
+    fi
+    RC=$?
+    t1=$(now_us); T1=$(date +%s.%N)
+    SECS=$(secs $(( t1 - t0 )))
+    cat "$OUTFILE" >>"$LOG"
+    local note=""
+    (( RC == 124 || RC == 137 )) && note=" (timed out after ${limit}s)"
+    log "=== [$name] exit $RC after $SECS s$note"
+    return 0
+}
+
+not_ok() { # the status word of a step that did not succeed, from its exit code
+    if (( $1 == 125 )); then echo SKIPPED; else echo FAILED; fi
+}
+
+last_line() { # the last non-empty line of a file
+    local line last=""
+    while IFS= read -r line || [[ -n $line ]]; do [[ -n ${line// /} ]] && last=$line; done <"$1"
+    printf '%s' "$last"
+}
+
+# ---------------------------------------------------------------- sizes per mode
+
+if (( QUICK )); then
+    MODE=quick
+    FRACTAL_SIZE=32x24 DEEP_IT=300 IMG_SIZE=48x32 RUNS=1
+    RT_SIZE=32x24 RT_SPP=2 RT_DEPTH=4
+    MIST_FRAMES=3 PULSE_SIZE=32x24 PULSE_FRAMES=5 ISO_RADIUS=4 ISO_SS=2
+    COVER_SIZE=32x24 COVER_SPP=2 COVER_DEPTH=4
+    ANIM_SIZE=64x36 ANIM_FRAMES=4 ANIM_ZOOM=1e3 ANIM_IT=200
+    BENCH_SUITE=(--quick --seconds 0.02)
+    LIM_PARITY=240 LIM_INPUT=120 LIM_COVER=300 LIM_ANIM=300 LIM_BENCH=300 LIM_CPU=300
+else
+    MODE=full
+    FRACTAL_SIZE=1920x1080 DEEP_IT=2000 IMG_SIZE=1920x1080 RUNS=3
+    RT_SIZE=600x400 RT_SPP=64 RT_DEPTH=50
+    MIST_FRAMES=30 PULSE_SIZE=1920x1080 PULSE_FRAMES=120 ISO_RADIUS=24 ISO_SS=4
+    COVER_SIZE=1200x800 COVER_SPP=500 COVER_DEPTH=50
+    ANIM_SIZE=3840x2160 ANIM_FRAMES=60 ANIM_ZOOM=1e5 ANIM_IT=2000
+    BENCH_SUITE=(--full)
+    LIM_PARITY=180 LIM_INPUT=120 LIM_COVER=240 LIM_ANIM=300 LIM_BENCH=420 LIM_CPU=300
+fi
+# shellcheck disable=SC2206  # the list is meant to split into words
+BENCH_LIST=($BENCH_WORKLOADS)
+
+say "Glint GPU run ($MODE), device '$DEVICE', results in $OUT"
+[[ -x $GLINT ]] || say "error: $GLINT is missing or not executable (run.sh belongs next to glint in the bundle); every step will fail"
+log "# started $START_DATE; bundle $BUNDLE"
+
+# ---------------------------------------------------------------- environment
+
+# A minimal environment (env -i) has no HOME; drivers and glint want one.
+if [[ -z ${HOME:-} || ! -d ${HOME:-/nonexistent} || ! -w ${HOME:-/nonexistent} ]]; then
+    export HOME=$WORK/home
+    mkdir -p "$HOME"
+fi
+export GLINT_CACHE_DIR=$WORK/glint-cache
+export TMPDIR=$WORK/tmp
+unset GLINT_DEVICE GLINT_KERNELS GLINT_KERNEL_CACHE
+mkdir -p "$GLINT_CACHE_DIR"
+
+# Libraries: the bundle first (ocl-icd's loader must be the one that reads OCL_ICD_VENDORS); the
+# C++ runtime from fallback/ only where the system has none.
+ORIG_LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}
+export LD_LIBRARY_PATH="$BUNDLE${ORIG_LD_LIBRARY_PATH:+:$ORIG_LD_LIBRARY_PATH}"
+FALLBACK_NOTE="not needed (the system has libstdc++ and libgcc_s)"
+if [[ -d $BUNDLE/fallback ]]; then
+    trace=$(LD_TRACE_LOADED_OBJECTS=1 "$GLINT" 2>&1)
+    if [[ $trace == *"not found"* ]]; then
+        export LD_LIBRARY_PATH="$BUNDLE:$BUNDLE/fallback${ORIG_LD_LIBRARY_PATH:+:$ORIG_LD_LIBRARY_PATH}"
+        FALLBACK_NOTE="used: the system lacks a library glint needs"
+    fi
+fi
+
+# ---------------------------------------------------------------- OpenCL vendors folder
+
+t0=$(now_us)
+VENDOR_NOTE=""
+NVIDIA_LIB=""
+ICD_WRITTEN=() candidates=()
+if [[ -n $VENDORS_ARG ]]; then
+    VENDORS=$VENDORS_ARG
+    VENDOR_NOTE="given with --vendors"
+else
+    VENDORS=$OUT/vendors
+    mkdir -p "$VENDORS"
+    # NVIDIA's OpenCL driver library: the loader cache first, then the usual folders.
+    candidates=()
+    if command -v ldconfig >/dev/null 2>&1; then
+        while IFS= read -r line; do
+            [[ $line == *libnvidia-opencl.so* && $line == *x86-64* && $line == *'=> '* ]] && candidates+=("${line##*=> }")
+        done < <(ldconfig -p 2>/dev/null)
+    fi
+    for dir in /usr/local/nvidia/lib64 /usr/local/nvidia/lib /usr/lib/x86_64-linux-gnu \
+               /usr/lib/x86_64-linux-gnu/nvidia/current /usr/lib64 /usr/lib64/nvidia /usr/lib \
+               /usr/lib/nvidia /lib/x86_64-linux-gnu /lib64; do
+        candidates+=("$dir/libnvidia-opencl.so.1")
+        for f in "$dir"/libnvidia-opencl.so.[0-9]*.*; do [[ -e $f ]] && candidates+=("$f"); done
+    done
+    for c in "${candidates[@]}"; do
+        if [[ -f $c ]]; then NVIDIA_LIB=$c; break; fi
+    done
+    if [[ -n $NVIDIA_LIB ]]; then
+        printf '%s\n' "$NVIDIA_LIB" >"$VENDORS/nvidia.icd"
+        ICD_WRITTEN+=("nvidia.icd -> $NVIDIA_LIB")
+    fi
+    # Take over the system's ICDs (and those of an OCL_ICD_VENDORS folder already set), except
+    # another entry for the NVIDIA library found above (it would show the GPU twice).
+    sources=(/etc/OpenCL/vendors/*.icd)
+    [[ -n ${OCL_ICD_VENDORS:-} && -d ${OCL_ICD_VENDORS:-} ]] && sources+=("$OCL_ICD_VENDORS"/*.icd)
+    for icd in "${sources[@]}"; do
+        [[ -f $icd ]] || continue
+        lib=""
+        IFS= read -r lib <"$icd" || [[ -n $lib ]]
+        lib=${lib%$'\r'}
+        [[ -n $lib ]] || continue
+        if [[ -n $NVIDIA_LIB && ( ${lib##*/} == "${NVIDIA_LIB##*/}" || ${lib##*/} == libnvidia-opencl.so* ) ]]; then
+            continue
+        fi
+        base=${icd##*/}
+        dest=$VENDORS/system-$base
+        [[ -e $dest ]] && dest=$VENDORS/env-$base
+        printf '%s\n' "$lib" >"$dest"
+        ICD_WRITTEN+=("${dest##*/} -> $lib (from $icd)")
+    done
+    if [[ -n $NVIDIA_LIB ]]; then VENDOR_NOTE="NVIDIA driver: $NVIDIA_LIB"; else VENDOR_NOTE="no libnvidia-opencl found"; fi
+    VENDOR_NOTE+="; ${#ICD_WRITTEN[@]} ICD file(s) written"
+fi
+export OCL_ICD_VENDORS=$VENDORS
+# Keep NVIDIA's compiled-kernel cache in the work area, out of the user's home.
+[[ -n ${CUDA_CACHE_PATH:-} ]] || export CUDA_CACHE_PATH=$WORK/nv-compute-cache
+
+icd_count=0
+{
+    echo "OCL_ICD_VENDORS=$OCL_ICD_VENDORS ($VENDOR_NOTE)"
+    echo
+    for icd in "$VENDORS"/*.icd; do
+        [[ -f $icd ]] || continue
+        icd_count=$(( icd_count + 1 ))
+        printf '%s: %s\n' "${icd##*/}" "$(<"$icd")"
+    done
+    (( icd_count )) || echo "(no .icd files)"
+    echo
+    echo "NVIDIA library candidates looked at, in order:"
+    for c in "${candidates[@]+"${candidates[@]}"}"; do
+        if [[ -e $c ]]; then echo "  found  $c"; else echo "  -      $c"; fi
+    done
+    echo
+    echo "/etc/OpenCL/vendors:"
+    for icd in /etc/OpenCL/vendors/*; do [[ -e $icd ]] && printf '  %s: %s\n' "${icd##*/}" "$(<"$icd")"; done
+} >"$OUT/env/opencl-vendors.txt" 2>&1
+if (( icd_count > 0 )); then
+    record_step opencl-vendors ok "$(secs $(( $(now_us) - t0 )))" "$VENDOR_NOTE; $icd_count .icd in $OCL_ICD_VENDORS"
+else
+    record_step opencl-vendors FAILED "$(secs $(( $(now_us) - t0 )))" "no OpenCL driver found ($VENDOR_NOTE)"
+fi
+
+# ---------------------------------------------------------------- the machine
+
+t0=$(now_us)
+{
+    echo "date: $START_DATE"
+    echo "uname -a: $(uname -a 2>&1)"
+    [[ -r /etc/os-release ]] && { echo; cat /etc/os-release; }
+    echo
+    echo "glibc: $(getconf GNU_LIBC_VERSION 2>/dev/null || echo unknown)"
+    echo "cpu cores online: $(nproc 2>/dev/null || echo unknown)"
+    [[ -r /proc/cpuinfo ]] && while IFS= read -r line; do
+        if [[ $line == "model name"* ]]; then echo "cpu: ${line#*: }"; break; fi
+    done </proc/cpuinfo
+    [[ -r /proc/meminfo ]] && while IFS= read -r line; do
+        [[ $line == MemTotal:* ]] && { echo "memory: ${line#MemTotal:}"; break; }
+    done </proc/meminfo
+    echo
+    echo "mode: $MODE; device: $DEVICE; bundle: $BUNDLE; output: $OUT"
+    echo "PATH=$PATH"
+    echo "HOME=$HOME"
+    echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH (fallback C++ runtime $FALLBACK_NOTE)"
+    echo "OCL_ICD_VENDORS=$OCL_ICD_VENDORS"
+    echo "GLINT_CACHE_DIR=$GLINT_CACHE_DIR"
+    echo "CUDA_CACHE_PATH=${CUDA_CACHE_PATH:-} CUDA_CACHE_DISABLE=${CUDA_CACHE_DISABLE:-}"
+    echo "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-} NVIDIA_VISIBLE_DEVICES=${NVIDIA_VISIBLE_DEVICES:-}"
+    echo
+    echo "glint --version: $("$GLINT" --version 2>&1)"
+    echo
+    echo "libraries glint loads (LD_TRACE_LOADED_OBJECTS=1):"
+    LD_TRACE_LOADED_OBJECTS=1 "$GLINT" 2>&1
+} >"$OUT/env/system.txt" 2>&1
+if command -v nvidia-smi >/dev/null 2>&1; then
+    nvidia-smi >"$OUT/env/nvidia-smi.txt" 2>&1
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem,power.limit,compute_mode \
+        --format=csv >>"$OUT/env/nvidia-smi.txt" 2>&1
+    nvidia-smi -q >"$OUT/env/nvidia-smi-q.txt" 2>&1
+    SMI_NOTE="nvidia-smi recorded"
+else
+    echo "nvidia-smi: not found on PATH ($PATH)" >"$OUT/env/nvidia-smi.txt"
+    SMI_NOTE="no nvidia-smi"
+fi
+if command -v ldconfig >/dev/null 2>&1; then
+    {
+        echo "ldconfig -p, OpenCL and NVIDIA entries:"
+        while IFS= read -r line; do
+            [[ $line == *OpenCL* || $line == *opencl* || $line == *nvidia* || $line == *cuda* ]] && echo "$line"
+        done < <(ldconfig -p 2>&1)
+    } >"$OUT/env/ldconfig.txt"
+fi
+if command -v clinfo >/dev/null 2>&1; then
+    clinfo >"$OUT/env/clinfo.txt" 2>&1
+    SMI_NOTE+="; clinfo recorded"
+fi
+if version_line=$("$GLINT" --version 2>&1); then
+    record_step system ok "$(secs $(( $(now_us) - t0 )))" "$version_line; $SMI_NOTE"
+else
+    record_step system FAILED "$(secs $(( $(now_us) - t0 )))" "glint does not start: $version_line"
+fi
+
+# ---------------------------------------------------------------- devices
+
+t0=$(now_us)
+run_cmd devices 60 "$GLINT" devices --verbose
+cp "$OUTFILE" "$OUT/devices.txt"
+rc1=$RC
+run_cmd devices-json 60 "$GLINT" devices --json
+cp "$OUTFILE" "$OUT/devices.json"
+rc2=$RC
+# The chosen device must resolve and run a kernel: one 8x8 pulse frame.
+run_cmd device-probe 120 "$GLINT" pulse --frames 1 --size 8x8 --device "$DEVICE" -o "$WORK/probe"
+rc3=$RC
+probe_line=$(last_line "$OUTFILE")
+s1=$(secs $(( $(now_us) - t0 )))
+if (( rc1 == 0 && rc2 == 0 && rc3 == 0 )); then
+    record_step devices ok "$s1" "device $DEVICE: $probe_line"
+else
+    record_step devices FAILED "$s1" "exit devices $rc1, --json $rc2, probe on $DEVICE $rc3: $probe_line"
+fi
+
+# ---------------------------------------------------------------- inputs (Swift CPU path)
+
+PHOTO=$WORK/inputs/photo.png RGBA=$WORK/inputs/rgba.png PFM=$WORK/inputs/float.pfm
+TEXTURE=$BUNDLE/data/ring-texture.png
+[[ -f $TEXTURE ]] || TEXTURE=$RGBA
+t0=$(now_us)
+input_rc=0
+run_cmd input-photo "$LIM_INPUT" "$GLINT" fractal julia --size "$IMG_SIZE" --c -0.8,0.156 --smooth --bailout 64 \
+    --iterations 300 --palette ocean --device cpu -o "$PHOTO"
+(( RC )) && input_rc=$RC
+run_cmd input-rgba "$LIM_INPUT" "$GLINT" iso "$PHOTO" --depth 10 --corner-radius 8 --ss 2 --device cpu -o "$RGBA"
+(( RC )) && input_rc=$RC
+run_cmd input-pfm "$LIM_INPUT" "$GLINT" rtow --scene ch10 --size "$IMG_SIZE" --spp 4 --depth 8 --device cpu \
+    -o "$WORK/inputs/float-src.png" --pfm "$PFM"
+(( RC )) && input_rc=$RC
+if (( input_rc == 0 )); then
+    record_step inputs ok "$(secs $(( $(now_us) - t0 )))" "test images made on the Swift CPU path ($IMG_SIZE)"
+else
+    record_step inputs FAILED "$(secs $(( $(now_us) - t0 )))" "an input image could not be made (exit $input_rc); see run.log"
+fi
+
+# ---------------------------------------------------------------- parity
+
+TSV=$OUT/parity.tsv
+printf 'check\tresult\texit\tseconds\tmax_abs\tmean_abs\tpsnr_db\tcounts_differing\ta_ms\tb_ms\tb_kernel_ms\tspeedup\tcommand\n' >"$TSV"
+P_LINES=()
+P_PASS=0 P_FAIL=0
+
+# Reads the figures of a glint compare --json file (pretty-printed) into J_* variables.
+json_figures() {
+    J_MAX="" J_MEAN="" J_PSNR="" J_COUNTS="" J_A="" J_B="" J_BK="" J_SPEEDUP=""
+    [[ -f $1 ]] || return 0
+    local line section="" key val bmedians=0
+    while IFS= read -r line; do
+        case $line in
+            *'"a": {'*) section=a ;;
+            *'"b": {'*) section=b; bmedians=0 ;;
+            *'"counts": {'*) section=counts ;;
+            *'"overall": {'*) section=overall ;;
+            *'"channels": ['*|*'"criteria": ['*) section="" ;;
+        esac
+        [[ $line =~ \"([a-z_]+)\":\ (-?[0-9][0-9.eE+-]*|null) ]] || continue
+        key=${BASH_REMATCH[1]} val=${BASH_REMATCH[2]}
+        [[ $val == null ]] && val=""
+        [[ $val =~ ^-?[0-9] ]] && val=$(printf '%.4g' "$val" 2>/dev/null || printf '%s' "$val")
+        case $section:$key in
+            overall:max_abs) J_MAX=$val ;;
+            overall:mean_abs) J_MEAN=$val ;;
+            overall:psnr_db) J_PSNR=${val:-inf} ;;
+            counts:differing) J_COUNTS=$val ;;
+            a:median) [[ -z $J_A ]] && J_A=$val ;;
+            b:median) bmedians=$(( bmedians + 1 )); (( bmedians == 1 )) && J_B=$val; (( bmedians == 2 )) && J_BK=$val ;;
+            *:speedup) J_SPEEDUP=$val ;;
+        esac
+    done <"$1"
+}
+
+# record_parity NAME RC SECS JSON COMMAND-TEXT
+record_parity() {
+    local name=$1 rc=$2 s=$3 json=$4 cmd=$5 result
+    case $rc in
+        0) result=pass ;;
+        1) result=FAIL ;;
+        124|137) result=TIMEOUT ;;
+        125) result=SKIPPED ;;
+        *) result=ERROR ;;
+    esac
+    (( DRY )) && result=dry-run
+    if [[ $result == pass || $result == dry-run ]]; then
+        P_PASS=$(( P_PASS + 1 ))
+        rm -f "$OUT/parity/$name-diff.png"
+    else
+        P_FAIL=$(( P_FAIL + 1 ))
+    fi
+    json_figures "$json"
+    local why=""
+    if [[ $result != pass && $result != dry-run ]]; then
+        why=$(last_line "$OUTFILE"); why=${why//|/\\|}
+    fi
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$result" "$rc" "$s" "$J_MAX" "$J_MEAN" \
+        "$J_PSNR" "$J_COUNTS" "$J_A" "$J_B" "$J_BK" "$J_SPEEDUP" "$cmd" >>"$TSV"
+    P_LINES+=("| $name | $result | $rc | $s | ${J_MAX:--} | ${J_MEAN:--} | ${J_PSNR:--} | ${J_COUNTS:--} | ${J_A:--} | ${J_B:--} | ${J_BK:--} | ${J_SPEEDUP:--} | ${why} |")
+    printf 'run.sh:   parity %-34s %-7s %6s s\n' "$name" "$result" "$s"
+}
+
+# parity NAME WORKLOAD [options]: glint compare --a cpu --b DEVICE on one job.
+parity() {
+    local name=$1; shift
+    local json=$OUT/parity/$name.json
+    run_cmd "parity $name" "$LIM_PARITY" "$GLINT" compare --a cpu --b "$DEVICE" --runs "$RUNS" --json "$json" \
+        --diff "$OUT/parity/$name-diff.png" "$@"
+    record_parity "$name" "$RC" "$SECS" "$json" "glint compare --a cpu --b $DEVICE $*"
+}
+
+# parity_images NAME A B [compare options]: glint compare --images on two files made apart.
+parity_images() {
+    local name=$1 a=$2 b=$3; shift 3
+    local json=$OUT/parity/$name.json
+    run_cmd "parity $name" 120 "$GLINT" compare --images "$a" "$b" --json "$json" --diff "$OUT/parity/$name-diff.png" "$@"
+    record_parity "$name" "$RC" "$SECS" "$json" "glint compare --images ${a##*/} ${b##*/} $*"
+}
+
+# A render on both sides for a check that compare cannot run as a job (chained passes).
+# parity_render NAME TOLERANCE-OPTIONS... -- RENDER ARGS (without --device and -o)
+parity_render() {
+    local name=$1; shift
+    local tol=()
+    while (( $# )) && [[ $1 != -- ]]; do tol+=("$1"); shift; done
+    shift
+    local a=$WORK/tmp/$name-cpu.png b=$WORK/tmp/$name-device.png rca rcb sa sb
+    rm -f "$a" "$b"
+    run_cmd "parity $name (cpu)" "$LIM_PARITY" "$GLINT" "$@" --device cpu -o "$a"; rca=$RC sa=$SECS
+    run_cmd "parity $name ($DEVICE)" "$LIM_PARITY" "$GLINT" "$@" --device "$DEVICE" -o "$b"; rcb=$RC sb=$SECS
+    if (( rca == 0 && rcb == 0 )); then
+        parity_images "$name" "$a" "$b" "${tol[@]+"${tol[@]}"}"
+    else
+        local rc=2
+        (( rca == 124 || rcb == 124 || rca == 137 || rcb == 137 )) && rc=124
+        (( rca == 125 || rcb == 125 )) && rc=125
+        record_parity "$name" "$rc" "$sb" "" "glint $* (cpu exit $rca, $DEVICE exit $rcb, ${sa}+${sb} s)"
+    fi
+}
+
+t0=$(now_us)
+say "parity: every workload on $DEVICE against the Swift CPU path"
+
+# Fractals: every formula the CLI lists, float and double, banded and smooth.
+FORMULAS=()
+help_text=$("$GLINT" fractal --help 2>/dev/null)
+collect=0
+while IFS= read -r line; do
+    if [[ $line == *'<formula>'* && $line != *USAGE* ]]; then collect=1; line=${line#*<formula>}
+    elif (( collect )) && [[ -z ${line// /} || $line == *OPTIONS:* ]]; then break
+    fi
+    if (( collect )); then
+        IFS=' |' read -ra words <<<"$line"
+        for word in "${words[@]}"; do [[ $word =~ ^[a-z][a-z0-9-]*$ ]] && FORMULAS+=("$word"); done
+    fi
+done <<<"$help_text"
+(( ${#FORMULAS[@]} )) || FORMULAS=(mandelbrot julia burning-ship sierpinski-julia image-julia)
+log "# fractal formulas: ${FORMULAS[*]}"
+
+formula_args() {
+    case $1 in
+        mandelbrot) FARGS=() ;;
+        julia) FARGS=(--c -0.8,0.156) ;;
+        burning-ship) FARGS=(--center -1.755,-0.03 --zoom 25) ;;
+        sierpinski-julia) FARGS=(--c -0.12,0.05 --zoom 0.7) ;;
+        image-julia) FARGS=(--texture "$TEXTURE" --center 0.5,0.5 --zoom 1.2) ;;
+        *) FARGS=() ;;
+    esac
+}
+palettes=(fire ocean grey rainbow tutorial)
+i=0
+for f in "${FORMULAS[@]}"; do
+    formula_args "$f"
+    pal=${palettes[i % ${#palettes[@]}]}; i=$(( i + 1 ))
+    for prec in float double; do
+        parity "fractal-$f-$prec" fractal "$f" --size "$FRACTAL_SIZE" --precision "$prec" "${FARGS[@]+"${FARGS[@]}"}"
+        parity "fractal-$f-$prec-smooth" fractal "$f" --size "$FRACTAL_SIZE" --precision "$prec" \
+            --smooth --bailout 64 --iterations 400 --palette "$pal" "${FARGS[@]+"${FARGS[@]}"}"
+    done
+done
+parity fractal-mandelbrot-deep-double fractal mandelbrot --size "$FRACTAL_SIZE" --precision double \
+    --center -0.7435669,0.1314023 --zoom 2e4 --iterations "$DEEP_IT" --smooth --bailout 256 --palette fire
+parity fractal-mandelbrot-noskip-ss2 fractal mandelbrot --size "$FRACTAL_SIZE" --no-skip --ss 2
+parity fractal-julia-ss3-rainbow fractal julia --size "$FRACTAL_SIZE" --c -0.4,0.6 --ss 3 --smooth --bailout 64 --palette rainbow
+parity fractal-mandelbrot-16bit fractal mandelbrot --size "$FRACTAL_SIZE" --bit-depth 16 --smooth --bailout 256 --palette grey
+
+# Ray tracing: the three scenes, and the camera gestures.
+for scene in ch8 ch10 cover; do
+    parity "rtow-$scene" rtow --scene "$scene" --size "$RT_SIZE" --spp "$RT_SPP" --depth "$RT_DEPTH"
+done
+parity rtow-cover-gestures rtow --scene cover --size "$RT_SIZE" --spp "$RT_SPP" --depth "$RT_DEPTH" \
+    --distance 0.6 --turn 5,0 --roll 10 --vfov 30
+parity rtow-ch10-orbit-pinhole-appglass rtow --scene ch10 --size "$RT_SIZE" --spp "$RT_SPP" --depth "$RT_DEPTH" \
+    --orbit 30,10 --aperture 0 --app-glass
+
+# Blur: both methods and every border on 8-bit, an RGBA image, and float.
+for border in reflect101 clamp wrap zero; do
+    parity "blur-8bit-exact-s2-$border" blur "$PHOTO" --sigma 2 --method exact --border "$border"
+    parity "blur-8bit-recursive-s20-$border" blur "$PHOTO" --sigma 20 --method recursive --border "$border"
+done
+parity blur-8bit-exact-s10 blur "$PHOTO" --sigma 10 --method exact
+parity blur-8bit-recursive-s40 blur "$PHOTO" --sigma 40 --method recursive
+parity blur-rgba-exact-s3.3 blur "$RGBA" --sigma 3.3 --method exact
+parity blur-rgba-recursive-s8 blur "$RGBA" --sigma 8 --method recursive
+parity blur-float-exact-s2 blur "$PFM" --sigma 2 --method exact
+parity blur-float-exact-s8-clamp blur "$PFM" --sigma 8 --method exact --border clamp
+parity blur-float-recursive-s8 blur "$PFM" --sigma 8 --method recursive
+
+# Mist, iso, pulse.
+parity mist mist --input "$PHOTO" --frames "$MIST_FRAMES"
+parity mist-classic-exact mist --input "$PHOTO" --frames "$MIST_FRAMES" --classic --gravity 0.3,1 --drops 80 \
+    --seed 7 --sigma 10 --method exact
+parity iso iso "$PHOTO"
+parity iso-rounded iso "$PHOTO" --depth 30 --corner-radius "$ISO_RADIUS" --ss "$ISO_SS"
+parity iso-rgba iso "$RGBA" --depth 5 --ss 2
+parity pulse pulse --size "$PULSE_SIZE" --frames "$PULSE_FRAMES"
+parity pulse-teal-ramp pulse --size "$PULSE_SIZE" --frames "$PULSE_FRAMES" --hue 0.5 --purity-center 0.6 \
+    --purity-range 0.4 --ramp hue=0:1
+
+# Chained passes (one device image from pass to pass): rendered on both sides, compared as files.
+parity_render chain-julia-blur-iso -- fractal julia --size "$IMG_SIZE" --smooth --bailout 64 --palette fire \
+    --then blur --sigma 3 --then iso --depth 30
+parity_render chain-rtow-iso --tolerance mean:0.5%,psnr:40 -- rtow --scene cover --size "$RT_SIZE" \
+    --spp "$RT_SPP" --depth "$RT_DEPTH" --then iso --depth 24
+
+p_total=$(( P_PASS + P_FAIL ))
+if (( P_FAIL == 0 )); then
+    record_step parity ok "$(secs $(( $(now_us) - t0 )))" "$P_PASS of $p_total checks passed"
+else
+    record_step parity FAILED "$(secs $(( $(now_us) - t0 )))" "$P_FAIL of $p_total checks did not pass"
+fi
+
+# ---------------------------------------------------------------- the book cover
+
+COVER=$OUT/cover/cover.png
+run_cmd cover "$LIM_COVER" "$GLINT" rtow --scene cover --size "$COVER_SIZE" --spp "$COVER_SPP" --depth "$COVER_DEPTH" \
+    --device "$DEVICE" -o "$COVER"
+cover_rc=$RC cover_secs=$SECS cover_line=$(last_line "$OUTFILE")
+cp "$OUTFILE" "$OUT/cover/cover.txt"
+printf 'wall time (date +%%s.%%N): start %s, end %s, %s s; exit %s\n' "$T0" "$T1" "$cover_secs" "$cover_rc" >>"$OUT/cover/cover.txt"
+if (( cover_rc == 0 )); then
+    record_step cover ok "$cover_secs" "$cover_line"
+else
+    record_step cover "$(not_ok "$cover_rc")" "$cover_secs" "exit $cover_rc: $cover_line"
+fi
+# The same image on the Swift CPU path: the final image's parity, and the speed-up.
+COVER_CPU=$WORK/tmp/cover-cpu.png
+run_cmd cover-cpu "$LIM_CPU" "$GLINT" rtow --scene cover --size "$COVER_SIZE" --spp "$COVER_SPP" --depth "$COVER_DEPTH" \
+    --device cpu -o "$COVER_CPU"
+cpu_rc=$RC cpu_secs=$SECS cpu_line=$(last_line "$OUTFILE")
+printf '\nSwift CPU path, same render: %s s, exit %s: %s\n' "$cpu_secs" "$cpu_rc" "$cpu_line" >>"$OUT/cover/cover.txt"
+if (( cpu_rc == 0 )); then
+    record_step cover-cpu ok "$cpu_secs" "$cpu_line"
+else
+    record_step cover-cpu "$(not_ok "$cpu_rc")" "$cpu_secs" "exit $cpu_rc: $cpu_line"
+fi
+if (( cover_rc == 0 && cpu_rc == 0 )); then
+    parity_images rtow-cover-final "$COVER_CPU" "$COVER" --tolerance mean:0.5%,psnr:40
+else
+    rc=2; (( cover_rc == 125 || cpu_rc == 125 )) && rc=125
+    record_parity rtow-cover-final "$rc" 0.00 "" "the cover renders failed (device exit $cover_rc, cpu exit $cpu_rc)"
+fi
+
+# ---------------------------------------------------------------- 4K fractal zoom
+
+ANIM=$WORK/anim
+ANIM_CENTER=-0.743643887037151,0.131825904205330   # a minibrot in the seahorse valley at zoom 1e5
+rm -rf "$ANIM"
+run_cmd animation "$LIM_ANIM" "$GLINT" fractal mandelbrot --size "$ANIM_SIZE" --frames "$ANIM_FRAMES" \
+    --center "$ANIM_CENTER" --ramp "zoom=1:$ANIM_ZOOM" --precision double --iterations "$ANIM_IT" --smooth \
+    --bailout 256 --palette fire --device "$DEVICE" -o "$ANIM"
+anim_rc=$RC anim_secs=$SECS anim_line=$(last_line "$OUTFILE")
+cp "$OUTFILE" "$OUT/animation/animation.txt"
+printf 'wall time (date +%%s.%%N): start %s, end %s, %s s; exit %s\n' "$T0" "$T1" "$anim_secs" "$anim_rc" >>"$OUT/animation/animation.txt"
+frames=0
+for f in "$ANIM"/frame_*.png; do [[ -f $f ]] && frames=$(( frames + 1 )); done
+kept=()
+last_frame=$(printf 'frame_%05d.png' $(( ANIM_FRAMES - 1 )))
+for k in 0 $(( ANIM_FRAMES / 2 )) $(( ANIM_FRAMES - 1 )); do
+    f=$(printf 'frame_%05d.png' "$k")
+    if [[ -f $ANIM/$f && ! -f $OUT/animation/$f ]]; then cp "$ANIM/$f" "$OUT/animation/$f"; kept+=("$f"); fi
+done
+echo "frames written: $frames of $ANIM_FRAMES; kept: ${kept[*]:-none}" >>"$OUT/animation/animation.txt"
+if (( DRY || (anim_rc == 0 && frames == ANIM_FRAMES) )); then
+    record_step animation ok "$anim_secs" "$anim_line"
+else
+    record_step animation "$(not_ok "$anim_rc")" "$anim_secs" "exit $anim_rc, $frames of $ANIM_FRAMES frames: $anim_line"
+fi
+# The last frame is the single render at the ramp's end: check it against the Swift CPU path.
+run_cmd animation-last-cpu "$LIM_CPU" "$GLINT" fractal mandelbrot --size "$ANIM_SIZE" --center "$ANIM_CENTER" \
+    --zoom "$ANIM_ZOOM" --precision double --iterations "$ANIM_IT" --smooth --bailout 256 --palette fire \
+    --device cpu -o "$WORK/tmp/anim-last-cpu.png"
+if (( RC == 0 )) && [[ -f $ANIM/$last_frame ]]; then
+    parity_images fractal-zoom-last-frame "$WORK/tmp/anim-last-cpu.png" "$ANIM/$last_frame"
+else
+    rc=2; (( RC == 125 || anim_rc == 125 )) && rc=125
+    record_parity fractal-zoom-last-frame "$rc" "$SECS" "" "the last frame or its CPU render is missing (cpu exit $RC)"
+fi
+(( KEEP_WORK )) || rm -rf "$ANIM"
+
+# ---------------------------------------------------------------- benchmarks
+
+run_cmd bench "$LIM_BENCH" "$GLINT" bench "${BENCH_SUITE[@]}" --device "$DEVICE" --json "$OUT/bench/bench.json" \
+    --markdown "$OUT/bench/bench.md" --csv "$OUT/bench/bench.csv" --chart "$OUT/bench/bench.svg" \
+    "${BENCH_LIST[@]+"${BENCH_LIST[@]}"}"
+bench_rc=$RC bench_secs=$SECS
+cp "$OUTFILE" "$OUT/bench/bench.txt"
+bench_note=""
+if [[ -f $OUT/bench/bench.json ]]; then
+    in_summary=0
+    while IFS= read -r line; do
+        [[ $line == *'"summary": {'* ]] && in_summary=1
+        if (( in_summary )) && [[ $line =~ \"(cases|passed|failed|skipped)\":\ ([0-9]+) ]]; then
+            bench_note+="${BASH_REMATCH[1]} ${BASH_REMATCH[2]}, "
+        fi
+    done <"$OUT/bench/bench.json"
+fi
+bench_note=${bench_note%, }
+bench_note="${BENCH_SUITE[*]} ${BENCH_LIST[*]:-(all workloads)}${bench_note:+: $bench_note}"
+case $bench_rc in
+    0) record_step bench ok "$bench_secs" "$bench_note" ;;
+    1) record_step bench FAILED "$bench_secs" "a case failed validation or the run failed: $bench_note; $(last_line "$OUTFILE")" ;;
+    *) record_step bench "$(not_ok "$bench_rc")" "$bench_secs" "exit $bench_rc: $(last_line "$OUTFILE")" ;;
+esac
+
+# ---------------------------------------------------------------- summary and archive
+
+TOTAL_SECS=$(secs "$(elapsed_us)")
+failed_steps=0
+for s in "${STEP_STATUS[@]}"; do [[ $s == ok ]] || failed_steps=$(( failed_steps + 1 )); done
+if (( failed_steps == 0 && P_FAIL == 0 )); then VERDICT="all steps ran, all $P_PASS parity checks passed"; STATUS=0
+else VERDICT="$failed_steps step(s) not ok, $P_FAIL of $(( P_PASS + P_FAIL )) parity checks did not pass"; STATUS=1
+fi
+(( DRY )) && VERDICT="dry run: commands printed, nothing rendered" && STATUS=0
+
+# Keep the archive well below 16 MiB: drop diff images, then animation frames, largest first.
+BUDGET_KB=13312
+TRIMMED=()
+folder_kb() { local kb; kb=$(du -sk --exclude=work "$OUT" 2>/dev/null) || kb=$(du -sk "$OUT"); echo "${kb%%[!0-9]*}"; }
+trim_to_budget() {
+    local f
+    for f in "$@"; do
+        (( $(folder_kb) > BUDGET_KB )) || return 0
+        [[ -f $f ]] || continue
+        TRIMMED+=("${f#"$OUT"/} ($(( $(stat -c %s "$f") / 1024 )) KiB)")
+        rm -f "$f"
+    done
+}
+trim_to_budget "$OUT"/parity/*-diff.png "$OUT/animation/frame_$(printf %05d $(( ANIM_FRAMES / 2 ))).png" \
+    "$OUT/animation/frame_00000.png" "$OUT/animation/$last_frame" "$OUT/bench/bench.csv"
+
+{
+    echo "# Glint GPU run: $VERDICT"
+    echo
+    echo "- started $START_DATE, $TOTAL_SECS s in all; mode **$MODE**; device \`$DEVICE\`"
+    echo "- $version_line; host $(uname -n 2>/dev/null) ($(uname -r 2>/dev/null))"
+    echo "- OpenCL vendors: \`$OCL_ICD_VENDORS\` ($VENDOR_NOTE)"
+    [[ -f $OUT/env/nvidia-smi.txt ]] && while IFS= read -r line; do
+        [[ $line == name,* ]] && { IFS= read -r line; echo "- nvidia-smi: $line"; break; }
+    done <"$OUT/env/nvidia-smi.txt"
+    echo "- exit status $STATUS (0: every step ran and every parity check passed)"
+    echo
+    echo "## Steps"
+    echo
+    echo "| step | status | seconds | note |"
+    echo "|---|---|---|---|"
+    for i in "${!STEP_NAMES[@]}"; do
+        echo "| ${STEP_NAMES[i]} | ${STEP_STATUS[i]} | ${STEP_SECS[i]} | ${STEP_NOTES[i]//|/\\|} |"
+    done
+    echo
+    echo "## Devices"
+    echo
+    echo '```'
+    cat "$OUT/devices.txt"
+    echo '```'
+    echo
+    echo "## Parity: Swift CPU path (A) against $DEVICE (B), $P_PASS of $(( P_PASS + P_FAIL )) passed"
+    echo
+    echo "Each check is \`glint compare\` with the workload's tolerance; exit 0 pass, 1 outside the tolerance"
+    echo "(FAIL), 2 no comparison (ERROR), 124 timeout. Differences in 8-bit levels (plain values for PFM);"
+    echo "counts = fractal escape counts that differ; seconds = the whole check's wall time (program"
+    echo "builds included); A ms, B ms = median wall time of one run; B kernel ms = OpenCL kernel time."
+    echo "Details: parity/NAME.json,"
+    echo "parity.tsv, run.log; parity/NAME-diff.png for each check that did not pass."
+    echo
+    echo "| check | result | exit | seconds | max | mean | PSNR dB | counts | A ms | B ms | B kernel ms | speed-up | message |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    printf '%s\n' "${P_LINES[@]}"
+    echo
+    echo "## Book cover (rtow --scene cover --size $COVER_SIZE --spp $COVER_SPP --depth $COVER_DEPTH)"
+    echo
+    echo '```'
+    cat "$OUT/cover/cover.txt"
+    echo '```'
+    echo
+    echo "## Fractal zoom ($ANIM_SIZE, $ANIM_FRAMES frames, zoom 1 to $ANIM_ZOOM, double)"
+    echo
+    echo '```'
+    cat "$OUT/animation/animation.txt"
+    echo '```'
+    echo
+    echo "## Bench (glint bench ${BENCH_SUITE[*]} --device $DEVICE ${BENCH_LIST[*]:-})"
+    echo
+    if [[ -f $OUT/bench/bench.md ]]; then cat "$OUT/bench/bench.md"; else echo "(no bench results; see bench/bench.txt)"; fi
+    if (( ${#TRIMMED[@]} )); then
+        echo
+        echo "## Left out to keep the archive small"
+        echo
+        printf -- '- %s\n' "${TRIMMED[@]}"
+    fi
+} >"$OUT/summary.md"
+
+# The vendors folder given with --vendors is recorded too.
+if [[ -n $VENDORS_ARG ]]; then
+    mkdir -p "$OUT/env/vendors-given"
+    for icd in "$VENDORS_ARG"/*.icd; do [[ -f $icd ]] && cp "$icd" "$OUT/env/vendors-given/"; done
+fi
+
+parent=$(dirname "$OUT") base=$(basename "$OUT")
+log "# finished after $TOTAL_SECS s: $VERDICT (exit $STATUS)"
+log "# archive: $ARCHIVE"
+if ! tar -czf "$ARCHIVE" -C "$parent" --exclude="$base/work" "$base" 2>>"$LOG"; then
+    # A tar without --exclude: archive what there is without the work area.
+    say "tar --exclude failed; archiving without the work area"
+    rm -rf "$WORK"
+    tar -czf "$ARCHIVE" -C "$parent" "$base" || say "error: could not write $ARCHIVE"
+fi
+(( KEEP_WORK )) || rm -rf "$WORK"
+say "$VERDICT"
+say "summary: $OUT/summary.md"
+say "archive: $ARCHIVE ($(( $(stat -c %s "$ARCHIVE" 2>/dev/null || echo 0) / 1024 )) KiB)"
+exit "$STATUS"
