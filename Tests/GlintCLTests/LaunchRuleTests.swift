@@ -24,14 +24,20 @@ import Testing
         }
         """
 
+    /// The `fill` kernel set to write `count` items into a fresh buffer.
+    private func fillKernel(_ cc: ComputeContext, count: Int) throws -> (Kernel, Buffer<Int32>) {
+        let program = try Program.build(source: source, context: cc.context, options: "-DLOCAL_FLOATS=16")
+        let kernel = try program.kernel("fill")
+        let out = try Buffer<Int32>(context: cc.context, count: count)
+        try kernel.setArguments(out, Int32(count))
+        return (kernel, out)
+    }
+
     /// A partial work-group is refused before the driver sees it: PoCL (OpenCL 3.0) would run it,
     /// NVIDIA's drivers (OpenCL 1.2) would not.
     @Test func aGlobalSizeNotAWholeNumberOfGroupsIsRefused() throws {
         let cc = try openCLContext()
-        let program = try Program.build(source: source, context: cc.context, options: "-DLOCAL_FLOATS=16")
-        let kernel = try program.kernel("fill")
-        let out = try Buffer<Int32>(context: cc.context, count: 100)
-        try kernel.setArguments(out, Int32(100))
+        let (kernel, out) = try fillKernel(cc, count: 100)
         do {
             try cc.queue.enqueue(kernel, global: [100], local: [16])
             Issue.record("a launch of 100 items in groups of 16 was accepted")
@@ -47,10 +53,7 @@ import Testing
 
     @Test func aGroupLargerThanTheKernelAllowsIsRefused() throws {
         let cc = try openCLContext()
-        let program = try Program.build(source: source, context: cc.context, options: "-DLOCAL_FLOATS=16")
-        let kernel = try program.kernel("fill")
-        let out = try Buffer<Int32>(context: cc.context, count: 16)
-        try kernel.setArguments(out, Int32(16))
+        let (kernel, out) = try fillKernel(cc, count: 16)
         let limit = try kernel.workGroupSize()
         let group = limit * 2
         do {
@@ -59,6 +62,7 @@ import Testing
         } catch {
             #expect(error.status == .invalidWorkGroupSize)
         }
+        withExtendedLifetime(out) {}  // the kernel's argument stays allocated throughout
     }
 
     @Test func aKernelNeedingMoreLocalMemoryThanTheDeviceHasIsRefused() throws {
@@ -96,10 +100,7 @@ import Testing
             #expect(cc.workGroup(forDimensions: 2, gpuGroup: [64, 1]) == nil)
         }
         // Whatever the shape, a launch of an awkward size covers exactly its items.
-        let program = try Program.build(source: source, context: cc.context, options: "-DLOCAL_FLOATS=16")
-        let kernel = try program.kernel("fill")
-        let out = try Buffer<Int32>(context: cc.context, count: 97)
-        try kernel.setArguments(out, Int32(97))
+        let (kernel, out) = try fillKernel(cc, count: 97)
         try cc.launch(kernel, items: [97]).wait()
         #expect(try out.read(queue: cc.queue) == (0..<97).map { Int32($0) })
     }
