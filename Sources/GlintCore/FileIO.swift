@@ -8,27 +8,73 @@ import Musl
 public enum FileIO {
     /// Reads a whole file, refusing files larger than `limit` bytes before reading them.
     public static func read(_ path: String, limit: Int = 1 << 30) throws(GlintError) -> [UInt8] {
+        try read(path, head: 0) { _ throws(GlintError) in limit }
+    }
+
+    /// Reads a file whose header says how long it may be: first up to `head` bytes (fewer when
+    /// the file is shorter), then `limit(headBytes)` tells the most bytes the whole file may hold
+    /// (throwing for a bad header), and the rest is read only up to that bound. A regular file
+    /// longer than the bound is refused before its body is read; a stream (a pipe, /dev/zero) is
+    /// refused once it passes the bound, so nothing reads without end or allocates what a header
+    /// merely claims.
+    public static func read(_ path: String, head: Int,
+                            limit: ([UInt8]) throws(GlintError) -> Int) throws(GlintError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw GlintError("cannot open \(path): \(errnoText())") }
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw GlintError("cannot read \(path): \(errnoText())") }
         if (st.st_mode & S_IFMT) == S_IFDIR { throw GlintError("\(path) is a directory, not a file") }
+        let regular = (st.st_mode & S_IFMT) == S_IFREG
         let size = Int(st.st_size)
-        guard size <= limit else { throw GlintError("\(path) is \(size) bytes, over the \(limit)-byte limit") }
-        // Files under /proc report size 0 and pipes have none: read until end of file, growing
-        // the buffer, never past the limit.
-        var bytes = [UInt8](repeating: 0, count: max(size, 4096))
+
+        // `bytes[..<done]` is what has been read; the buffer grows by doubling (from what a
+        // regular file's size promises), never past what the caller allows.
+        var bytes: [UInt8] = []
         var done = 0
-        while true {
-            if done == bytes.count {
-                guard bytes.count < limit else {
-                    throw GlintError("\(path) is over the \(limit)-byte limit")
+        /// Reads until `target` bytes are in or the file ends; false at the end of the file.
+        func fill(to target: Int) throws(GlintError) -> Bool {
+            while done < target {
+                if done == bytes.count {
+                    let grow = max(bytes.count, regular ? size - done + 1 : 1 << 16, 4096)
+                    var bigger = [UInt8](repeating: 0, count: bytes.count + min(target - done, grow))
+                    bigger.withUnsafeMutableBytes { to in bytes.withUnsafeBytes { to.copyMemory(from: $0) } }
+                    bytes = bigger
                 }
-                bytes.append(contentsOf: [UInt8](repeating: 0, count: min(bytes.count, limit - bytes.count)))
+                let room = min(bytes.count, target) - done
+                let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, room) }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw GlintError("cannot read \(path): \(errnoText())")
+                }
+                if n == 0 { return false }
+                done += n
             }
-            let room = bytes.count - done
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, room) }
+            return true
+        }
+        if head > 0 { _ = try fill(to: head) }
+        let bound = try limit(Array(bytes[..<done]))
+        if regular && size > bound {
+            throw GlintError("\(path) is \(size) bytes, over the \(bound)-byte limit\(head > 0 ? " its header allows" : "")")
+        }
+        // One byte past the bound tells a stream that is too long from one that fits exactly.
+        if try fill(to: bound + 1) {
+            throw GlintError("\(path) is over the \(bound)-byte limit\(head > 0 ? " its header allows" : "")")
+        }
+        bytes.removeLast(bytes.count - done)
+        return bytes
+    }
+
+    /// The first `count` bytes of a file (fewer when it is shorter).
+    public static func readHead(_ path: String, count: Int) throws(GlintError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw GlintError("cannot open \(path): \(errnoText())") }
+        defer { close(fd) }
+        if isDirectory(path) { throw GlintError("\(path) is a directory, not a file") }
+        var bytes = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, count - done) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw GlintError("cannot read \(path): \(errnoText())")
@@ -36,7 +82,7 @@ public enum FileIO {
             if n == 0 { break }
             done += n
         }
-        bytes.removeLast(bytes.count - done)
+        bytes.removeLast(count - done)
         return bytes
     }
 

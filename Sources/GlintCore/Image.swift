@@ -124,4 +124,39 @@ public enum ImageLimits {
             throw GlintError("image size \(width)x\(height) is over the limit of \(maxPixels) pixels")
         }
     }
+
+    /// Default for `inputPixels`: 2^26, an 8192 x 8192 image (256 MiB as 8-bit RGBA, 1 GiB as
+    /// float RGBA, a few seconds of blur on two cores).
+    public static let defaultInputPixels = 1 << 26
+
+    private static let inputLimit = Locked<Int?>(nil)
+
+    /// Largest pixel count an image read from a file (PNG, PFM) may have: `defaultInputPixels`,
+    /// `$GLINT_MAX_PIXELS`, or what `setInputPixels` set (a command's --max-pixels). A decoder
+    /// checks it against the header before it allocates the pixels.
+    public static var inputPixels: Int {
+        inputLimit.withLock { limit in
+            if let limit { return limit }
+            var value = defaultInputPixels
+            if let text = FileIO.environment("GLINT_MAX_PIXELS"), let n = Int(text), (1...maxPixels).contains(n) { value = n }
+            limit = value
+            return value
+        }
+    }
+
+    /// Sets `inputPixels` (1 to `maxPixels`; the caller range-checks what users type).
+    public static func setInputPixels(_ n: Int) {
+        precondition((1...maxPixels).contains(n), "input pixel limit out of range")
+        inputLimit.withLock { $0 = n }
+    }
+
+    /// Throws a one-line message when an image read from a file is too large: `check`'s limits,
+    /// then `inputPixels`, with how to raise it.
+    public static func checkInput(width: Int, height: Int) throws(GlintError) {
+        try check(width: width, height: height)
+        let limit = inputPixels
+        guard width * height <= limit else {
+            throw GlintError("image size \(width)x\(height) is \(width * height) pixels, over the input limit of \(limit); raise it with --max-pixels N or GLINT_MAX_PIXELS (up to \(maxPixels))")
+        }
+    }
 }

@@ -23,6 +23,41 @@ public enum PFM {
     /// buffer is allocated. `name` is only used in messages.
     public static func decode(_ bytes: [UInt8], name: String) throws(GlintError) -> ImageF {
         func fail(_ why: String) -> GlintError { GlintError("cannot read \(name): \(why)") }
+        let (width, height, channels, littleEndian, start) = try header(bytes, name: name)
+        let expected = width * height * channels * 4
+        let found = bytes.count - start
+        guard found >= expected else {
+            throw fail("truncated PFM: \(expected) bytes of pixel data expected, \(found) found")
+        }
+        guard found == expected else {
+            let extra = found - expected
+            throw fail("\(extra) \(extra == 1 ? "byte" : "bytes") after the pixel data (a \(width)x\(height) \(channels == 3 ? "PF" : "Pf") file holds exactly \(start + expected) bytes; the header must end with a single \\n)")
+        }
+        let pixels = [Float](unsafeUninitializedCapacity: width * height * 4) { out, count in
+            bytes.withUnsafeBytes { raw in
+                for fileRow in 0..<height {
+                    let y = height - 1 - fileRow
+                    for x in 0..<width {
+                        let src = start + (fileRow * width + x) * channels * 4
+                        let dst = (y * width + x) * 4
+                        for c in 0..<3 {
+                            let bits = raw.loadUnaligned(fromByteOffset: src + (channels == 3 ? c * 4 : 0), as: UInt32.self)
+                            out[dst + c] = Float(bitPattern: littleEndian ? UInt32(littleEndian: bits) : UInt32(bigEndian: bits))
+                        }
+                        out[dst + 3] = 1
+                    }
+                }
+            }
+            count = width * height * 4
+        }
+        return ImageF(width: width, height: height, pixels: pixels)
+    }
+
+    /// Parses and checks the header (see `PFM`): the size, the channel count, the byte order and
+    /// where the raster starts. Throws the one-line message for a bad header or an image over
+    /// `ImageLimits.inputPixels`.
+    static func header(_ bytes: [UInt8], name: String) throws(GlintError) -> (width: Int, height: Int, channels: Int, littleEndian: Bool, start: Int) {
+        func fail(_ why: String) -> GlintError { GlintError("cannot read \(name): \(why)") }
         var header = StrictHeader(bytes: bytes)
         guard bytes.count >= 3, bytes[0] == UInt8(ascii: "P"), bytes[1] == UInt8(ascii: "F") || bytes[1] == UInt8(ascii: "f"),
               StrictHeader.isSpace(bytes[2]) else {
@@ -50,7 +85,7 @@ public enum PFM {
         guard widthText.count <= 9, heightText.count <= 9, let width = Int(w), let height = Int(h) else {
             throw fail("image size \(w)x\(h) is over the limit of \(ImageLimits.maxSide) pixels a side")
         }
-        do throws(GlintError) { try ImageLimits.check(width: width, height: height) } catch { throw fail(error.message) }
+        do throws(GlintError) { try ImageLimits.checkInput(width: width, height: height) } catch { throw fail(error.message) }
 
         // Line 3: SCALE, then the single \n before the raster.
         let line3 = header.position
@@ -66,40 +101,18 @@ public enum PFM {
             throw fail(header.crMessage ?? "bad PFM header: the scale line must be one number followed by \\n, found \(header.excerpt(from: line3))")
         }
 
-        let expected = width * height * channels * 4
-        let start = header.position
-        let found = bytes.count - start
-        guard found >= expected else {
-            throw fail("truncated PFM: \(expected) bytes of pixel data expected, \(found) found")
-        }
-        guard found == expected else {
-            let extra = found - expected
-            throw fail("\(extra) \(extra == 1 ? "byte" : "bytes") after the pixel data (a \(width)x\(height) \(channels == 3 ? "PF" : "Pf") file holds exactly \(start + expected) bytes; the header must end with a single \\n)")
-        }
-        let littleEndian = scale < 0
-        let pixels = [Float](unsafeUninitializedCapacity: width * height * 4) { out, count in
-            bytes.withUnsafeBytes { raw in
-                for fileRow in 0..<height {
-                    let y = height - 1 - fileRow
-                    for x in 0..<width {
-                        let src = start + (fileRow * width + x) * channels * 4
-                        let dst = (y * width + x) * 4
-                        for c in 0..<3 {
-                            let bits = raw.loadUnaligned(fromByteOffset: src + (channels == 3 ? c * 4 : 0), as: UInt32.self)
-                            out[dst + c] = Float(bitPattern: littleEndian ? UInt32(littleEndian: bits) : UInt32(bigEndian: bits))
-                        }
-                        out[dst + 3] = 1
-                    }
-                }
-            }
-            count = width * height * 4
-        }
-        return ImageF(width: width, height: height, pixels: pixels)
+        return (width, height, channels, scale < 0, header.position)
     }
 
     /// Reads and decodes a PFM file; messages name `path`.
     public static func read(_ path: String) throws(GlintError) -> ImageF {
-        try decode(FileIO.read(path, limit: maxFileBytes), name: path)
+        // The header (about 100 bytes at most) bounds the read to what it promises, plus a
+        // little so that a few stray bytes after the raster get `decode`'s precise message.
+        let bytes = try FileIO.read(path, head: 512) { head throws(GlintError) in
+            let h = try header(head, name: path)
+            return h.start + h.width * h.height * h.channels * 4 + 4096
+        }
+        return try decode(bytes, name: path)
     }
 
     /// Writes a colour PFM (see `encode`) to a temporary name, then renames it to `path`.

@@ -37,9 +37,10 @@ public enum PNG {
             }
             let width = Int(image.width), height = Int(image.height)
             do throws(GlintError) {
-                try ImageLimits.check(width: width, height: height)
+                try ImageLimits.checkInput(width: width, height: height)
+                try checkPlausible(bytes, name: name)
             } catch {
-                return .failure(GlintError("cannot read \(name): \(error.message)"))
+                return .failure(error.message.hasPrefix("cannot read") ? error : GlintError("cannot read \(name): \(error.message)"))
             }
             image.format = Format.rgba
             var pixels = [UInt8](repeating: 0, count: width * height * 4)
@@ -54,7 +55,78 @@ public enum PNG {
 
     /// Reads and decodes a PNG file; messages name `path`.
     public static func read(_ path: String) throws(GlintError) -> Image8 {
-        try decode(FileIO.read(path, limit: maxFileBytes), name: path)
+        // The signature and IHDR chunk (33 bytes) bound the read: a stream is refused at once
+        // when it is no PNG, and at most `maxPlausibleBytes` are read of one that claims to be.
+        let bytes = try FileIO.read(path, head: 33) { head throws(GlintError) in
+            let ihdr = try header(head, name: path)
+            do throws(GlintError) { try ImageLimits.checkInput(width: ihdr.width, height: ihdr.height) } catch {
+                throw GlintError("cannot read \(path): \(error.message)")
+            }
+            return maxPlausibleBytes(ihdr)
+        }
+        return try decode(bytes, name: path)
+    }
+
+    /// Width and height from a PNG file's header (its first 33 bytes; no pixels decoded),
+    /// checked against `ImageLimits.checkInput`.
+    public static func size(_ path: String) throws(GlintError) -> (width: Int, height: Int) {
+        let ihdr = try header(FileIO.readHead(path, count: 33), name: path)
+        do throws(GlintError) { try ImageLimits.checkInput(width: ihdr.width, height: ihdr.height) } catch {
+            throw GlintError("cannot read \(path): \(error.message)")
+        }
+        return (ihdr.width, ihdr.height)
+    }
+
+    /// What a PNG's IHDR chunk says.
+    struct Header {
+        var width: Int, height: Int
+        var bitDepth: Int, colourType: Int, interlaced: Bool
+
+        /// Samples a pixel has in the file.
+        var channels: Int { [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][colourType] ?? 4 }
+
+        /// Bytes of the filtered, uncompressed image data: a filter byte and the packed samples
+        /// of each row (Adam7 interlacing adds at most a filter byte per row of each of 7 passes).
+        var rawBytes: Int {
+            let rowBytes = (width * channels * bitDepth + 7) / 8
+            return height * (rowBytes + 1) + (interlaced ? 7 * (height + 1) : 0)
+        }
+    }
+
+    /// Reads the signature and IHDR chunk; a one-line error when they are not a PNG's.
+    static func header(_ bytes: [UInt8], name: String) throws(GlintError) -> Header {
+        guard bytes.count >= signature.count, bytes[0..<signature.count].elementsEqual(signature) else {
+            throw GlintError("cannot read \(name): not a PNG file")
+        }
+        guard bytes.count >= 29, bytes[12..<16].elementsEqual("IHDR".utf8) else {
+            throw GlintError("cannot read \(name): corrupt or truncated PNG (no IHDR chunk after the signature)")
+        }
+        func be32(_ i: Int) -> Int { bytes[i..<(i + 4)].reduce(0) { $0 << 8 | Int($1) } }
+        let (width, height) = (be32(16), be32(20))
+        guard width <= ImageLimits.maxSide, height <= ImageLimits.maxSide else {
+            throw GlintError("cannot read \(name): image size \(width)x\(height) is over the limit of \(ImageLimits.maxSide) pixels a side")
+        }
+        return Header(width: width, height: height, bitDepth: Int(bytes[24]), colourType: Int(bytes[25]), interlaced: bytes[28] != 0)
+    }
+
+    /// Deflate packs at most about 1032 bytes into one, so a PNG holding fewer than
+    /// rawBytes / 1032 bytes cannot hold the image its header claims: refused before libpng
+    /// allocates the image's rows.
+    static let deflateMaxRatio = 1032
+
+    /// The largest file a valid PNG of this size plausibly is: the image data stored without
+    /// compression (twice over, for chunk and block overheads) plus 64 MiB of other chunks
+    /// (metadata, ICC profiles), within `maxFileBytes`.
+    static func maxPlausibleBytes(_ ihdr: Header) -> Int {
+        min(maxFileBytes, 2 * ihdr.rawBytes + (64 << 20))
+    }
+
+    private static func checkPlausible(_ bytes: [UInt8], name: String) throws(GlintError) {
+        let ihdr = try header(bytes, name: name)
+        let needed = ihdr.rawBytes / deflateMaxRatio
+        guard bytes.count >= needed else {
+            throw GlintError("cannot read \(name): corrupt or truncated PNG (its header claims \(ihdr.width)x\(ihdr.height), which needs at least \(needed) bytes of compressed data; the file holds \(bytes.count))")
+        }
     }
 
     /// Encodes an 8-bit sRGB PNG: RGBA, or RGB when `alpha` is false (the alpha byte is

@@ -1,5 +1,6 @@
 import ArgumentParser
 import GlintCore
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -47,9 +48,23 @@ struct AnimationOptions: ParsableArguments {
     }
 }
 
-/// Writes frames as PNGs into a folder and, with --video, pipes them to ffmpeg as raw RGBA.
+/// An animation's output folder, checked before any work: an existing one must be a writable
+/// folder (its frames are replaced); a missing one is created when the frames are written.
+func checkFrameFolder(_ folder: String, option: String) throws {
+    guard FileIO.exists(folder) else { return }
+    guard FileIO.isDirectory(folder) else { throw ValidationError("\(option) \(folder) is a file; an animation needs a folder for its frames") }
+    guard access(folder, W_OK) == 0 else { throw ValidationError("\(option) \(folder): the folder is not writable") }
+}
+
+/// Writes frames as PNGs and, with --video, pipes them to ffmpeg as raw RGBA. The frames go to
+/// a hidden staging folder inside the output folder (`StagedFolder`) and the video to a
+/// temporary name; `finish` moves them all into place once every frame and the video are
+/// complete. A failure or a Ctrl-C before then (the sink is discarded, explicitly or when it is
+/// released) leaves the frames already in the folder untouched and removes what was staged,
+/// and the folder too when this run created it and it is still empty.
 final class FrameSink {
     let folder: String
+    private let staged: StagedFolder
     private var encoder: VideoEncoder?
 
     init(folder: String, video: String?, width: Int, height: Int, fps: Double) throws {
@@ -61,16 +76,63 @@ final class FrameSink {
         if video != nil && VideoEncoder.findFFmpeg() == nil {
             throw GlintError("--video \(video ?? ""): ffmpeg is not installed (on Debian: apt-get install ffmpeg); the PNG frames need no ffmpeg")
         }
-        try FileIO.makeDirectories(folder)
-        if let video { encoder = try VideoEncoder(path: video, width: width, height: height, fps: fps) }
+        staged = try StagedFolder(folder)
+        if let video {
+            do { encoder = try VideoEncoder(path: video, width: width, height: height, fps: fps) } catch {
+                staged.discard()
+                throw error
+            }
+        }
+        SequenceInterrupt.install()
     }
 
     func write(_ image: Image8, frame k: Int) throws {
-        try PNG.write(image, to: folder + "/" + frameName(k), alpha: false)
+        try SequenceInterrupt.check(folder)
+        try staged.write(frameName(k), PNG.encode(image, alpha: false))
         try encoder?.append(image)
     }
 
-    func finish() throws { try encoder?.finish() }
+    /// Waits for the video, then moves the video and every frame into place.
+    func finish() throws {
+        do {
+            try SequenceInterrupt.check(folder)
+            try encoder?.finish()
+            try encoder?.commit()
+            try staged.commit()
+        } catch {
+            discard()
+            throw error
+        }
+    }
+
+    /// Drops the staged frames and the unfinished video.
+    func discard() {
+        encoder?.discard()
+        staged.discard()
+    }
+
+    deinit { discard() }
+}
+
+/// Ctrl-C while a sequence is written: the first stops it before the next frame is written (the
+/// staged frames are removed and the folder is left as it was, exit status 130); a second quits
+/// at once.
+enum SequenceInterrupt {
+    private static let flag = Atomic<Bool>(false)
+    static var requested: Bool { flag.load(ordering: .relaxed) }
+
+    static func install() {
+        signal(SIGINT) { _ in
+            if SequenceInterrupt.flag.exchange(true, ordering: .relaxed) { _exit(130) }
+        }
+    }
+
+    /// After a Ctrl-C: says so on stderr and throws exit status 130.
+    static func check(_ folder: String) throws {
+        guard requested else { return }
+        printError("interrupted: no frames written; \(folder)/ is as it was")
+        throw ExitCode(130)
+    }
 }
 
 /// ffmpeg reading raw RGBA frames on its standard input; writes to a temporary name and renames.
@@ -79,6 +141,8 @@ final class VideoEncoder {
     private var fd: Int32
     private let path: String
     private let temporary: String
+    private var finished = false
+    private var committed = false
 
     static func findFFmpeg() -> String? {
         for dir in (FileIO.environment("PATH") ?? "/usr/bin:/bin").split(separator: ":") {
@@ -130,6 +194,7 @@ final class VideoEncoder {
         }
     }
 
+    /// Closes ffmpeg's input and waits for it; the video is complete under its temporary name.
     func finish() throws {
         close(fd)
         fd = -1
@@ -139,15 +204,31 @@ final class VideoEncoder {
             unlink(temporary)
             throw GlintError("--video \(path): ffmpeg failed (exit status \(status >> 8))")
         }
-        guard rename(temporary, path) == 0 else { throw GlintError("--video: cannot rename the video to \(path)") }
+        finished = true
     }
 
-    deinit {
+    /// Renames the finished video into place.
+    func commit() throws {
+        guard finished, !committed else { return }
+        guard rename(temporary, path) == 0 else {
+            let why = String(cString: strerror(errno))
+            unlink(temporary)
+            throw GlintError("--video: cannot rename the video to \(path): \(why)")
+        }
+        committed = true
+    }
+
+    /// Stops ffmpeg if it still runs and removes the temporary video.
+    func discard() {
         if fd >= 0 {
             close(fd)
+            fd = -1
             var status: Int32 = 0
             waitpid(pid, &status, 0)
-            unlink(temporary)
         }
+        if !committed { unlink(temporary) }
+        committed = true
     }
+
+    deinit { discard() }
 }

@@ -110,19 +110,20 @@ struct Bench: AsyncParsableCommand {
                 print("\nagainst the baseline \(baseline ?? ""):")
                 print(report.baselineTable(against: old), terminator: "")
             }
-            try emit(json, report.json.serialized() + "\n")
-            try emit(csv, report.csv())
-            try emit(markdown, report.markdown())
-            if let chart { try FileIO.writeAtomically(chart, Array(report.chartSVG().utf8)) }
+            // The files are replaced together or not at all; what goes to stdout (-) follows.
+            let outputs = OutputSet()
+            var toPrint: [String] = []
+            for (file, text) in [(json, { report.json.serialized() + "\n" }), (csv, report.csv), (markdown, report.markdown),
+                                 (chart, report.chartSVG)] as [(String?, () -> String)] {
+                guard let file else { continue }
+                if file == "-" { toPrint.append(text()) } else { try outputs.stage(file, Array(text().utf8)) }
+            }
+            try outputs.commit()
+            for text in toPrint { print(text, terminator: "") }
             if report.failures > 0 {
                 throw GlintError("\(report.failures) case(s) failed validation against the Swift CPU path")
             }
         }
-    }
-
-    private func emit(_ file: String?, _ text: String) throws {
-        guard let file else { return }
-        if file == "-" { print(text, terminator: "") } else { try FileIO.writeAtomically(file, Array(text.utf8)) }
     }
 
     private func runSuite() async throws -> BenchReport {

@@ -42,6 +42,7 @@ struct Blur: AsyncParsableCommand {
             transform: wholeNumber("--repeat-runs", Limits.repeatRuns))
     var repeatRuns: Int?
 
+    @OptionGroup var limits: InputLimitOptions
     @OptionGroup var device: DeviceOptions
     @OptionGroup var out: OutputOptions
 

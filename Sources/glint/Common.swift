@@ -132,7 +132,7 @@ final class ProgressBar: Sendable {
     private let start = Clock.now()
     private let label: String
     private let enabled: Bool
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(_ label: String, quiet: Bool) {
         self.label = label
@@ -175,7 +175,7 @@ func fmt(_ x: Double, _ digits: Int = 2) -> String { Format.fixed(x, digits) }
 /// One status line on stderr, rewritten in place: only on a terminal and never with --quiet.
 final class StatusLine: Sendable {
     private let enabled: Bool
-    private let drawn = Mutex(false)
+    private let drawn = Locked(false)
 
     init(quiet: Bool) { enabled = !quiet && isatty(2) != 0 }
 

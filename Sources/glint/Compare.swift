@@ -90,6 +90,7 @@ struct Compare: AsyncParsableCommand {
             transform: wholeNumber("--runs", Limits.runs))
     var runs = 3
 
+    @OptionGroup var limits: InputLimitOptions
     @OptionGroup var out: OutputOptions
 
     @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("The workload (fractal, rtow, blur, mist, iso, pulse) and its options.", valueName: "workload"))
@@ -251,7 +252,9 @@ struct Compare: AsyncParsableCommand {
             print("speed-up of B over A: \(fmt(speedup, 2))x (median wall time)")
             printVerdicts(verdicts, tolerance: tol, passed: passed)
         }
-        if let diff { try PNG.write(ImageCompare.heatMap(difference, background: sides[0].output.image), to: diff, alpha: false) }
+        // --diff and --json are replaced together or not at all.
+        let outputs = OutputSet()
+        if let diff { try outputs.stage(diff, PNG.encode(ImageCompare.heatMap(difference, background: sides[0].output.image), alpha: false)) }
         if let json {
             func side(_ s: (output: ComparisonRun, wall: BenchStats, kernel: BenchStats, build: Double), _ backend: Backend) -> JSON {
                 .object([("backend", .string(backend.label)),
@@ -265,7 +268,9 @@ struct Compare: AsyncParsableCommand {
                 ("speedup", speedup.isFinite ? .number(speedup) : .null),
                 ("counts", countsJSON),
             ] + metricsJSON(difference, tolerance: tol, verdicts: verdicts, passed: passed))
-            try emit(json, doc)
+            try emit(json, doc, into: outputs)
+        } else {
+            try outputs.commit()
         }
         return passed
     }
@@ -295,10 +300,13 @@ struct Compare: AsyncParsableCommand {
             print(metricsTable(difference), terminator: "")
             printVerdicts(verdicts, tolerance: tol, passed: passed)
         }
-        if let diff { try PNG.write(ImageCompare.heatMap(difference, background: background), to: diff, alpha: false) }
+        let outputs = OutputSet()
+        if let diff { try outputs.stage(diff, PNG.encode(ImageCompare.heatMap(difference, background: background), alpha: false)) }
         if let json {
             try emit(json, .object([("mode", .string("images")), ("a", .string(pa)), ("b", .string(pb))]
-                                   + metricsJSON(difference, tolerance: tol, verdicts: verdicts, passed: passed)))
+                                   + metricsJSON(difference, tolerance: tol, verdicts: verdicts, passed: passed)), into: outputs)
+        } else {
+            try outputs.commit()
         }
         return passed
     }
@@ -351,9 +359,13 @@ struct Compare: AsyncParsableCommand {
         ]
     }
 
-    private func emit(_ file: String, _ doc: JSON) throws {
+    /// Stages the JSON file with the other `outputs` and commits them all; `-` prints it once
+    /// the files are in place.
+    private func emit(_ file: String, _ doc: JSON, into outputs: OutputSet) throws {
         let text = doc.serialized() + "\n"
-        if file == "-" { print(text, terminator: "") } else { try FileIO.writeAtomically(file, Array(text.utf8)) }
+        if file != "-" { try outputs.stage(file, Array(text.utf8)) }
+        try outputs.commit()
+        if file == "-" { print(text, terminator: "") }
     }
 
 }

@@ -37,6 +37,8 @@ struct Devices: AsyncParsableCommand {
             }
             if let problem = inventory.problem {
                 print("OpenCL: \(problem)")
+            } else if let note = inventory.note {
+                print("note: \(note)")
             }
             print("auto        -> \(auto)")
         }

@@ -83,6 +83,7 @@ struct Fractal: AsyncParsableCommand {
     var bitDepth = 8
 
     @OptionGroup var animation: AnimationOptions
+    @OptionGroup var limits: InputLimitOptions
     @OptionGroup var device: DeviceOptions
     @OptionGroup var out: OutputOptions
 
@@ -125,7 +126,7 @@ struct Fractal: AsyncParsableCommand {
         }
         if animation.isAnimation {
             if counts != nil { throw ValidationError("--counts writes one image's counts; it does not go with --frames") }
-            try checkWritable(outputFolder, option: "-o")
+            try checkFrameFolder(outputFolder, option: "-o")
         } else {
             let file = output ?? "\(formulaName).png"
             guard hasSuffix(file, ["png"]) else { throw ValidationError("-o \(file): the output must be a .png file") }
@@ -251,17 +252,19 @@ struct Fractal: AsyncParsableCommand {
                                                           outputs: .init(counts: counts != nil),
                                                           progress: { bar.update($0) })
             bar.finish()
+            // The image and the counts are replaced together or not at all.
+            let outputs = OutputSet()
             if bitDepth == 16 {
-                try PNG.write16(width: job.width, height: job.height,
-                                rgba16: result.image.pixels.map { UInt16($0) * 257 }, alpha: false, to: file)
+                try outputs.stage(file, PNG.encode16(width: job.width, height: job.height,
+                                                     rgba16: result.image.pixels.map { UInt16($0) * 257 }, alpha: false))
             } else {
-                try PNG.write(result.image, to: file, alpha: false)
+                try outputs.stage(file, PNG.encode(result.image, alpha: false))
             }
             if let counts, let values = result.counts {
-                try PGM.write16(width: job.width, height: job.height,
-                                values: values.map { UInt16(min($0, 65535)) },
-                                maxValue: 65535, to: counts)
+                try outputs.stage(counts, PGM.encode16(width: job.width, height: job.height,
+                                                       values: values.map { UInt16(min($0, 65535)) }, maxValue: 65535))
             }
+            try outputs.commit()
             if !out.quiet {
                 var line = "wrote \(file) (\(job.width)x\(job.height), \(job.formula.name), \(backend.label), \(fmt(result.wallSeconds * 1000, 1)) ms"
                 if backend.isOpenCL { line += ", kernels \(fmt(result.kernelSeconds * 1000, 1)) ms" }

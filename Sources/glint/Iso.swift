@@ -28,6 +28,7 @@ struct Iso: AsyncParsableCommand {
 
     @OptionGroup var pass: IsoStage
 
+    @OptionGroup var limits: InputLimitOptions
     @OptionGroup var device: DeviceOptions
     @OptionGroup var out: OutputOptions
 

@@ -78,6 +78,7 @@ struct Mist: AsyncParsableCommand {
     @Flag(help: "The seed's drops: one size, no merging, no trails.")
     var classic = false
 
+    @OptionGroup var limits: InputLimitOptions
     @OptionGroup var device: DeviceOptions
     @OptionGroup var out: OutputOptions
 
@@ -152,26 +153,41 @@ struct Mist: AsyncParsableCommand {
             guard let output else { throw ValidationError("give the output folder with -o (e.g. -o frames)") }
             let job = try makeJob()
             let camera = try Camera(input)
-            try FileIO.makeDirectories(output)
-            guard access(output, W_OK) == 0 else { throw GlintError("-o \(output): the folder is not writable") }
+            if FileIO.isDirectory(output) && access(output, W_OK) != 0 { throw GlintError("-o \(output): the folder is not writable") }
             let backend = try device.backend()
             let renderer = try MistRenderer(job: job, width: camera.width, height: camera.height, backend: backend)
+            // The frames go to a staging folder inside -o and move into place only once all
+            // are written: a failure (a damaged camera frame, a full disk) or a Ctrl-C leaves
+            // the frames already there untouched.
+            let staged = try StagedFolder(output)
+            SequenceInterrupt.install()
             let bar = ProgressBar("mist", quiet: out.quiet)
             let start = Clock.now()
             var renderSeconds = 0.0
             var pending: Task<Void, Error>?
-            for f in 0..<frames {
-                let image = try camera.image(f)
-                let t0 = Clock.now()
-                let frame = try await renderer.renderNext(camera: image)
-                renderSeconds += Clock.now() - t0
-                // The previous frame's PNG is written while this one rendered.
+            do {
+                for f in 0..<frames {
+                    let image = try camera.image(f)
+                    let t0 = Clock.now()
+                    let frame = try await renderer.renderNext(camera: image)
+                    renderSeconds += Clock.now() - t0
+                    // The previous frame's PNG is written while this one rendered.
+                    try await pending?.value
+                    try SequenceInterrupt.check(output)
+                    let name = Mist.frameName(f)
+                    pending = Task { try staged.write(name, PNG.encode(frame, alpha: false)) }
+                    bar.update(Double(f + 1) / Double(frames))
+                }
                 try await pending?.value
-                let path = "\(output)/\(Mist.frameName(f))"
-                pending = Task { try PNG.write(frame, to: path, alpha: false) }
-                bar.update(Double(f + 1) / Double(frames))
+                try SequenceInterrupt.check(output)
+                try staged.commit()
+            } catch {
+                // No write may still run when the staging folder goes.
+                _ = try? await pending?.value
+                bar.finish()
+                staged.discard()
+                throw error
             }
-            try await pending?.value
             bar.finish()
             if !out.quiet {
                 var line = "wrote \(frames) frame\(frames == 1 ? "" : "s") to \(output)/ (\(camera.width)x\(camera.height), sigma \(Format.short(sigma)) \(renderer.blurMethod.rawValue), \(backend.label), \(fmt(Double(frames) / max(renderSeconds, 1e-9), 1)) frames/s rendered, \(fmt(Clock.now() - start, 2)) s in all"
@@ -201,17 +217,10 @@ func listPNGs(_ dir: String) throws -> [String] {
     return names.sorted().map { dir.hasSuffix("/") ? dir + $0 : dir + "/" + $0 }
 }
 
-/// Width and height from a PNG's header, checked against the image limits (no pixels decoded).
+/// Width and height from a PNG's header, checked against the input limit (no pixels decoded).
 func pngSize(_ path: String) throws -> (Int, Int) {
-    let bytes = try FileIO.read(path, limit: PNG.maxFileBytes)
-    let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-    guard bytes.count >= 24, Array(bytes[0..<8]) == signature, Array(bytes[12..<16]) == Array("IHDR".utf8) else {
-        throw GlintError("cannot read \(path): not a PNG file")
-    }
-    func be32(_ i: Int) -> Int { bytes[i..<(i + 4)].reduce(0) { $0 << 8 | Int($1) } }
-    let (w, h) = (be32(16), be32(20))
-    do { try ImageLimits.check(width: w, height: h) } catch { throw GlintError("cannot read \(path): \(error.message)") }
-    return (w, h)
+    let size = try PNG.size(path)
+    return (size.width, size.height)
 }
 
 extension Mist: ComparableWorkload {

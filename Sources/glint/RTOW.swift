@@ -152,10 +152,12 @@ struct RTOW: AsyncParsableCommand {
                 do { try makeJob(orbitOverride: o).validate() } catch let e as GlintError { throw ValidationError(e.message) }
             }
         }
-        if !animation.isAnimation {
+        if animation.isAnimation {
+            try checkFrameFolder(frameFolder, option: "-o")
+        } else {
             guard hasSuffix(output, ["png"]) else { throw ValidationError("-o \(output): the output must be a .png file") }
+            try checkWritable(output, option: "-o")
         }
-        try checkWritable(output, option: "-o")
         if let pfm {
             guard hasSuffix(pfm, ["pfm"]) else { throw ValidationError("--pfm \(pfm): must be a .pfm file") }
             try checkWritable(pfm, option: "--pfm")
@@ -199,6 +201,9 @@ struct RTOW: AsyncParsableCommand {
         return job
     }
 
+    /// An animation's folder: -o, or for -o NAME.png, NAME-frames.
+    var frameFolder: String { output.lowercased().hasSuffix(".png") ? String(output.dropLast(4)) + "-frames" : output }
+
     /// An animation: frame k renders with the ramped orbit; frames go to the -o folder.
     func runAnimation(frames n: Int) async throws {
         let ramps = try animation.ramps(allowed: Self.rampable)
@@ -210,7 +215,7 @@ struct RTOW: AsyncParsableCommand {
         }
         let first = try job(0)
         let backend = try device.backend()
-        let folder = output.lowercased().hasSuffix(".png") ? String(output.dropLast(4)) + "-frames" : output
+        let folder = frameFolder
         let sink = try FrameSink(folder: folder, video: animation.video, width: first.width, height: first.height, fps: animation.fps)
         let bar = ProgressBar("rtow", quiet: out.quiet)
         let start = Clock.now()
@@ -269,15 +274,17 @@ struct RTOW: AsyncParsableCommand {
             var options = RTRenderer.Options(resume: resumed)
             options.snapshotInterval = partial ?? (checkpoint != nil ? 30 : nil)
             let writesPartials = partial != nil
+            // Each snapshot's files (partial PNG and PFM, checkpoint) are replaced together or
+            // not at all, as are the final ones.
             options.snapshot = { acc in
+                let outputs = OutputSet()
                 if writesPartials {
-                    try PNG.write(acc.gammaImage(), to: output, alpha: false)
-                    if let pfm { try PFM.write(acc.linearImage(), to: pfm) }
+                    try outputs.stage(output, PNG.encode(acc.gammaImage(), alpha: false))
+                    if let pfm { try outputs.stage(pfm, PFM.encode(acc.linearImage())) }
                 }
-                if let checkpoint {
-                    try acc.write(to: checkpoint)
-                    if verbose { bar.note("checkpoint \(checkpoint): \(acc.samplesPerPixel) samples per pixel") }
-                }
+                if let checkpoint { try outputs.stage(checkpoint, acc.encode()) }
+                try outputs.commit()
+                if let checkpoint, verbose { bar.note("checkpoint \(checkpoint): \(acc.samplesPerPixel) samples per pixel") }
             }
             if checkpoint != nil {
                 RTInterrupt.install()
@@ -285,9 +292,11 @@ struct RTOW: AsyncParsableCommand {
             }
             let result = try await RTRenderer.render(job, on: backend, options: options, progress: { bar.update($0) })
             bar.finish()
-            try PNG.write(result.image, to: output, alpha: false)
-            if let pfm { try PFM.write(result.linear, to: pfm) }
-            if let checkpoint { try result.accumulation.write(to: checkpoint) }
+            let outputs = OutputSet()
+            try outputs.stage(output, PNG.encode(result.image, alpha: false))
+            if let pfm { try outputs.stage(pfm, PFM.encode(result.linear)) }
+            if let checkpoint { try outputs.stage(checkpoint, result.accumulation.encode()) }
+            try outputs.commit()
             if result.stoppedEarly {
                 printError("interrupted at \(result.samplesPerPixel) of \(job.samplesPerPixel) samples per pixel: wrote \(output) and \(checkpoint ?? "?"); continue with --resume \(checkpoint ?? "?")")
                 throw ExitCode(130)
@@ -340,7 +349,7 @@ final class RTProgressBar: Sendable {
     private struct State { var lastDraw = 0.0; var drawn = false }
     private let start = Clock.now()
     private let enabled: Bool
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(quiet: Bool) { enabled = !quiet && isatty(2) != 0 }
 

@@ -124,7 +124,7 @@ struct Sandbox {
         DispatchQueue.global().async(group: group) { out.data = outPipe.fileHandleForReading.readDataToEndOfFile() }
         DispatchQueue.global().async(group: group) { err.data = errPipe.fileHandleForReading.readDataToEndOfFile() }
         var timedOut = false
-        if group.wait(timeout: .now() + timeout) == .timedOut {
+        if group.wait(timeout: .now() + timeout * sanitizerSlowdown) == .timedOut {
             timedOut = true
             process.terminate()
             group.wait()
@@ -137,6 +137,20 @@ struct Sandbox {
                          seconds: Date().timeIntervalSince(start))
     }
 }
+
+/// How much longer a child may run when the tests run under a sanitizer
+/// (`swift test --sanitize=thread` or `=address`, as `.ci/run` does): the `glint` built beside this
+/// test bundle is then instrumented too, and runs several times slower (ThreadSanitizer most:
+/// `bench --quick` takes minutes), so each test's timeout is multiplied rather than raised for
+/// every run. The sanitizer is found by its runtime's entry point, which the instrumented test
+/// binary exports; GLINT_TEST_TIMEOUT_SCALE, if set, overrides the factor.
+let sanitizerSlowdown: Double = {
+    if let text = ProcessInfo.processInfo.environment["GLINT_TEST_TIMEOUT_SCALE"],
+       let scale = Double(text), scale.isFinite, scale > 0 { return scale }
+    if dlsym(nil, "__tsan_init") != nil { return 5 }
+    if dlsym(nil, "__asan_init") != nil { return 3 }
+    return 1
+}()
 
 private let sharedPoclCache: String = {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glint-cli-tests-pocl-cache").path

@@ -121,6 +121,8 @@ let badNumbers: [BadNumber] = {
     // pulse
     all += cases(pulse, "--frames", badCounts + ["1000001"])
     all += cases(pulse, "--fps", badFPS)
+    // pulse: a long sequence at a low rate spans too many oscillator ticks (ran for hours)
+    all += cases(["pulse", "-o", "frames", "--frames", "1000000", "--size", "8x6", "--device", "cpu"], "--fps", ["0.001", "0.05"], mentions: "oscillator ticks")
     all += cases(pulse, "--hue", badUnit)
     all += cases(pulse, "--purity-center", badUnit)
     all += cases(pulse, "--purity-range", badUnit)

@@ -81,6 +81,8 @@ public struct DeviceInventory: Sendable {
     public let devices: [Device]
     /// Set when OpenCL is unusable: says why and what to install.
     public let problem: String?
+    /// Set when discovery changed the drivers' environment (`DriverSetup`): for --verbose.
+    public var note: String? = nil
 
     public static let installHint =
         "install an OpenCL driver: on Debian `apt-get install pocl-opencl-icd` (CPU) or your GPU vendor's OpenCL ICD, and check /etc/OpenCL/vendors"
@@ -92,6 +94,7 @@ public struct DeviceInventory: Sendable {
     private static let discovered: DeviceInventory = discover()
 
     private static func discover() -> DeviceInventory {
+        let cacheNote = DriverSetup.preparePoCLCache()
         do {
             let platforms = try Platform.all()
             if platforms.isEmpty {
@@ -99,9 +102,13 @@ public struct DeviceInventory: Sendable {
             }
             let devices = try Device.all()
             if devices.isEmpty {
+                // A driver that cannot write its cache reports no devices: name that, not the driver.
+                if let cacheNote, cacheNote.contains("neither") {
+                    return DeviceInventory(devices: [], problem: "OpenCL platforms exist but report no devices: \(cacheNote)")
+                }
                 return DeviceInventory(devices: [], problem: "OpenCL platforms exist but report no devices: \(installHint)")
             }
-            return DeviceInventory(devices: devices, problem: nil)
+            return DeviceInventory(devices: devices, problem: nil, note: cacheNote)
         } catch {
             return DeviceInventory(devices: [], problem: "OpenCL is unusable (\(error.routine): \(error.status.name)): \(installHint)")
         }

@@ -12,11 +12,14 @@ public final class ComputeContext: @unchecked Sendable {
     public let deviceName: String
     public let kind: Device.Kind
     public let supportsFP64: Bool
+    /// The device's native float and double vector widths (`Device.nativeFloatVectorWidth`).
+    public let nativeFloatVectorWidth: Int
+    public let nativeDoubleVectorWidth: Int
     /// Options every build gets for this device.
     public let baseOptions: String
 
     private let programs = Locked<[String: Program]>([:])
-    private let stats = Locked<BuildStats>(BuildStats())
+    private let stats = Locked<BuildStats>(BuildStats(cacheNotes: DeviceInventory.scan().note.map { [$0] } ?? []))
 
     /// What building programs has cost this process so far.
     public struct BuildStats: Sendable {
@@ -35,6 +38,8 @@ public final class ComputeContext: @unchecked Sendable {
         deviceName = try device.name
         kind = try device.kind
         supportsFP64 = try device.supportsFP64
+        nativeFloatVectorWidth = (try? device.nativeFloatVectorWidth) ?? 1
+        nativeDoubleVectorWidth = (try? device.nativeDoubleVectorWidth) ?? 1
         // The float rules (DESIGN.md): no fast-math; division rounded correctly where the
         // device can, so the kernels and their Swift twins divide alike.
         // OpenCL C 1.2 is what the kernels are written in, and all NVIDIA's devices report (a

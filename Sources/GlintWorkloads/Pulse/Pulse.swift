@@ -48,12 +48,20 @@ public struct PulseJob: Sendable {
     /// Frames per second accepted: at lower rates the oscillator's ticks per frame (60 / fps) run
     /// into the billions.
     public static let fpsRange = 0.001...1000.0
+    /// Oscillator ticks a sequence may span (about a second of stepping).
+    public static let maxTicks = 1_000_000_000
 
     public func validate() throws(GlintError) {
         try ImageLimits.check(width: width, height: height)
         guard frames >= 1 && frames <= Self.maxFrames else { throw GlintError("--frames must be 1 to \(Self.maxFrames) (got \(frames))") }
         guard fps.isFinite && Self.fpsRange.contains(fps) else {
             throw GlintError("--fps must be between \(Format.short(Self.fpsRange.lowerBound)) and \(Format.short(Self.fpsRange.upperBound)), got \(fps)")
+        }
+        // The oscillator steps once per tick, so a long sequence at a low rate (a million frames
+        // at 0.001 fps: 6e10 ticks) would run for hours before the first frame.
+        let ticks = Double(frames - 1) * PulseOscillator.ticksPerSecond / fps
+        guard ticks <= Double(Self.maxTicks) else {
+            throw GlintError("--frames \(frames) at --fps \(Format.short(fps)) spans \(Format.short(ticks)) oscillator ticks (60 a second), over the limit of \(Self.maxTicks): use fewer frames or a higher --fps")
         }
         for (name, v) in [("--hue", hue), ("--purity-center", purityCenter), ("--purity-range", purityRange)] {
             guard v.isFinite && v >= 0 && v <= 1 else { throw GlintError("\(name) must be in [0, 1] (got \(v))") }

@@ -302,9 +302,29 @@ public struct RTAccumulation: Sendable, Equatable {
     /// Reads and checks a checkpoint (see `decode`) to resume; a checkpoint of the old format,
     /// without a checksum, is refused (it cannot be checked).
     public static func read(_ path: String) throws(GlintError) -> RTAccumulation {
-        let acc = try decode(FileIO.read(path, limit: magic.count + maxHeaderBytes + ImageLimits.maxPixels * 12), name: path)
+        // The header bounds the read: a stream or an oversized file is refused once it passes
+        // the length the header's size gives, before gigabytes are read.
+        let bytes = try FileIO.read(path, head: magic.count + maxHeaderBytes) { head throws(GlintError) in
+            if let length = expectedLength(head) { return length }
+            _ = try decode(head, name: path)  // a bad header: throws its message
+            return head.count
+        }
+        let acc = try decode(bytes, name: path)
         guard acc.verified else { throw GlintError("\(path): \(legacyMessage)") }
         return acc
+    }
+
+    /// The file length a checkpoint header promises (header plus 12 bytes a pixel), or nil when
+    /// `head` does not start with a readable header within the size limits.
+    static func expectedLength(_ head: [UInt8]) -> Int? {
+        guard head.starts(with: magic) || head.starts(with: legacyMagic) else { return nil }
+        let start = magic.count
+        guard let nl = head[start ..< min(head.count, start + maxHeaderBytes)].firstIndex(of: 10),
+              let header = try? JSON.parse(String(decoding: head[start ..< nl], as: UTF8.self)),
+              case .int(let w)? = header["width"], case .int(let h)? = header["height"],
+              (1...Int64(ImageLimits.maxSide)).contains(w), (1...Int64(ImageLimits.maxSide)).contains(h),
+              w * h <= Int64(ImageLimits.maxPixels) else { return nil }
+        return nl + 1 + Int(w * h) * 12
     }
 
     static let legacyMessage = "a checkpoint of an older glint, without a checksum: it cannot be checked, so it is not resumed; render it again"

@@ -1,0 +1,53 @@
+import GlintCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the drivers need from the process before OpenCL is first touched.
+public enum DriverSetup {
+    /// PoCL compiles kernels into a cache folder: `$POCL_CACHE_DIR`, else
+    /// `$XDG_CACHE_HOME/pocl/kcache`, else `$HOME/.cache/pocl/kcache`. When that folder cannot be
+    /// created or written (a read-only or missing home, as in containers and batch jobs), PoCL
+    /// gives up its devices altogether and OpenCL reports none. Unless the user chose a folder
+    /// with POCL_CACHE_DIR, a usable fallback is set instead: `$TMPDIR/glint-pocl-UID`, a folder of this user's that
+    /// no one else may write.
+    /// Returns a note for --verbose when it did so, or why it could not. Call before the first
+    /// OpenCL call; later calls do nothing.
+    public static func preparePoCLCache() -> String? { pocl }
+
+    private static let pocl: String? = {
+        if let dir = FileIO.environment("POCL_CACHE_DIR"), !dir.isEmpty { return nil }
+        guard let dir = poclDefaultCacheFolder(), !usable(dir) else { return nil }
+        let tmp = FileIO.environment("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let fallback = "\(tmp)/glint-pocl-\(getuid())"
+        guard ownPrivateFolder(fallback) else {
+            return "PoCL's kernel cache folder \(dir) is not writable and neither is \(fallback): set POCL_CACHE_DIR to a writable folder"
+        }
+        setenv("POCL_CACHE_DIR", fallback, 1)
+        return "PoCL's kernel cache folder \(dir) is not writable: POCL_CACHE_DIR set to \(fallback)"
+    }()
+
+    /// The folder PoCL would use for its cache without POCL_CACHE_DIR, or nil if it has none.
+    static func poclDefaultCacheFolder() -> String? {
+        if let xdg = FileIO.environment("XDG_CACHE_HOME"), !xdg.isEmpty { return xdg + "/pocl/kcache" }
+        if let home = FileIO.environment("HOME"), !home.isEmpty { return home + "/.cache/pocl/kcache" }
+        return nil
+    }
+
+    /// Whether `dir` is (or is now created as) a real folder owned by this user that no one else
+    /// may write: PoCL runs the binaries it finds in its cache, so a folder in a shared /tmp that
+    /// someone else made is never used.
+    static func ownPrivateFolder(_ dir: String) -> Bool {
+        _ = mkdir(dir, 0o700)
+        var st = stat()
+        guard lstat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR, st.st_uid == getuid(),
+              st.st_mode & 0o022 == 0 else { return false }
+        return access(dir, W_OK | X_OK) == 0
+    }
+
+    /// Whether `dir` exists or can be created, and is a folder this process can write into.
+    static func usable(_ dir: String) -> Bool {
+        if !FileIO.isDirectory(dir) { try? FileIO.makeDirectories(dir) }
+        return FileIO.isDirectory(dir) && access(dir, W_OK | X_OK) == 0
+    }
+}
