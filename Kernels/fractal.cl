@@ -4,12 +4,12 @@
      DOUBLE   0: float arithmetic, 1: double (needs cl_khr_fp64)
      LANES    samples per work-item: 1 on GPUs; 8 or 16 on CPUs, where PoCL does not vectorise a
               data-dependent loop by itself, so the vector is written out here
-     CHAINS   independent vectors per work-item, interleaved to hide one chain's latency (the host
-              uses 1: on PoCL 3.1, 2 and 4 measured slower)
      SKIP     1: Mandelbrot main-cardioid and period-2-bulb test before iterating
      TRACK_MAG 1: record |z|^2 at escape (smooth colouring needs it; it costs a select a step)
      FUSED_COLOR 1: fractal_escape also writes each pixel's colour from fractal_palette8's table
               (one sample per pixel, banded colouring), saving the colour pass
+     COLOR_F32 1: fractal_color also writes each pixel's mean colour as floats, before the 8-bit
+              rounding (for 16-bit output)
    The escape loop's steps and their order are the contract with the Swift twin: no fused
    multiply-add (FP_CONTRACT OFF), correctly rounded division (host build option). */
 #pragma OPENCL FP_CONTRACT OFF
@@ -19,8 +19,8 @@
 #ifndef LANES
 #define LANES 1
 #endif
-#ifndef CHAINS
-#define CHAINS 1
+#ifndef COLOR_F32
+#define COLOR_F32 0
 #endif
 
 #if DOUBLE
@@ -106,120 +106,106 @@ __kernel void fractal_escape(__global uint* counts,      /* escape count per sam
                              const int write_counts)     /* 0: the colour is all the host needs */
 {
     const int sw = p.width * p.ss;
-    const int x0 = (int)get_global_id(0) * (LANES * CHAINS);
+    const int x0 = (int)get_global_id(0) * LANES;
     const int r = (int)get_global_id(1);
     if (x0 >= sw || r >= rows) return;
     const Fractal_View v = Fractal_MakeView(p);
     const REALV pim = (REALV)(Fractal_Im(v, (REAL)(row0 + r)));
     const REALV b2 = (REALV)(v.bailout2);
 
-    /* CHAINS independent vectors per work-item: their steps interleave, hiding the latency of
-       one vector's dependent chain. Each chain is exactly the one-chain computation. */
-    REALV cr[CHAINS], ci[CHAINS], hr[CHAINS], hi[CHAINS];
-    REALV x[CHAINS], y[CHAINS], x2[CHAINS], y2[CHAINS], mag[CHAINS], count[CHAINS];
-    MASKV active[CHAINS];
-    for (int k = 0; k < CHAINS; k++) {
-        const REALV sx = (REALV)((REAL)(x0 + k * LANES)) + LANE_IDS;
-        const REALV pre = Fractal_Re(v, sx);
-        active[k] = isless(sx, (REALV)((REAL)sw));  /* lanes past the right edge stay idle */
-        count[k] = (REALV)((REAL)0);
-        mag[k] = (REALV)((REAL)0);
+    const REALV sx = (REALV)((REAL)x0) + LANE_IDS;
+    const REALV pre = Fractal_Re(v, sx);
+    MASKV active = isless(sx, (REALV)((REAL)sw));  /* lanes past the right edge stay idle */
+    REALV count = (REALV)((REAL)0);
+    REALV mag = (REALV)((REAL)0);
+    REALV cr, ci;
 #if FORMULA == GLINT_FORMULA_MANDELBROT || FORMULA == GLINT_FORMULA_BURNING_SHIP
-        cr[k] = pre; ci[k] = pim;
+    cr = pre; ci = pim;
 #else
-        cr[k] = (REALV)(v.c_re); ci[k] = (REALV)(v.c_im);
+    cr = (REALV)(v.c_re); ci = (REALV)(v.c_im);
 #endif
-        hr[k] = cr[k] * (REAL)0.5; hi[k] = ci[k] * (REAL)0.5;
+    const REALV hr = cr * (REAL)0.5, hi = ci * (REAL)0.5;
 #if FORMULA == GLINT_FORMULA_MANDELBROT && SKIP
-        {
-            /* Inside the main cardioid or the period-2 bulb: never escapes. The bounds are shrunk
-               a hair (0.25 -> 0.2490234375, 1/16 -> 0.062255859375, both exact in binary) so that
-               rounding can never skip a point that lies just outside. */
-            REALV xq = cr[k] - (REAL)0.25;
-            REALV q = xq * xq + ci[k] * ci[k];
-            MASKV cardioid = isless(q * (q + xq), (REAL)0.2490234375 * (ci[k] * ci[k]));
-            REALV xb = cr[k] + (REAL)1.0;
-            MASKV bulb = isless(xb * xb + ci[k] * ci[k], (REALV)((REAL)0.062255859375));
-            MASKV inside = cardioid | bulb;
-            count[k] = SEL(count[k], (REALV)((REAL)p.max_iter), inside & active[k]);
-            active[k] = active[k] & !inside;
-        }
-#endif
-        /* The tutorial starts the Mandelbrot orbit at z = c, a Julia orbit at the pixel. */
-        x[k] = pre; y[k] = pim;
-        x2[k] = x[k] * x[k]; y2[k] = y[k] * y[k];
+    {
+        /* Inside the main cardioid or the period-2 bulb: never escapes. The bounds are shrunk
+           a hair (0.25 -> 0.2490234375, 1/16 -> 0.062255859375, both exact in binary) so that
+           rounding can never skip a point that lies just outside. */
+        REALV xq = cr - (REAL)0.25;
+        REALV q = xq * xq + ci * ci;
+        MASKV cardioid = isless(q * (q + xq), (REAL)0.2490234375 * (ci * ci));
+        REALV xb = cr + (REAL)1.0;
+        MASKV bulb = isless(xb * xb + ci * ci, (REALV)((REAL)0.062255859375));
+        MASKV inside = cardioid | bulb;
+        count = SEL(count, (REALV)((REAL)p.max_iter), inside & active);
+        active = active & !inside;
     }
+#endif
+    /* The tutorial starts the Mandelbrot orbit at z = c, a Julia orbit at the pixel. */
+    REALV x = pre, y = pim;
+    REALV x2 = x * x, y2 = y * y;
 
     for (int i = 0; i < p.max_iter; i++) {
-        MASKV any_active = active[0];
-        for (int k = 0; k < CHAINS; k++) {
-            REALV nx, ny;
+        REALV nx, ny;
 #if FORMULA == GLINT_FORMULA_SIERPINSKI_JULIA
-            /* z^2 + 0.5c/z^2 */
-            REALV a = x2[k] - y2[k];
-            REALV b = (x[k] + x[k]) * y[k];
-            REALV d = a * a + b * b;
-            REALV ar = a / d, ai = -(b / d);
-            nx = a + (hr[k] * ar - hi[k] * ai);
-            ny = b + (hr[k] * ai + hi[k] * ar);
+        /* z^2 + 0.5c/z^2 */
+        REALV a = x2 - y2;
+        REALV b = (x + x) * y;
+        REALV d = a * a + b * b;
+        REALV ar = a / d, ai = -(b / d);
+        nx = a + (hr * ar - hi * ai);
+        ny = b + (hr * ai + hi * ar);
 #else
-            ny = (x[k] + x[k]) * y[k] + ci[k];
-            nx = (x2[k] - y2[k]) + cr[k];
+        ny = (x + x) * y + ci;
+        nx = (x2 - y2) + cr;
 #if FORMULA == GLINT_FORMULA_BURNING_SHIP
-            /* The tutorial's Burning Ship: abs after adding c. */
-            nx = fabs(nx); ny = fabs(ny);
+        /* The tutorial's Burning Ship: abs after adding c. */
+        nx = fabs(nx); ny = fabs(ny);
 #endif
 #endif
-            x[k] = nx; y[k] = ny;
-            x2[k] = nx * nx; y2[k] = ny * ny;
-            REALV m = x2[k] + y2[k];
-            /* "not <=" so that a NaN orbit counts as escaped */
-            MASKV esc = !islessequal(m, b2);
+        x = nx; y = ny;
+        x2 = nx * nx; y2 = ny * ny;
+        REALV m = x2 + y2;
+        /* "not <=" so that a NaN orbit counts as escaped */
+        MASKV esc = !islessequal(m, b2);
 #if TRACK_MAG
-            mag[k] = SEL(mag[k], m, active[k] & esc);
+        mag = SEL(mag, m, active & esc);
 #endif
-            active[k] = active[k] & !esc;
-            count[k] = SEL(count[k], count[k] + (REAL)1.0, active[k]);
-            any_active = k == 0 ? active[0] : (any_active | active[k]);
-        }
-        if (!ANY(any_active)) break;
+        active = active & !esc;
+        count = SEL(count, count + (REAL)1.0, active);
+        if (!ANY(active)) break;
     }
 
-    for (int k = 0; k < CHAINS; k++) {
-        const int xs = x0 + k * LANES;
-        if (xs >= sw) break;
-        const int base = r * sw + xs;
+    const int base = r * sw + x0;
 #if LANES == 1
-        if (write_counts) counts[base] = (uint)count[k];
+    if (write_counts) counts[base] = (uint)count;
 #if TRACK_MAG
-        mag2_out[base] = (float)mag[k];
+    mag2_out[base] = (float)mag;
 #endif
 #if FUSED_COLOR
-        out[base] = lut8[(uint)count[k]];
+    out[base] = lut8[(uint)count];
 #endif
 #else
-        const CAT(uint, LANES) ucount = CAT(convert_uint, LANES)(count[k]);
-        const CAT(float, LANES) fmag = CAT(convert_float, LANES)(mag[k]);
-        const uint* uc = (const uint*)&ucount;
-        if (xs + LANES <= sw) {
-            if (write_counts) CAT(vstore, LANES)(ucount, 0, counts + base);
+    const CAT(uint, LANES) ucount = CAT(convert_uint, LANES)(count);
+    const CAT(float, LANES) fmag = CAT(convert_float, LANES)(mag);
+    const uint* uc = (const uint*)&ucount;
+    if (x0 + LANES <= sw) {
+        if (write_counts) CAT(vstore, LANES)(ucount, 0, counts + base);
 #if TRACK_MAG
-            CAT(vstore, LANES)(fmag, 0, mag2_out + base);
+        CAT(vstore, LANES)(fmag, 0, mag2_out + base);
 #endif
-        } else {
-            const float* fm = (const float*)&fmag;
-            for (int l = 0; xs + l < sw; l++) {
-                if (write_counts) counts[base + l] = uc[l];
+    } else {
+        const float* fm = (const float*)&fmag;
+        for (int l = 0; x0 + l < sw; l++) {
+            if (write_counts) counts[base + l] = uc[l];
 #if TRACK_MAG
-                mag2_out[base + l] = fm[l];
+            mag2_out[base + l] = fm[l];
 #endif
-            }
         }
-#if FUSED_COLOR
-        for (int l = 0; l < LANES && xs + l < sw; l++) out[base + l] = lut8[uc[l]];
-#endif
-#endif
     }
+#if FUSED_COLOR
+    for (int l = 0; l < LANES && x0 + l < sw; l++) out[base + l] = lut8[uc[l]];
+#endif
+#endif
 }
 
 #if FORMULA == GLINT_FORMULA_IMAGE_JULIA
@@ -304,13 +290,16 @@ __kernel void fractal_palette8(__global uchar4* lut8, const GlintFractalParams p
 
 /* Colours one strip of pixels: the mean of each pixel's ss x ss sample colours, in row-major order.
    A sample stopped by a texel takes the texel's colour; else the table's, or with use_lut 0 the
-   palette evaluated at the sample. */
+   palette evaluated at the sample. With COLOR_F32 the mean is also stored as floats (alpha 1). */
 __kernel void fractal_color(__global const uint* counts,
                             __global const float* mag2,
                             __global const int* texels,    /* image-julia only; else unused */
                             __global const uchar4* texture,
                             __global const float4* lut,     /* fractal_palette's table       */
                             __global uchar4* out,           /* this strip's pixels          */
+#if COLOR_F32
+                            __global float4* out_f32,       /* the same, before rounding    */
+#endif
                             const GlintFractalParams p,
                             const int rows,                 /* pixel rows in this strip     */
                             const int use_lut)
@@ -341,5 +330,9 @@ __kernel void fractal_color(__global const uint* counts,
         }
     }
     const float n = (float)(p.ss * p.ss);
-    Color_Store8(out, r * p.width + px, (uchar4)(Color_To8Bit(sum.x / n), Color_To8Bit(sum.y / n), Color_To8Bit(sum.z / n), 255));
+    const float3 mean = (float3)(sum.x / n, sum.y / n, sum.z / n);
+    Color_Store8(out, r * p.width + px, (uchar4)(Color_To8Bit(mean.x), Color_To8Bit(mean.y), Color_To8Bit(mean.z), 255));
+#if COLOR_F32
+    out_f32[r * p.width + px] = (float4)(mean, 1.0f);
+#endif
 }

@@ -1,4 +1,3 @@
-#line 2 "isometric.cl"
 /* The isometric transform with extrusion. Each output pixel averages ss x ss samples; a sample
    maps back through the inverse of "rotate 45 degrees, then scale y by 0.5, about the centre"
    into the source. Inside the source's (optionally rounded) rectangle it takes the bilinear

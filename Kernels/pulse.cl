@@ -1,4 +1,3 @@
-#line 2 "pulse.cl"
 /* The pulse: one frame of the oscillator's colour. The host steps the oscillator (a sequence
    in double, as the seed keeps it) and maps purity to saturation and value; the kernel turns
    (h, s, v) into RGB with Foley's HSV and fills the frame. Swift twin:

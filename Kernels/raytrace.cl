@@ -1,4 +1,3 @@
-#line 2 "raytrace.cl"
 /* Ray Tracing in One Weekend: spheres, diffuse/metal/glass, the book's sky, a thin-lens camera.
    Swift twin: Sources/GlintWorkloads/RayTrace/RTTrace.swift (same names, same steps, same order).
 

@@ -1,6 +1,6 @@
 #ifndef GLINT_RNG_H
 #define GLINT_RNG_H
-/* The counter-based random numbers of every Glint kernel (DESIGN.md, Determinism).
+/* The counter-based random numbers of every Glint kernel (docs/DESIGN.md, Determinism).
    Philox-4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", SC'11): the
    counter is (pixel x, pixel y, sample index, dimension), the key is the 64-bit seed. A value
    depends on nothing else, so tiles, thread counts and resumed runs draw the same numbers.

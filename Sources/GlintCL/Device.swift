@@ -22,7 +22,6 @@ public struct Device: Hashable, @unchecked Sendable {
     /// The OpenCL version the device reports, e.g. `OpenCL 3.0 PoCL ...`.
     public var version: String { get throws(CLError) { try string(CL_DEVICE_VERSION) } }
     public var openCLCVersion: String { get throws(CLError) { try string(CL_DEVICE_OPENCL_C_VERSION) } }
-    public var extensions: String { get throws(CLError) { try string(CL_DEVICE_EXTENSIONS) } }
 
     public var kind: Kind {
         get throws(CLError) {
@@ -37,13 +36,11 @@ public struct Device: Hashable, @unchecked Sendable {
     public var maxClockMHz: Int { get throws(CLError) { Int(try value(CL_DEVICE_MAX_CLOCK_FREQUENCY, cl_uint.self)) } }
     public var globalMemoryBytes: UInt64 { get throws(CLError) { try value(CL_DEVICE_GLOBAL_MEM_SIZE, cl_ulong.self) } }
     public var localMemoryBytes: UInt64 { get throws(CLError) { try value(CL_DEVICE_LOCAL_MEM_SIZE, cl_ulong.self) } }
-    public var maxAllocationBytes: UInt64 { get throws(CLError) { try value(CL_DEVICE_MAX_MEM_ALLOC_SIZE, cl_ulong.self) } }
-    public var maxWorkGroupSize: Int { get throws(CLError) { try value(CL_DEVICE_MAX_WORK_GROUP_SIZE, Int.self) } }
-    /// `CL_DEVICE_MAX_PARAMETER_SIZE`: the bytes of all a kernel's arguments together.
     /// The widest float (double) vector the device's ALUs run natively: 8 (4) with AVX2 on
     /// PoCL, 16 (8) with AVX-512, 1 on GPUs, which vectorise across work-items.
     public var nativeFloatVectorWidth: Int { get throws(CLError) { Int(try value(CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, cl_uint.self)) } }
     public var nativeDoubleVectorWidth: Int { get throws(CLError) { Int(try value(CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE, cl_uint.self)) } }
+    /// `CL_DEVICE_MAX_PARAMETER_SIZE`: the bytes of all a kernel's arguments together.
     public var maxParameterBytes: Int { get throws(CLError) { try value(CL_DEVICE_MAX_PARAMETER_SIZE, Int.self) } }
 
     /// Whether the device does double precision (a non-empty `CL_DEVICE_DOUBLE_FP_CONFIG`).

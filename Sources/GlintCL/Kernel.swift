@@ -33,15 +33,6 @@ public struct StructArgument<T: BitwiseCopyable>: KernelArgument {
     }
 }
 
-/// `__local` memory of a given size in bytes.
-public struct LocalMemory: KernelArgument {
-    public let bytes: Int
-    public init(bytes: Int) { self.bytes = bytes }
-    public func setArgument(_ kernel: cl_kernel, index: cl_uint) -> cl_int {
-        clSetKernelArg(kernel, index, bytes, nil)
-    }
-}
-
 /// A kernel of a built program. Not for concurrent use: create one per job (it is cheap).
 public final class Kernel: @unchecked Sendable {
     public let handle: cl_kernel

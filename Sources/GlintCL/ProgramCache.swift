@@ -10,7 +10,7 @@ public enum ProgramCache {
     public static let disableVariable = "GLINT_KERNEL_CACHE"
     public static let directoryVariable = "GLINT_CACHE_DIR"
     /// An entry: this line, then a header line `KEY LENGTH DIGEST` (the entry's own key, the
-    /// binary's byte count and its 128-bit FNV-1a digest), then the binary. Drivers do not check
+    /// binary's byte count and its `StableHash` digest), then the binary. Drivers do not check
     /// what they are handed (a truncated PoCL binary aborts inside clBuildProgram), so an entry is
     /// used only when all three match; anything else is rebuilt from source and replaced.
     private static let magic: [UInt8] = Array("GLINTBIN2\n".utf8)

@@ -10,17 +10,6 @@ public enum CPUFeatures {
         return []
     }()
 
-    /// The CPU model name, e.g. `AMD EPYC`.
-    public static let modelName: String = {
-        guard let text = try? FileIO.readText("/proc/cpuinfo", limit: 8 << 20) else { return "unknown" }
-        for line in text.split(separator: "\n") where line.hasPrefix("model name") {
-            if let colon = line.firstIndex(of: ":") {
-                return line[line.index(after: colon)...].trimmingCharacters()
-            }
-        }
-        return "unknown"
-    }()
-
     /// Nil when this build can run here; else why not. The x86-64 build's SIMD code needs AVX2 and FMA.
     public static var unsupportedReason: String? {
         #if arch(x86_64)

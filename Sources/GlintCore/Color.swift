@@ -75,4 +75,11 @@ public enum Color {
     public static func to8Bit(_ v: Float) -> UInt8 {
         UInt8(floorf(clamp01(v) * 255.0 + 0.5))
     }
+
+    /// The sRGB transfer curve undone (IEC 61966-2-1): an sRGB-encoded value in [0,1] to linear
+    /// light. Clamped to [0,1] first (NaN becomes 0); computed in double and rounded once to float.
+    public static func srgbToLinear(_ v: Float) -> Float {
+        let c = Double(clamp01(v))
+        return Float(c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4))
+    }
 }

@@ -102,6 +102,27 @@ public struct ImageF: Sendable, Equatable {
         guard !v.isNaN else { return 0 }
         return UInt8((min(max(v, 0), 1) * 255).rounded())
     }
+
+    /// Quantises every channel to 16 bits: clamp to [0, 1], scale by 65535, round to nearest
+    /// (NaN becomes 0). No transfer curve is applied: for `PNG.encode16`, which stores linear
+    /// light, the values should be linear.
+    public func to16Bit() -> [UInt16] {
+        pixels.map { ImageF.quantize16($0) }
+    }
+
+    /// R, G and B taken as sRGB-encoded display values and decoded to linear light
+    /// (`Color.srgbToLinear`, which clamps to [0, 1]); alpha kept.
+    public func srgbToLinear() -> ImageF {
+        var out = pixels
+        for i in 0..<out.count where i & 3 != 3 { out[i] = Color.srgbToLinear(out[i]) }
+        return ImageF(width: width, height: height, pixels: out)
+    }
+
+    /// One channel as `to16Bit` quantises it.
+    public static func quantize16(_ v: Float) -> UInt16 {
+        guard !v.isNaN else { return 0 }
+        return UInt16((Double(min(max(v, 0), 1)) * 65535).rounded())
+    }
 }
 
 /// Limits on image dimensions, checked before any pixel buffer is allocated, so that a

@@ -161,7 +161,7 @@ public enum ImageCompare {
 
 // MARK: Tolerances
 
-/// When two outputs count as matching: every criterion must hold. DESIGN.md's parity table
+/// When two outputs count as matching: every criterion must hold. docs/DESIGN.md's parity table
 /// gives each workload's; `--tolerance` spells one for image pairs.
 public struct Tolerance: Sendable, Equatable, CustomStringConvertible {
     public enum Criterion: Sendable, Equatable {

@@ -147,6 +147,12 @@ public enum PNG {
         try encode16(width: width, height: height, rgba16: rgba16, alpha: alpha, context: "cannot encode PNG")
     }
 
+    /// Encodes a linear-light float image as a 16-bit PNG (`encode16` of `image.to16Bit()`):
+    /// each channel clamped to [0, 1] and rounded to the nearest of 65536 levels.
+    public static func encode16(linear image: ImageF, alpha: Bool) throws(GlintError) -> [UInt8] {
+        try encode16(width: image.width, height: image.height, rgba16: image.to16Bit(), alpha: alpha)
+    }
+
     /// Writes an 8-bit PNG (see `encode`) to a temporary name, then renames it to `path`.
     public static func write(_ image: Image8, to path: String, alpha: Bool = true) throws(GlintError) {
         try FileIO.writeAtomically(path, encode8(image, alpha: alpha, context: "cannot write \(path)"))

@@ -1,5 +1,7 @@
-/// A 128-bit FNV-1a digest written as 32 hex digits: stable across runs, platforms and
-/// Swift versions (unlike `Hasher`), for cache keys. Not a cryptographic hash.
+/// Two 64-bit FNV-1a lanes written together as 32 hex digits: the standard 64-bit FNV-1a, and a
+/// second lane with another offset basis that hashes every byte XOR 0x5a. (Not the 128-bit
+/// FNV-1a: that multiplies in 128 bits.) Stable across runs, platforms and Swift versions (unlike
+/// `Hasher`), for cache keys and checksums. Not a cryptographic hash.
 public struct StableHash: Sendable {
     private var a: UInt64 = 0xcbf2_9ce4_8422_2325
     private var b: UInt64 = 0x6c62_272e_07bb_0142

@@ -14,7 +14,7 @@ struct Bench: AsyncParsableCommand {
             time (transfers included) and OpenCL kernel time (profiling events), throughput on the \
             median wall time in the workload's unit (fractal: Giter/s, the escape-count sum per \
             second), peak memory, and the validation of the output against the Swift CPU path with \
-            the workload's DESIGN.md tolerance.
+            the workload's docs/DESIGN.md tolerance.
 
             Suites: --quick (small images; the whole suite in well under two minutes on two \
             cores), the default (HD), --full (the default cases, heavier variants and 4K).
@@ -90,7 +90,7 @@ struct Bench: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingErrors(verbose: out.verbose) {
+        try await reportingErrors(verbose: out.verbose, buildReport: false) {
             // Read the baseline first: an unreadable one should not cost a whole run.
             let old = try baseline.map { try BenchReport(json: try FileIO.readText($0), name: "--baseline \($0)") }
             let report: BenchReport

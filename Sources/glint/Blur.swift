@@ -19,20 +19,28 @@ struct Blur: AsyncParsableCommand {
             auto (the default): exact up to sigma \(Format.short(BlurJob.autoRecursiveAbove)), recursive above.
 
             Borders: reflect101 (gfedcb|abcdefgh, OpenCV's default), clamp (aaa|abc), wrap, zero.
-            The output has the input's kind: PNG in, PNG out (alpha kept if the input has any); PFM in, PFM out.
+            The output has the input's kind: PNG in, PNG out (alpha kept if the input has any); PFM in, PFM out, \
+            or with --bit-depth 16 a 16-bit PNG of the float result (linear light, gAMA 1.0, clamped to [0, 1]).
 
             Examples:
               glint blur photo.png -o soft.png --sigma 2
               glint blur photo.png -o mist.png --sigma 40 --method recursive
               glint blur hdr.pfm -o hdr-blur.pfm --sigma 8 --border clamp
+              glint blur linear.pfm -o soft16.png --bit-depth 16 --sigma 3
               glint compare --a cpu --b opencl blur photo.png --sigma 10
             """)
 
     @Argument(help: ArgumentHelp("The image to blur: .png (8-bit) or .pfm (float).", valueName: "input"))
     var input: String
 
-    @Option(name: .shortAndLong, help: "Output file: .png for a PNG input, .pfm for a PFM input.")
+    @Option(name: .shortAndLong, help: "Output file: .png for a PNG input, .pfm for a PFM input (.png with --bit-depth 16).")
     var output: String?
+
+    @Option(name: .customLong("bit-depth"), parsing: .unconditional,
+            help: ArgumentHelp("Bit depth of a PNG output: 8 or 16. (default: 8)",
+                               discussion: "16 is for a .pfm input: the float blur written as a 16-bit linear-light PNG. An 8-bit PNG input blurs in 8-bit arithmetic, so it has no 16 bits to give."),
+            transform: bitDepthValue)
+    var bitDepth = 8
 
     @OptionGroup var pass: BlurStage
 
@@ -53,16 +61,25 @@ struct Blur: AsyncParsableCommand {
         if let repeatRuns, !Limits.repeatRuns.contains(repeatRuns) {
             throw ValidationError("--repeat-runs must be between 1 and \(Limits.repeatRuns.upperBound), got \(repeatRuns)")
         }
+        if bitDepth == 16 && !isFloat {
+            throw ValidationError("--bit-depth 16 needs a .pfm input: an 8-bit PNG blurs in 8-bit arithmetic, so 16 bits would add no precision")
+        }
         if let output {
-            let want = isFloat ? "pfm" : "png"
-            guard hasSuffix(output, [want]) else { throw ValidationError("-o \(output): a .\(want) input gives a .\(want) output") }
+            if bitDepth == 16 {
+                guard hasSuffix(output, ["png"]) else { throw ValidationError("-o \(output): --bit-depth 16 writes a .png output") }
+            } else {
+                let want = isFloat ? "pfm" : "png"
+                guard hasSuffix(output, [want]) else {
+                    throw ValidationError("-o \(output): a .\(want) input gives a .\(want) output" + (isFloat ? " (or a 16-bit .png with --bit-depth 16)" : ""))
+                }
+            }
             try checkWritable(output, option: "-o")
         }
     }
 
     var job: BlurJob { (try? pass.job()) ?? BlurJob() }
     var sigma: Double { pass.sigma }
-    var border: String { pass.border }
+    var border: String { pass.border.rawValue }
 
     func run() async throws {
         try await reportingErrors(verbose: out.verbose) {
@@ -73,7 +90,12 @@ struct Blur: AsyncParsableCommand {
             if isFloat {
                 let image = try PFM.read(input)
                 let r = try await BlurRenderer.blur(image, job, on: backend)
-                try PFM.write(r.image, to: output)
+                if bitDepth == 16 {
+                    // PFM data is linear light, which is what a 16-bit PNG holds.
+                    try FileIO.writeAtomically(output, PNG.encode16(linear: r.image, alpha: false))
+                } else {
+                    try PFM.write(r.image, to: output)
+                }
                 (wall, kernels, method, size) = (r.wallSeconds, r.kernelSeconds, r.method, "\(image.width)x\(image.height)")
                 if let repeatRuns {
                     let session = try BlurSession(plan: BlurPlan(job: job, format: .f32, width: image.width, height: image.height), backend: backend)
@@ -108,6 +130,7 @@ extension Blur: ComparableWorkload {
     func comparisonConflict() -> String? {
         if device.device != nil { return "blur: compare runs the job on --a and --b; drop --device" }
         if output != nil { return "blur: compare writes no image; drop -o (use --diff or --json)" }
+        if bitDepth != 8 { return "blur: compare writes no image; drop --bit-depth" }
         return nil
     }
 

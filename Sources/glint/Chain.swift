@@ -3,11 +3,11 @@ import GlintCore
 import GlintCL
 import GlintWorkloads
 
-/// `--then PASS [options]`: image passes that follow a render in the same process, on the same
+/// `--then PASS [options]`: chain passes (`ChainPass`) that follow a render in the same process, on the same
 /// device and context, handing device buffers on without a host round trip.
 enum Chain {
     /// The passes named on the command line, in order (set once, before the command runs).
-    nonisolated(unsafe) static var passes: [any ImagePass] = []
+    nonisolated(unsafe) static var passes: [any ChainPass] = []
 
     static let passNames = ["blur", "iso"]
 
@@ -20,7 +20,7 @@ enum Chain {
         for arg in args[first...] {
             if arg == "--then" { segments.append([]) } else { segments[segments.count - 1].append(arg) }
         }
-        var parsed: [any ImagePass] = []
+        var parsed: [any ChainPass] = []
         for var segment in segments {
             // The render's own options (output, device, quiet, verbose) may come after a pass.
             var i = 0
@@ -93,15 +93,14 @@ struct BlurStage: ParsableArguments {
     @Option(parsing: .unconditional, help: "Standard deviation of the Gaussian, in pixels (above 0, at most \(Format.short(BlurJob.maxSigma))). (default: 2)",
             transform: number("--sigma", Limits.sigma))
     var sigma: Double = 2
-    @Option(help: "exact, recursive or auto.")
-    var method = "auto"
-    @Option(help: "What lies past the edges: reflect101, clamp, wrap or zero.")
-    var border = "reflect101"
+    @Option(help: "exact, recursive or auto. (default: auto)", transform: choice("--method", BlurMethod.allCases, name: { $0.rawValue }))
+    var method = BlurMethod.auto
+    @Option(help: "What lies past the edges: reflect101, clamp, wrap or zero. (default: reflect101)",
+            transform: choice("--border", BorderMode.allCases, name: { $0.rawValue }))
+    var border = BorderMode.reflect101
 
     func job() throws -> BlurJob {
-        guard let m = BlurMethod(rawValue: method) else { throw ValidationError("--method must be exact, recursive or auto (got '\(method)')") }
-        guard let b = BorderMode(rawValue: border) else { throw ValidationError("--border must be reflect101, clamp, wrap or zero (got '\(border)')") }
-        let job = BlurJob(sigma: sigma, method: m, border: b)
+        let job = BlurJob(sigma: sigma, method: method, border: border)
         do { try job.validate() } catch { throw ValidationError(error.message) }
         return job
     }

@@ -23,12 +23,26 @@ struct DeviceOptions: ParsableArguments {
 struct OutputOptions: ParsableArguments {
     @Flag(name: .shortAndLong, help: "Print nothing but errors; no progress bar.")
     var quiet = false
-    @Flag(name: .shortAndLong, help: "Print details: device, timings, build logs of failures.")
+    @Flag(name: .shortAndLong, help: "Print details: device, timings, program builds and anything the OpenCL compiler said.")
     var verbose = false
 }
 
+/// `--bit-depth`: 8 or 16, checked while the command line is read (fractal, rtow, blur).
+let bitDepthValue: @Sendable (String) throws -> Int = { text in
+    let t = text[...].trimmingCharacters()
+    guard let v = Int(t), v == 8 || v == 16 else {
+        throw optionValueError("--bit-depth must be 8 or 16, got \(JSON.printable(t, limit: 40))")
+    }
+    return v
+}
+
 /// Runs a command body; any error becomes one line on stderr (`--verbose`: every line) and exit 1.
-func reportingErrors(verbose: Bool, _ body: () async throws -> Void) async throws {
+/// With `verbose`, what building OpenCL programs cost and said is printed after the body, success
+/// or not: counts and time, cache notes, and the compiler's log of every program it said
+/// anything about (warnings included; a failed build's log is part of its error). Commands whose
+/// stdout may be data (`bench`, `devices --json`) pass `buildReport: false`.
+func reportingErrors(verbose: Bool, buildReport: Bool = true, _ body: () async throws -> Void) async throws {
+    defer { if verbose && buildReport { printBuildDiagnostics() } }
     do {
         try await body()
     } catch let error as ExitCode {
@@ -44,6 +58,17 @@ func reportingErrors(verbose: Bool, _ body: () async throws -> Void) async throw
             printError("error: \(lines[0]) (run with --verbose for details)")
         }
         throw ExitCode.failure
+    }
+}
+
+/// The --verbose report on program builds, per OpenCL context the command used.
+func printBuildDiagnostics() {
+    for cc in ComputeContext.opened {
+        let s = cc.buildStats
+        guard s.compiled + s.fromDiskCache > 0 || !s.cacheNotes.isEmpty else { continue }
+        print("programs: \(s.compiled) compiled, \(s.fromDiskCache) from the disk cache, \(fmt(s.seconds * 1000, 1)) ms (\(cc.deviceName))")
+        for note in s.cacheNotes { print(note) }
+        for log in s.buildLogs { print(log) }
     }
 }
 

@@ -3,7 +3,7 @@ import GlintCore
 import GlintWorkloads
 
 /// What `glint compare` needs from a workload's command: the same options as rendering, a run
-/// on a given backend, and the DESIGN.md tolerance. A workload plugs in by conforming and
+/// on a given backend, and the docs/DESIGN.md tolerance. A workload plugs in by conforming and
 /// adding itself to `Compare.workloads`.
 protocol ComparableWorkload: ParsableCommand {
     /// Options that make no sense in a comparison (e.g. --device, -o), or nil.
@@ -51,7 +51,7 @@ struct Compare: AsyncParsableCommand {
             pixels differing by more than 1 level. A job also reports each side's median wall \
             time (transfers included) and OpenCL kernel time, and the speed-up of B over A.
 
-            Tolerance: a job uses its workload's (DESIGN.md): fractal escape counts identical and \
+            Tolerance: a job uses its workload's (docs/DESIGN.md): fractal escape counts identical and \
             colours within 1 level; iso and pulse within 1 level; rtow a mean difference below \
             0.5% of full scale and PSNR at least 40 dB. Image pairs default to within 1 level (PNG) or a relative \
             error of 1e-5 (PFM). --tolerance sets one: exact, N or max:N (largest difference), \
@@ -382,15 +382,22 @@ extension Fractal: ComparableWorkload {
         return nil
     }
 
-    func comparisonTitle() throws -> String { "fractal \(formulaName) \(size)" }
+    func comparisonTitle() throws -> String { "fractal \(formulaName) \(size)" + (bitDepth == 16 ? " 16-bit" : "") }
 
+    /// With --bit-depth 16, what the 16-bit PNG would hold is compared: the linear colour rounded
+    /// to 16 bits, as a fraction of full scale.
     func comparisonRun(on backend: Backend, detailed: Bool) async throws -> ComparisonRun {
         let job = try makeJob()
-        let r = try await FractalRenderer.render(job, on: backend, outputs: .init(counts: detailed))
-        return ComparisonRun(image: r.image, counts: r.counts, wallSeconds: r.wallSeconds, kernelSeconds: r.kernelSeconds)
+        let r = try await FractalRenderer.render(job, on: backend, outputs: .init(counts: detailed, colour: bitDepth == 16))
+        let sixteen = r.colour.map { c in
+            ImageF(width: c.width, height: c.height, pixels: c.srgbToLinear().to16Bit().map { Float($0) / 65535 })
+        }
+        return ComparisonRun(image: r.image, floatImage: sixteen, counts: r.counts, wallSeconds: r.wallSeconds, kernelSeconds: r.kernelSeconds)
     }
 
-    var comparisonTolerance: Tolerance { .oneLevel }
+    /// 8-bit colours within 1 level; 16-bit ones within 2 of 65535 (the palettes' sin, cos and
+    /// log differ by a few ulps between glibc and a device).
+    var comparisonTolerance: Tolerance { bitDepth == 16 ? Tolerance([.maxAbs(2.0 / 65535)]) : .oneLevel }
 }
 
 extension Iso: ComparableWorkload {
@@ -435,6 +442,7 @@ extension RTOW: ComparableWorkload {
         if pfm != nil || checkpoint != nil || resume != nil || partial != nil {
             return "rtow: compare renders in memory; drop --pfm, --checkpoint, --resume and --partial"
         }
+        if bitDepth != 8 { return "rtow: compare writes no render; drop --bit-depth" }
         if animation.isAnimation { return "rtow: compare runs one image; drop --frames" }
         return nil
     }

@@ -14,7 +14,7 @@ struct Devices: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        try await reportingErrors(verbose: output.verbose) {
+        try await reportingErrors(verbose: output.verbose, buildReport: false) {
             let inventory = DeviceInventory.scan()
             let auto = (try? Backend.resolve(.auto))?.choiceName(in: inventory) ?? "cpu"
             if json {

@@ -14,7 +14,8 @@ struct Fractal: AsyncParsableCommand {
             z^2 + 0.5*c/z^2. image-julia samples --texture at z each step (texture coordinates, v up, \
             nothing outside [0.01, 0.99]) and stops on alpha > 0.1; samples never stopped are grey (it/80).
 
-            Escape counts are identical on every backend; colours agree within 1 (8-bit).
+            Escape counts are identical on every backend; colours agree within 1 (8-bit), within \
+            2 of 65535 with --bit-depth 16.
 
             Examples:
               glint fractal mandelbrot --size 1920x1080 -o m.png
@@ -32,8 +33,8 @@ struct Fractal: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Output PNG (default: <formula>.png).")
     var output: String?
 
-    @Option(parsing: .unconditional, help: "Image size WxH (sides 1 to \(ImageLimits.maxSide)). (default: 1200x800)", transform: sizeText("--size"))
-    var size = "1200x800"
+    @Option(parsing: .unconditional, help: "Image size WxH (sides 1 to \(ImageLimits.maxSide)). (default: 1200x800)", transform: imageSize("--size"))
+    var size = ImageSize(width: 1200, height: 800)
 
     @Option(parsing: .unconditional, help: "View centre X,Y in the complex plane, each within +-1e9 (default: the formula's whole-set view).",
             transform: numbers("--center", count: 2, Limits.planeCoordinate, example: "-0.75,0.1"))
@@ -51,8 +52,9 @@ struct Fractal: AsyncParsableCommand {
             transform: number("--bailout", Limits.bailout))
     var bailout = 2.0
 
-    @Option(help: "Colour palette: tutorial (the tutorial's sin/cos colouring), grey, fire, ocean, rainbow.")
-    var palette = "tutorial"
+    @Option(help: "Colour palette: tutorial (the tutorial's sin/cos colouring), grey, fire, ocean, rainbow. (default: tutorial)",
+            transform: choice("--palette", Color.Palette.allCases, name: { $0.name }))
+    var palette = Color.Palette.tutorial
 
     @Flag(help: "Smooth (continuous) colouring instead of bands; a larger --bailout (e.g. 256) smooths better.")
     var smooth = false
@@ -61,8 +63,8 @@ struct Fractal: AsyncParsableCommand {
             transform: wholeNumber("--ss", 1...FractalJob.maxSupersampling))
     var supersampling = 1
 
-    @Option(help: "Pixel arithmetic: float or double.")
-    var precision = "float"
+    @Option(help: "Pixel arithmetic: float or double. (default: float)", transform: choice("--precision", Precision.allCases, name: { $0.rawValue }))
+    var precision = Precision.float
 
     @Option(name: .customLong("c"), parsing: .unconditional, help: "Julia constant RE,IM for julia, sierpinski-julia and image-julia (each within +-1e9). (default: -0.76,0.15)",
             transform: numbers("--c", count: 2, Limits.planeCoordinate, example: "-0.8,0.156"))
@@ -78,8 +80,10 @@ struct Fractal: AsyncParsableCommand {
                                discussion: "Maximum value 65535 whatever the limit; points that never escape hold the iteration limit; a count is the number of steps that stayed within the bailout, so points outside |z| <= R after the first step read 0. Counts above 65535 are clamped."))
     var counts: String?
 
-    @Option(name: .customLong("bit-depth"), parsing: .unconditional, help: "PNG bit depth: 8 or 16. (default: 8)",
-            transform: oneOf("--bit-depth", [8, 16]))
+    @Option(name: .customLong("bit-depth"), parsing: .unconditional,
+            help: ArgumentHelp("PNG bit depth: 8 or 16. (default: 8)",
+                               discussion: "16 writes each pixel's colour before the 8-bit rounding as 16-bit linear light (the PNG says so: gAMA 1.0), decoded from the palette's sRGB values: the same picture with 257 times finer steps, which smooth colouring and supersampling fill. One image only: not with --frames or --then."),
+            transform: bitDepthValue)
     var bitDepth = 8
 
     @OptionGroup var animation: AnimationOptions
@@ -105,13 +109,6 @@ struct Fractal: AsyncParsableCommand {
         guard FractalFormula(name: formulaName) != nil else {
             throw ValidationError("unknown formula '\(formulaName)': use \(FractalFormula.allCases.map(\.name).joined(separator: ", "))")
         }
-        guard Color.Palette(name: palette) != nil else {
-            throw ValidationError("unknown palette '\(palette)': use \(Color.Palette.allCases.map(\.name).joined(separator: ", "))")
-        }
-        guard Precision(rawValue: precision) != nil else {
-            throw ValidationError("--precision must be float or double (got '\(precision)')")
-        }
-        guard bitDepth == 8 || bitDepth == 16 else { throw ValidationError("--bit-depth must be 8 or 16, got \(bitDepth)") }
         if FractalFormula(name: formulaName) == .imageJulia && texture == nil {
             throw ValidationError("image-julia needs --texture FILE.png")
         }
@@ -123,6 +120,12 @@ struct Fractal: AsyncParsableCommand {
         let ends = animation.frames.map { n in [0, n - 1].map { Self.frameJob(job, ramps: ramps, frame: $0, of: n) } } ?? [job]
         for j in ends {
             do { try j.validate() } catch { throw ValidationError(error.message) }
+        }
+        if bitDepth == 16 && animation.isAnimation {
+            throw ValidationError("--bit-depth 16 writes one 16-bit PNG; --frames writes 8-bit frames")
+        }
+        if bitDepth == 16 && !Chain.passes.isEmpty {
+            throw ValidationError("--bit-depth 16 does not go with --then: the passes work on 8-bit images")
         }
         if animation.isAnimation {
             if counts != nil { throw ValidationError("--counts writes one image's counts; it does not go with --frames") }
@@ -142,16 +145,16 @@ struct Fractal: AsyncParsableCommand {
     func baseJob() throws -> FractalJob {
         guard let formula = FractalFormula(name: formulaName) else { throw ValidationError("unknown formula '\(formulaName)'") }
         var job = FractalJob(formula: formula)
-        (job.width, job.height) = try parseSize(size)
+        (job.width, job.height) = (size.width, size.height)
         if let center { (job.centerRe, job.centerIm) = try parsePair(center, name: "--center") }
         (job.cRe, job.cIm) = try parsePair(c, name: "--c")
         job.zoom = zoom
         job.maxIterations = iterations
         job.bailout = bailout
-        job.palette = Color.Palette(name: palette)!
+        job.palette = palette
         job.smooth = smooth
         job.supersampling = supersampling
-        job.precision = Precision(rawValue: precision)!
+        job.precision = precision
         job.skipInterior = !noSkip
         return job
     }
@@ -249,14 +252,14 @@ struct Fractal: AsyncParsableCommand {
             let file = output ?? "\(formulaName).png"
             let bar = ProgressBar("fractal", quiet: out.quiet)
             let result = try await FractalRenderer.render(job, on: backend,
-                                                          outputs: .init(counts: counts != nil),
+                                                          outputs: .init(counts: counts != nil, colour: bitDepth == 16),
                                                           progress: { bar.update($0) })
             bar.finish()
             // The image and the counts are replaced together or not at all.
             let outputs = OutputSet()
-            if bitDepth == 16 {
-                try outputs.stage(file, PNG.encode16(width: job.width, height: job.height,
-                                                     rgba16: result.image.pixels.map { UInt16($0) * 257 }, alpha: false))
+            if bitDepth == 16, let colour = result.colour {
+                // The 16-bit PNG holds linear light: the palette's sRGB values decoded.
+                try outputs.stage(file, PNG.encode16(linear: colour.srgbToLinear(), alpha: false))
             } else {
                 try outputs.stage(file, PNG.encode(result.image, alpha: false))
             }
@@ -269,11 +272,6 @@ struct Fractal: AsyncParsableCommand {
                 var line = "wrote \(file) (\(job.width)x\(job.height), \(job.formula.name), \(backend.label), \(fmt(result.wallSeconds * 1000, 1)) ms"
                 if backend.isOpenCL { line += ", kernels \(fmt(result.kernelSeconds * 1000, 1)) ms" }
                 print(line + ")")
-                if out.verbose, case .opencl(let cc) = backend {
-                    let s = cc.buildStats
-                    print("programs: \(s.compiled) compiled, \(s.fromDiskCache) from the disk cache, \(fmt(s.seconds * 1000, 1)) ms")
-                    for note in s.cacheNotes { print(note) }
-                }
             }
         }
     }

@@ -55,8 +55,8 @@ struct Mist: AsyncParsableCommand {
             transform: number("--sigma", Limits.sigma))
     var sigma = 40.0
 
-    @Option(help: "Blur method: exact, recursive or auto.")
-    var method = "auto"
+    @Option(help: "Blur method: exact, recursive or auto. (default: auto)", transform: choice("--method", BlurMethod.allCases, name: { $0.rawValue }))
+    var method = BlurMethod.auto
 
     @Option(parsing: .unconditional, help: "Number of raindrops (0 to \(MistJob.maxDrops)). (default: 50)",
             transform: wholeNumber("--drops", 0...MistJob.maxDrops))
@@ -86,7 +86,6 @@ struct Mist: AsyncParsableCommand {
         guard frames >= 1 else { throw ValidationError("--frames must be at least 1 (got \(frames))") }
         guard frames <= MistJob.maxFrames else { throw ValidationError("--frames must be at most \(MistJob.maxFrames)") }
         guard sigma.isFinite && sigma > 0 else { throw ValidationError("--sigma must be a positive number (got \(sigma))") }
-        guard BlurMethod(rawValue: method) != nil else { throw ValidationError("--method must be exact, recursive or auto (got '\(method)')") }
         if gravity != nil && gravityFile != nil { throw ValidationError("give --gravity or --gravity-file, not both") }
         if let gravity { _ = try parsePair(gravity, name: "--gravity") }
         if let output {
@@ -102,7 +101,7 @@ struct Mist: AsyncParsableCommand {
         job.frames = frames
         job.fps = fps
         job.sigma = sigma
-        job.method = BlurMethod(rawValue: method) ?? .auto
+        job.method = method
         job.drops = drops
         job.seed = seed
         job.classic = classic

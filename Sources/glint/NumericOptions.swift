@@ -152,23 +152,13 @@ func numbers(_ option: String, count: Int, _ range: NumberRange, example: String
     { text in _ = try checkedNumbers(text, option: option, count: count, range, example: example); return text }
 }
 
-/// One of a few whole numbers: --bit-depth 8 or 16.
-func oneOf(_ option: String, _ allowed: [Int]) -> @Sendable (String) throws -> Int {
-    { text in
-        let t = text[...].trimmingCharacters()
-        guard let v = Int(t), allowed.contains(v) else {
-            let list = allowed.map(String.init)
-            throw optionValueError("\(option) must be \(list.dropLast().joined(separator: ", ")) or \(list.last ?? ""), got \(t)")
-        }
-        return v
-    }
-}
-
 /// `WxH` checked while parsing; the option keeps its text.
-func sizeText(_ option: String) -> @Sendable (String) throws -> String {
+func imageSize(_ option: String) -> @Sendable (String) throws -> ImageSize {
     { text in
-        do { _ = try parseSize(text, option: option) } catch let e as ValidationError { throw optionValueError(e.message) }
-        return text
+        do {
+            let (w, h) = try parseSize(text, option: option)
+            return ImageSize(width: w, height: h)
+        } catch let e as ValidationError { throw optionValueError(e.message) }
     }
 }
 
@@ -253,4 +243,25 @@ func usageMessage(for error: Error, type: ParsableArguments.Type, help: String?)
         if let help { text += " (see '\(help)')" }
     }
     return text
+}
+
+// MARK: Named choices
+
+/// One of a fixed set of names (`--palette fire`, `--method recursive`), parsed to its enum case
+/// while the command line is read: a wrong name is a one-line usage error listing the choices,
+/// and the command gets a typed value, never a string to parse again.
+func choice<T: Sendable>(_ what: String, _ cases: [T], name: @escaping @Sendable (T) -> String) -> @Sendable (String) throws -> T {
+    { text in
+        if let found = cases.first(where: { name($0) == text }) { return found }
+        let names = cases.map(name)
+        throw optionValueError("unknown \(what) '\(JSON.printable(text, limit: 40))': use \(names.dropLast().joined(separator: ", ")) or \(names.last ?? "")")
+    }
+}
+
+
+/// An image size from `WxH`, checked against the image limits while the command line is read.
+struct ImageSize: Sendable, Equatable, CustomStringConvertible {
+    var width: Int
+    var height: Int
+    var description: String { "\(width)x\(height)" }
 }

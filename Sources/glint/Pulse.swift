@@ -44,8 +44,8 @@ struct Pulse: AsyncParsableCommand {
             transform: number("--purity-range", Limits.unit))
     var purityRange = 0.7
 
-    @Option(parsing: .unconditional, help: "Frame size WxH (sides 1 to \(ImageLimits.maxSide)). (default: 640x360)", transform: sizeText("--size"))
-    var size = "640x360"
+    @Option(parsing: .unconditional, help: "Frame size WxH (sides 1 to \(ImageLimits.maxSide)). (default: 640x360)", transform: imageSize("--size"))
+    var size = ImageSize(width: 640, height: 360)
 
     @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Ramp the hue over the sequence: hue=FROM:TO (e.g. hue=0:1 walks the colour wheel once).",
                                valueName: "hue=from:to"))
@@ -59,7 +59,7 @@ struct Pulse: AsyncParsableCommand {
 
     func makeJob() throws -> PulseJob {
         var job = PulseJob()
-        (job.width, job.height) = try parseSize(size)
+        (job.width, job.height) = (size.width, size.height)
         job.frames = frames
         job.fps = fps
         job.hue = hue

@@ -31,7 +31,8 @@ struct RTOW: AsyncParsableCommand {
             Rendering is progressive: passes of a few samples per pixel add to per-pixel sums in \
             sample order, so a render stopped and resumed (--checkpoint, --resume) equals an \
             uninterrupted one bit for bit on the same backend. The PNG is gamma 2 like the book's; \
-            --pfm writes the linear float image. With --checkpoint, Ctrl-C stops after the current \
+            --bit-depth 16 makes it a 16-bit PNG of the linear sums instead (linear light, gAMA 1.0, \
+            clamped to [0, 1]) and --pfm writes the linear float image. With --checkpoint, Ctrl-C stops after the current \
             pass and saves the checkpoint (a second Ctrl-C quits at once).
 
             Examples:
@@ -46,14 +47,20 @@ struct RTOW: AsyncParsableCommand {
     @Option(help: ArgumentHelp("ch8 | ch10 | cover | FILE.json", valueName: "scene"))
     var scene = "ch10"
 
-    @Option(name: .shortAndLong, help: "Output PNG (gamma 2, 8-bit RGB).")
+    @Option(name: .shortAndLong, help: "Output PNG (gamma 2, 8-bit RGB; with --bit-depth 16, 16-bit linear RGB).")
     var output = "rtow.png"
+
+    @Option(name: .customLong("bit-depth"), parsing: .unconditional,
+            help: ArgumentHelp("PNG bit depth: 8 or 16. (default: 8)",
+                               discussion: "8 is the book's output: gamma 2, truncated to 8 bits. 16 writes the mean of the linear sums per pixel as 16-bit linear light (gAMA 1.0; values above 1 clip), rounded to the nearest of 65536 levels. One image only: not with --frames or --then."),
+            transform: bitDepthValue)
+    var bitDepth = 8
 
     @Option(help: "Also write the linear float image (mean radiance per pixel) as a PFM file.")
     var pfm: String?
 
-    @Option(parsing: .unconditional, help: "Image size WxH (sides 1 to \(ImageLimits.maxSide)). (default: 1200x800)", transform: sizeText("--size"))
-    var size = "1200x800"
+    @Option(parsing: .unconditional, help: "Image size WxH (sides 1 to \(ImageLimits.maxSide)). (default: 1200x800)", transform: imageSize("--size"))
+    var size = ImageSize(width: 1200, height: 800)
 
     @Option(parsing: .unconditional, help: "Samples per pixel (1 to \(RTJob.maxSamplesPerPixel)). (default: 50)",
             transform: wholeNumber("--spp", 1...RTJob.maxSamplesPerPixel))
@@ -134,6 +141,12 @@ struct RTOW: AsyncParsableCommand {
             }
             try checkRamp(r, Limits.angle)
         }
+        if bitDepth == 16 && animation.isAnimation {
+            throw ValidationError("--bit-depth 16 writes one 16-bit PNG; --frames writes 8-bit frames")
+        }
+        if bitDepth == 16 && !Chain.passes.isEmpty {
+            throw ValidationError("--bit-depth 16 does not go with --then: the passes work on 8-bit images")
+        }
         if animation.isAnimation && (checkpoint != nil || resume != nil || partial != nil || pfm != nil) {
             throw ValidationError("--frames renders a sequence; --checkpoint, --resume, --partial and --pfm are for one image")
         }
@@ -175,7 +188,7 @@ struct RTOW: AsyncParsableCommand {
         }
         if appGlass { s.useAppGlass() }
         var job = RTJob(scene: s)
-        (job.width, job.height) = try parseSize(size)
+        (job.width, job.height) = (size.width, size.height)
         job.samplesPerPixel = spp
         job.maxDepth = depth
         job.seed = seed
@@ -199,6 +212,11 @@ struct RTOW: AsyncParsableCommand {
         if let roll { cam.roll(roll) }
         job.camera = cam
         return job
+    }
+
+    /// The PNG of `acc`: the book's gamma-2 bytes, or (`sixteen`) 16-bit linear light from the sums.
+    static func png(_ acc: RTAccumulation, sixteen: Bool) throws(GlintError) -> [UInt8] {
+        sixteen ? try PNG.encode16(linear: acc.linearImage(), alpha: false) : try PNG.encode(acc.gammaImage(), alpha: false)
     }
 
     /// An animation's folder: -o, or for -o NAME.png, NAME-frames.
@@ -271,6 +289,7 @@ struct RTOW: AsyncParsableCommand {
             let backend = try device.backend()
             let bar = RTProgressBar(quiet: out.quiet)
             let output = self.output, pfm = self.pfm, checkpoint = self.checkpoint, verbose = out.verbose
+            let sixteen = bitDepth == 16
             var options = RTRenderer.Options(resume: resumed)
             options.snapshotInterval = partial ?? (checkpoint != nil ? 30 : nil)
             let writesPartials = partial != nil
@@ -279,7 +298,7 @@ struct RTOW: AsyncParsableCommand {
             options.snapshot = { acc in
                 let outputs = OutputSet()
                 if writesPartials {
-                    try outputs.stage(output, PNG.encode(acc.gammaImage(), alpha: false))
+                    try outputs.stage(output, Self.png(acc, sixteen: sixteen))
                     if let pfm { try outputs.stage(pfm, PFM.encode(acc.linearImage())) }
                 }
                 if let checkpoint { try outputs.stage(checkpoint, acc.encode()) }
@@ -293,7 +312,7 @@ struct RTOW: AsyncParsableCommand {
             let result = try await RTRenderer.render(job, on: backend, options: options, progress: { bar.update($0) })
             bar.finish()
             let outputs = OutputSet()
-            try outputs.stage(output, PNG.encode(result.image, alpha: false))
+            try outputs.stage(output, sixteen ? Self.png(result.accumulation, sixteen: true) : PNG.encode(result.image, alpha: false))
             if let pfm { try outputs.stage(pfm, PFM.encode(result.linear)) }
             if let checkpoint { try outputs.stage(checkpoint, result.accumulation.encode()) }
             try outputs.commit()
@@ -310,11 +329,6 @@ struct RTOW: AsyncParsableCommand {
                 print(line)
                 if verbose {
                     print("spheres \(job.scene.spheres.count), materials \(job.scene.materials.count), depth \(job.maxDepth), seed \(job.seed)")
-                    if case .opencl(let cc) = backend {
-                        let s = cc.buildStats
-                        print("programs: \(s.compiled) compiled, \(s.fromDiskCache) from the disk cache, \(fmt(s.seconds * 1000, 1)) ms")
-                        for note in s.cacheNotes { print(note) }
-                    }
                 }
             }
         }

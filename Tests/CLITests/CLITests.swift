@@ -147,10 +147,13 @@ struct Sandbox {
 let sanitizerSlowdown: Double = {
     if let text = ProcessInfo.processInfo.environment["GLINT_TEST_TIMEOUT_SCALE"],
        let scale = Double(text), scale.isFinite, scale > 0 { return scale }
-    if dlsym(nil, "__tsan_init") != nil { return 5 }
+    if underThreadSanitizer { return 5 }
     if dlsym(nil, "__asan_init") != nil { return 3 }
     return 1
 }()
+
+/// Whether this test binary, and so the `glint` beside it, is built with ThreadSanitizer.
+let underThreadSanitizer = dlsym(nil, "__tsan_init") != nil
 
 private let sharedPoclCache: String = {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glint-cli-tests-pocl-cache").path
@@ -476,6 +479,7 @@ struct CLITests {
         }
     }
 
+    // --bit-depth 16's precision and encoding: BitDepthTests.swift.
     @Test("--bit-depth 16 writes a 16-bit PNG", arguments: ["cpu", "opencl"])
     func sixteenBitPNG(device: String) throws {
         try withSandbox { box in

@@ -86,6 +86,7 @@ let badNumbers: [BadNumber] = {
     all += cases(rtow, "--size", badSizes)
     all += cases(rtow, "--spp", badCounts + ["16777217"])
     all += cases(rtow, "--depth", badCounts + ["10001"])
+    all += cases(rtow, "--bit-depth", ["0", "12", "16.0"] + garbage)
     all += cases(rtow, "--seed", badSeeds)
     all += cases(rtow, "--lookfrom", badTriples)
     all += cases(rtow, "--lookat", badTriples)
@@ -107,6 +108,7 @@ let badNumbers: [BadNumber] = {
     // blur
     all += cases(blur, "--sigma", badPositive + ["2000.5"])
     all += cases(blur, "--repeat-runs", badCounts + ["10001"])
+    all += cases(blur, "--bit-depth", ["0", "12"] + garbage)
     // mist
     all += cases(mist, "--frames", badCounts + ["1000001"])
     all += cases(mist, "--fps", badFPS)

@@ -4,7 +4,7 @@
 //
 // Each case is a child `glint` whose ICD loader sees only Oclgrind (OCL_ICD_VENDORS points at a
 // vendors folder holding `oclgrind.icd`), so `--device gpu` is the simulator. A case passes when
-// - the child exits 0: `glint compare` found the outputs within the workload's DESIGN.md
+// - the child exits 0: `glint compare` found the outputs within the workload's docs/DESIGN.md
 //   tolerance against the Swift path (or, for a chain, the two PNGs within 1 level), and
 // - its stderr holds no Oclgrind report (`oclgrindReports`): any report fails the case.
 // PoCL runs the kernels as CPU code, where an out-of-bounds read can land in mapped memory and a

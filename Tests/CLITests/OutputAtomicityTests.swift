@@ -35,6 +35,13 @@ extension Sandbox {
             environment[key] = nil
         }
         environment["GLINT_CACHE_DIR"] = cache.path
+        if blocks != nil, underThreadSanitizer {
+            // ThreadSanitizer's runtime writes a 512 KiB file to $TMPDIR before main
+            // (tsan.rodata.PID) and maps it: under the limit the write is cut short and its first
+            // read past the end is a SIGBUS. Where it cannot create the file it skips that
+            // optional mapping. glint reads TMPDIR only for PoCL's cache; these runs use the CPU.
+            environment["TMPDIR"] = root.appendingPathComponent("no-such-folder").path
+        }
         for (k, v) in env { environment[k] = v }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -59,7 +66,7 @@ extension Sandbox {
         DispatchQueue.global().async(group: group) { out.data = outPipe.fileHandleForReading.readDataToEndOfFile() }
         DispatchQueue.global().async(group: group) { err.data = errPipe.fileHandleForReading.readDataToEndOfFile() }
         var timedOut = false
-        if group.wait(timeout: .now() + timeout) == .timedOut {
+        if group.wait(timeout: .now() + timeout * sanitizerSlowdown) == .timedOut {
             timedOut = true
             process.terminate()
             group.wait()

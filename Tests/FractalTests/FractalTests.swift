@@ -42,7 +42,7 @@ func testTexture() -> Image8 {
     return Image8(width: 32, height: 32, pixels: pixels)
 }
 
-/// The parity contract (DESIGN.md): escape counts identical; 8-bit colours within 1.
+/// The parity contract (docs/DESIGN.md): escape counts identical; 8-bit colours within 1.
 @Suite struct FractalParityTests {
     static let formulas: [FractalFormula] = [.mandelbrot, .julia, .burningShip, .sierpinskiJulia]
 

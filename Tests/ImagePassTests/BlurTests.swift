@@ -20,7 +20,7 @@ func meanDifference(_ a: Image8, _ b: Image8) -> Double {
     Double(zip(a.pixels, b.pixels).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(a.pixels.count)
 }
 
-/// Largest |a-b| / max(|a|, |b|, 1e-6): DESIGN.md's float parity measure.
+/// Largest |a-b| / max(|a|, |b|, 1e-6): docs/DESIGN.md's float parity measure.
 func maxRelative(_ a: ImageF, _ b: ImageF) -> Double {
     zip(a.pixels, b.pixels).reduce(0.0) { m, p in
         let d = Double(abs(p.0 - p.1))
@@ -30,7 +30,7 @@ func maxRelative(_ a: ImageF, _ b: ImageF) -> Double {
 
 func floatPicture(_ w: Int, _ h: Int) -> ImageF { TestPicture.make(width: w, height: h).toFloat() }
 
-/// CPU (Swift) and OpenCL give matching blurs (DESIGN.md: 8-bit within 1 level, float within a
+/// CPU (Swift) and OpenCL give matching blurs (docs/DESIGN.md: 8-bit within 1 level, float within a
 /// relative error of 1e-5). Both paths in fact agree exactly: integers on the exact 8-bit path, the
 /// same float operations in the same order elsewhere; the tolerance is the contract.
 @Suite struct BlurParityTests {

@@ -101,7 +101,7 @@ private func quadrants(_ w: Int, _ h: Int) -> Image8 {
         let a = try await IsoRenderer.render(job, on: .cpu).image
         let b = try await IsoRenderer.render(job, on: try openCL()).image
         #expect(a.width == b.width && a.height == b.height)
-        #expect(maxDifference(a, b) <= 1, "DESIGN.md: 8-bit channels within 1")
+        #expect(maxDifference(a, b) <= 1, "docs/DESIGN.md: 8-bit channels within 1")
     }
 
     @Test func cornersLandWhereTheIsometricMatrixPutsThem() async throws {

@@ -2,7 +2,7 @@ import GlintCore
 import GlintWorkloads
 import Testing
 
-/// The Swift CPU path and the OpenCL kernel render the same images (DESIGN.md, Parity: mean
+/// The Swift CPU path and the OpenCL kernel render the same images (docs/DESIGN.md, Parity: mean
 /// absolute difference < 0.5% of full scale, PSNR >= 40 dB, the fraction of differing pixels
 /// reported). Both follow the same float steps in the same order, so on PoCL the images are
 /// expected to be identical; the tolerance is the contract for devices whose sqrt or division

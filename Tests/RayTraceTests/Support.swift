@@ -41,7 +41,7 @@ func render(_ job: RTJob, on backend: Backend, options: RTRenderer.Options = .in
     try await RTRenderer.render(job, on: backend, options: options)
 }
 
-/// DESIGN.md's ray-tracer parity measures on 8-bit images.
+/// docs/DESIGN.md's ray-tracer parity measures on 8-bit images.
 struct ImageComparison: CustomStringConvertible {
     /// Mean absolute channel difference as a fraction of full scale (255).
     var meanAbsolute: Double

@@ -28,6 +28,9 @@ public final class ComputeContext: @unchecked Sendable {
         public var seconds = 0.0
         /// What went wrong with the disk cache, once per distinct message (for --verbose).
         public var cacheNotes: [String] = []
+        /// The build log of each program whose build the compiler said anything about (warnings
+        /// on a successful build), headed by the file and options (for --verbose).
+        public var buildLogs: [String] = []
     }
     public var buildStats: BuildStats { stats.withLock { $0 } }
 
@@ -40,7 +43,7 @@ public final class ComputeContext: @unchecked Sendable {
         supportsFP64 = try device.supportsFP64
         nativeFloatVectorWidth = (try? device.nativeFloatVectorWidth) ?? 1
         nativeDoubleVectorWidth = (try? device.nativeDoubleVectorWidth) ?? 1
-        // The float rules (DESIGN.md): no fast-math; division rounded correctly where the
+        // The float rules (docs/DESIGN.md): no fast-math; division rounded correctly where the
         // device can, so the kernels and their Swift twins divide alike.
         // OpenCL C 1.2 is what the kernels are written in, and all NVIDIA's devices report (a
         // platform's 3.0 is not the device compiler's); a 1.1 compiler takes no -cl-std.
@@ -50,6 +53,14 @@ public final class ComputeContext: @unchecked Sendable {
         }
         if (try? device.correctlyRoundedDivideSqrt) == true { options.append("-cl-fp32-correctly-rounded-divide-sqrt") }
         baseOptions = options.joined(separator: " ")
+    }
+
+    /// `text` without leading and trailing whitespace (drivers pad an empty log with newlines or a NUL).
+    static func trimmed(_ text: String) -> String {
+        let isSpace: (Character) -> Bool = { $0.isWhitespace || $0 == "\0" }
+        guard let first = text.firstIndex(where: { !isSpace($0) }),
+              let last = text.lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(text[first...last])
     }
 
     /// (major, minor) of a `CL_DEVICE_OPENCL_C_VERSION` string ("OpenCL C 1.2 ..."), or nil.
@@ -86,6 +97,11 @@ public final class ComputeContext: @unchecked Sendable {
 
     private static let registry = Locked<[Device: ComputeContext]>([:])
 
+    /// Every context this process has opened (one per device), by device name.
+    public static var opened: [ComputeContext] {
+        registry.withLock { Array($0.values) }.sorted { $0.deviceName < $1.deviceName }
+    }
+
     /// The process-wide context for `device`, created on first use.
     public static func shared(for device: Device) throws(CLError) -> ComputeContext {
         try registry.withLock { (contexts) throws(CLError) -> ComputeContext in
@@ -107,10 +123,12 @@ public final class ComputeContext: @unchecked Sendable {
         let start = Clock.now()
         let (program, origin, note) = try ProgramCache.program(source: source, options: options, context: context)
         let elapsed = Clock.now() - start
+        let log = Self.trimmed(program.buildLog)
         stats.withLock {
             if origin == .compiled { $0.compiled += 1 } else { $0.fromDiskCache += 1 }
             $0.seconds += elapsed
             if let note, !$0.cacheNotes.contains(note) { $0.cacheNotes.append(note) }
+            if !log.isEmpty { $0.buildLogs.append("build log of \(file) (options: \(options.isEmpty ? "none" : options)):\n\(log)") }
         }
         programs.withLock { $0[memoryKey] = program }
         return program

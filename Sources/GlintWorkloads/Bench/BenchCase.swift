@@ -60,7 +60,8 @@ public struct BenchUnit: Sendable, Equatable {
 
 /// One benchmark case: a fixed job of one workload that any backend can run.
 public struct BenchCase: Sendable {
-    /// The workload (`fractal`, later `rtow`, `blur`, ...), as `glint bench WORKLOAD` names it.
+    /// The workload (one of `BenchCase.workloads`: `fractal`, `rtow`, `blur`, ...), as
+    /// `glint bench WORKLOAD` names it.
     public let workload: String
     /// The case within the workload, e.g. `mandelbrot-float`.
     public let name: String
@@ -69,7 +70,7 @@ public struct BenchCase: Sendable {
     /// The job's other settings, recorded in the results.
     public let parameters: JSON
     public let unit: BenchUnit
-    /// What validation requires, in words (the DESIGN.md parity row).
+    /// What validation requires, in words (the docs/DESIGN.md parity row).
     public let tolerance: String
     /// Why `backend` cannot run this case (e.g. no fp64), or nil.
     public let unsupported: @Sendable (Backend) -> String?
@@ -137,8 +138,8 @@ public enum BenchSuite {
             case "rtow": all += RayTraceBench.cases(kind)
             case "blur": all += BlurBench.cases(kind)
             case "mist": all += MistBench.cases(kind)
-            case "iso": all += ImagePassBench.isoCases(kind)
-            case "pulse": all += ImagePassBench.pulseCases(kind)
+            case "iso": all += IsoPulseBench.isoCases(kind)
+            case "pulse": all += IsoPulseBench.pulseCases(kind)
             default: break
             }
         }

@@ -150,7 +150,7 @@ enum BlurBench {
             validate: { candidate, reference in try validateImages(candidate, reference) })
     }
 
-    /// 8-bit: within 1 level; float: max relative error 1e-5 (DESIGN.md).
+    /// 8-bit: within 1 level; float: max relative error 1e-5 (docs/DESIGN.md).
     static func validateImages(_ candidate: BenchOutput, _ reference: BenchOutput) throws -> BenchValidation {
         let difference: ImageDifference
         let tolerance: Tolerance

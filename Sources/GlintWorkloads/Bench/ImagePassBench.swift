@@ -1,8 +1,8 @@
 import GlintCore
 
-/// Benchmark cases of the image passes: the isometric transform (MP/s of canvas) and the pulse
-/// (frames/s, fill plus read-back).
-enum ImagePassBench {
+/// Benchmark cases of the isometric transform (MP/s of canvas) and the pulse (frames/s, fill
+/// plus read-back).
+enum IsoPulseBench {
     /// A deterministic test picture: gradients, rings and a hard edge, opaque.
     static func testPicture(width: Int, height: Int) -> Image8 {
         var pixels = [UInt8](repeating: 255, count: width * height * 4)

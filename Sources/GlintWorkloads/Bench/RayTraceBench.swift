@@ -2,7 +2,7 @@ import GlintCore
 
 /// The ray tracer's benchmark cases: the book cover at depth 50 (Msamples/s = pixel samples
 /// per second on the median wall time), validated against the Swift path statistically
-/// (DESIGN.md: mean absolute difference < 0.5% of full scale, PSNR >= 40 dB, differing pixels
+/// (docs/DESIGN.md: mean absolute difference < 0.5% of full scale, PSNR >= 40 dB, differing pixels
 /// reported), since the two paths' transcendental functions differ in the last bits and a
 /// path that turns on such a bit diverges.
 enum RayTraceBench {

@@ -33,8 +33,8 @@ public enum StageImage: Sendable {
     }
 }
 
-/// One image pass of a chain (`--then NAME ...`).
-public protocol ImagePass: Sendable {
+/// One pass of a `--then` chain (`--then NAME ...`): it takes the image before it and gives the next.
+public protocol ChainPass: Sendable {
     /// The pass's name and settings, e.g. "iso depth 30".
     var summary: String { get }
     /// Applies the pass on `backend`; a device image stays on the device. Returns the output and
@@ -43,7 +43,7 @@ public protocol ImagePass: Sendable {
 }
 
 /// The isometric transform as a chain pass.
-public struct IsoPass: ImagePass {
+public struct IsoPass: ChainPass {
     public var depth: Double
     public var cornerRadius: Double
     public var supersampling: Int
@@ -82,7 +82,7 @@ public struct IsoPass: ImagePass {
 }
 
 /// The Gaussian blur as a chain pass (8-bit RGBA).
-public struct BlurPass: ImagePass {
+public struct BlurPass: ChainPass {
     public var job: BlurJob
 
     public init(job: BlurJob) { self.job = job }

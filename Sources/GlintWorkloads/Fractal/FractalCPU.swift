@@ -138,10 +138,10 @@ enum FractalCPU {
     static func escapeRow(_ p: GlintFractalParams, formula: FractalFormula, precision: Precision, skip: Bool,
                           sy: Int, counts: UnsafeMutablePointer<UInt32>, mags: UnsafeMutablePointer<Float>) {
         switch (precision, p.smooth != 0) {
-        case (.float, false): row(Float16.self, View<Float>(p), p, formula, skip, false, sy, counts, mags)
-        case (.float, true): row(Float16.self, View<Float>(p), p, formula, skip, true, sy, counts, mags)
-        case (.double, false): row(Double8.self, View<Double>(p), p, formula, skip, false, sy, counts, mags)
-        case (.double, true): row(Double8.self, View<Double>(p), p, formula, skip, true, sy, counts, mags)
+        case (.float, false): row(FloatLanes16.self, View<Float>(p), p, formula, skip, false, sy, counts, mags)
+        case (.float, true): row(FloatLanes16.self, View<Float>(p), p, formula, skip, true, sy, counts, mags)
+        case (.double, false): row(DoubleLanes8.self, View<Double>(p), p, formula, skip, false, sy, counts, mags)
+        case (.double, true): row(DoubleLanes8.self, View<Double>(p), p, formula, skip, true, sy, counts, mags)
         }
     }
 
@@ -241,10 +241,12 @@ enum FractalCPU {
         (0...Int(p.max_iter)).map { clamped(countColor(p, formula: formula, palette: palette, count: UInt32($0), mag2: 0)) }
     }
 
-    /// fractal_color for one pixel row, from its ss sample rows.
+    /// fractal_color for one pixel row, from its ss sample rows; `outF32` (COLOR_F32) also gets
+    /// each pixel's mean colour as floats, alpha 1.
     static func colorRow(_ p: GlintFractalParams, formula: FractalFormula, palette: Color.Palette, texture: Image8?,
                          lut: [SIMD3<Float>]?, counts: UnsafePointer<UInt32>, mags: UnsafePointer<Float>,
-                         texels: UnsafePointer<Int32>?, out: UnsafeMutablePointer<UInt8>) {
+                         texels: UnsafePointer<Int32>?, out: UnsafeMutablePointer<UInt8>,
+                         outF32: UnsafeMutablePointer<Float>? = nil) {
         let ss = Int(p.ss), w = Int(p.width), sw = w * ss
         let n = Float(ss * ss)
         for px in 0..<w {
@@ -265,10 +267,17 @@ enum FractalCPU {
                     sum = sum + c
                 }
             }
-            out[px * 4] = Color.to8Bit(sum.x / n)
-            out[px * 4 + 1] = Color.to8Bit(sum.y / n)
-            out[px * 4 + 2] = Color.to8Bit(sum.z / n)
+            let mean = SIMD3(sum.x / n, sum.y / n, sum.z / n)
+            out[px * 4] = Color.to8Bit(mean.x)
+            out[px * 4 + 1] = Color.to8Bit(mean.y)
+            out[px * 4 + 2] = Color.to8Bit(mean.z)
             out[px * 4 + 3] = 255
+            if let outF32 {
+                outF32[px * 4] = mean.x
+                outF32[px * 4 + 1] = mean.y
+                outF32[px * 4 + 2] = mean.z
+                outF32[px * 4 + 3] = 1
+            }
         }
     }
 }

@@ -32,9 +32,6 @@ public enum FractalFormula: Int32, CaseIterable, Sendable {
         case .imageJulia: (0, 0)
         }
     }
-
-    /// Formulas iterated with a fixed c (the pixel is z0).
-    public var usesC: Bool { self == .julia || self == .sierpinskiJulia || self == .imageJulia }
 }
 
 public enum Precision: String, CaseIterable, Sendable {
@@ -151,6 +148,10 @@ public struct FractalJob: Sendable {
 /// What a render produced.
 public struct FractalResult: Sendable {
     public var image: Image8
+    /// Each pixel's mean colour before the 8-bit rounding (`image` is this rounded), alpha 1, when
+    /// asked for (`FractalRenderer.Outputs.colour`). The values are the palette's display values,
+    /// which the 8-bit PNG stores as sRGB: undo the sRGB curve (`Color.srgbToLinear`) for linear light.
+    public var colour: ImageF?
     /// Escape counts at the pixel centres (row-major), when asked for.
     public var counts: [UInt32]?
     /// Sum of every sample's escape count (interior samples count max iterations), when asked for.

@@ -14,10 +14,14 @@ public enum FractalRenderer {
         /// OpenCL samples per work-item (1, 4, 8 or 16) instead of the device's default: lets a
         /// CPU device run the shape GPUs get (1), so tests cover it where no GPU is at hand.
         public var lanes: Int?
-        public init(counts: Bool = false, iterations: Bool = false, lanes: Int? = nil) {
+        /// Each pixel's colour as floats, before the 8-bit rounding (`FractalResult.colour`): for
+        /// 16-bit output. On OpenCL it costs the fused one-pass colouring and a larger read-back.
+        public var colour = false
+        public init(counts: Bool = false, iterations: Bool = false, lanes: Int? = nil, colour: Bool = false) {
             self.counts = counts
             self.iterations = iterations
             self.lanes = lanes
+            self.colour = colour
         }
     }
 
@@ -54,8 +58,10 @@ public enum FractalRenderer {
         let wantCounts = outputs.counts && ss == 1
         let counts = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: wantCounts ? w * h : 1)
         let rowIterations = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: h)
-        defer { image.deallocate(); counts.deallocate(); rowIterations.deallocate() }
+        let colour = UnsafeMutableBufferPointer<Float>.allocate(capacity: outputs.colour ? w * h * 4 : 1)
+        defer { image.deallocate(); counts.deallocate(); rowIterations.deallocate(); colour.deallocate() }
         let out = SharedBuffer(image), countOut = SharedBuffer(counts), iterOut = SharedBuffer(rowIterations)
+        let colourOut = outputs.colour ? SharedBuffer(colour) : nil
         let formula = job.formula, precision = job.precision, skip = job.skipInterior
         let palette = job.palette, texture = job.texture
         let lut = FractalCPU.usesLUT(p) ? FractalCPU.paletteLUT(p, formula: formula, palette: palette) : nil
@@ -85,7 +91,7 @@ public enum FractalRenderer {
             }
             FractalCPU.colorRow(p, formula: formula, palette: palette, texture: texture, lut: lut,
                                 counts: sampleCounts, mags: mags, texels: texels.map { UnsafePointer($0) },
-                                out: out.base + py * w * 4)
+                                out: out.base + py * w * 4, outF32: colourOut.map { $0.base + py * w * 4 })
             if wantCounts {
                 for x in 0..<w { countOut[py * w + x] = sampleCounts[x] }
             }
@@ -96,6 +102,7 @@ public enum FractalRenderer {
             }
         }
         return FractalResult(image: Image8(width: w, height: h, pixels: Array(image)),
+                             colour: outputs.colour ? ImageF(width: w, height: h, pixels: Array(colour)) : nil,
                              counts: wantCounts ? Array(counts) : nil,
                              iterations: outputs.iterations ? rowIterations.reduce(0, &+) : nil,
                              kernelSeconds: 0, wallSeconds: 0)
@@ -120,7 +127,7 @@ public enum FractalRenderer {
     /// Largest sample count one strip holds: bounds device memory and keeps launches short.
     static let stripSamples = 1 << 22
 
-    /// Renders on the device and leaves the RGBA image there (for image passes that follow it
+    /// Renders on the device and leaves the RGBA image there (for `--then` passes that follow it
     /// on the same device): no host round trip. Returns the buffer and the kernel time.
     public static func renderOnDevice(_ job: FractalJob, on cc: ComputeContext) throws -> (image: Buffer<UInt8>, kernelSeconds: Double) {
         try job.validate()
@@ -137,16 +144,14 @@ public enum FractalRenderer {
         let p = job.params
         let w = job.width, h = job.height, ss = job.supersampling, sw = w * ss
         let lanes = lanes(for: job, on: cc, override: outputs.lanes)
-        // Two interleaved vectors per work-item measured slower on PoCL 3.1 (its code for the
-        // chain arrays costs more than the latency it hides), so one.
-        let chains = 1
         let isTexture = job.formula == .imageJulia
         let useLUT = FractalCPU.usesLUT(p)
-        let fused = useLUT && ss == 1 && !isTexture
+        let wantColour = outputs.colour && device == nil
+        let fused = useLUT && ss == 1 && !isTexture && !wantColour
         let program = try cc.program("fractal.cl", defines: [
-            "FUSED_COLOR=\(fused ? 1 : 0)",
+            "FUSED_COLOR=\(fused ? 1 : 0)", "COLOR_F32=\(wantColour ? 1 : 0)",
             "FORMULA=\(job.formula.rawValue)", "DOUBLE=\(job.precision == .double ? 1 : 0)",
-            "LANES=\(lanes)", "CHAINS=\(chains)", "SKIP=\(job.skipInterior ? 1 : 0)", "TRACK_MAG=\(job.smooth ? 1 : 0)",
+            "LANES=\(lanes)", "SKIP=\(job.skipInterior ? 1 : 0)", "TRACK_MAG=\(job.smooth ? 1 : 0)",
         ])
         let escape = try program.kernel(isTexture ? "fractal_escape_texture" : "fractal_escape")
         let color = try program.kernel("fractal_color")
@@ -159,6 +164,7 @@ public enum FractalRenderer {
         let texels = try Buffer<Int32>(context: cc.context, count: isTexture ? samples : 1)
         let texture = try Buffer<UInt8>(queue: q, copying: job.texture?.pixels ?? [0, 0, 0, 0])
         let strip = try Buffer<UInt8>(context: cc.context, count: stripRows * w * 4, access: .writeOnly)
+        let stripF32 = try Buffer<Float>(context: cc.context, count: wantColour ? stripRows * w * 4 : 4, access: .writeOnly)
         let lut = try Buffer<SIMD4<Float>>(context: cc.context, count: useLUT && !fused ? job.maxIterations + 1 : 1)
         let lut8 = try Buffer<UInt8>(context: cc.context, count: fused ? 4 * (job.maxIterations + 1) : 4)
         var kernelNs: UInt64 = 0
@@ -172,6 +178,7 @@ public enum FractalRenderer {
         // The colour pass reads the counts; a fused render needs them only when asked for.
         let writeCounts: Int32 = !fused || wantCounts || outputs.iterations ? 1 : 0
         var image = [UInt8](repeating: 0, count: device == nil ? w * h * 4 : 0)
+        var colour = [Float](repeating: 0, count: wantColour ? w * h * 4 : 0)
         var centreCounts: [UInt32] = wantCounts ? [UInt32](repeating: 0, count: w * h) : []
         var iterations: UInt64 = 0
 
@@ -186,8 +193,12 @@ public enum FractalRenderer {
             } else {
                 try escape.setArguments(counts, mags, StructArgument(p), Int32(row * ss), sampleRows, writeCounts)
             }
-            var events = [try cc.launch(escape, items: [(sw + lanes * chains - 1) / (lanes * chains), rows * ss])]
-            if !fused {
+            var events = [try cc.launch(escape, items: [(sw + lanes - 1) / lanes, rows * ss])]
+            if wantColour {
+                try color.setArguments(counts, mags, texels, texture, lut, strip, stripF32, StructArgument(p), Int32(rows),
+                                       Int32(useLUT ? 1 : 0))
+                events.append(try cc.launch(color, items: [w, rows]))
+            } else if !fused {
                 try color.setArguments(counts, mags, texels, texture, lut, strip, StructArgument(p), Int32(rows),
                                        Int32(useLUT ? 1 : 0))
                 events.append(try cc.launch(color, items: [w, rows]))
@@ -198,6 +209,12 @@ public enum FractalRenderer {
                 try image.withUnsafeMutableBufferPointer { (all) throws(CLError) in
                     let part = UnsafeMutableBufferPointer(rebasing: all[row * w * 4 ..< (row + rows) * w * 4])
                     try strip.read(into: part, count: rows * w * 4, queue: q)
+                }
+                if wantColour {
+                    try colour.withUnsafeMutableBufferPointer { (all) throws(CLError) in
+                        let part = UnsafeMutableBufferPointer(rebasing: all[row * w * 4 ..< (row + rows) * w * 4])
+                        try stripF32.read(into: part, count: rows * w * 4, queue: q)
+                    }
                 }
             }
             for e in events { kernelNs += try e.durationNanoseconds() }
@@ -211,6 +228,7 @@ public enum FractalRenderer {
             progress?(Double(row) / Double(h))
         }
         return FractalResult(image: device == nil ? Image8(width: w, height: h, pixels: image) : Image8(width: 0, height: 0),
+                             colour: wantColour ? ImageF(width: w, height: h, pixels: colour) : nil,
                              counts: wantCounts ? centreCounts : nil,
                              iterations: outputs.iterations ? iterations : nil,
                              kernelSeconds: Double(kernelNs) * 1e-9, wallSeconds: 0)

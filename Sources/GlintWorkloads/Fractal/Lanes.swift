@@ -30,7 +30,8 @@ protocol LaneMask {
     var any: Bool { get }
 }
 
-struct Float16: Lanes {
+/// 16 float lanes (two AVX2 registers); named so as not to shadow the standard library's `Float16`.
+struct FloatLanes16: Lanes {
     var v: SIMD16<Float>
     init(_ v: SIMD16<Float>) { self.v = v }
     static var count: Int { 16 }
@@ -61,7 +62,8 @@ struct Mask16: LaneMask {
     @inline(__always) var any: Bool { Swift.any(m) }
 }
 
-struct Double8: Lanes {
+/// 8 double lanes.
+struct DoubleLanes8: Lanes {
     var v: SIMD8<Double>
     init(_ v: SIMD8<Double>) { self.v = v }
     static var count: Int { 8 }

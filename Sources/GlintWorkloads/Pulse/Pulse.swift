@@ -25,7 +25,9 @@ public struct PulseOscillator: Sendable, Equatable {
     /// The oscillator after `ticks` ticks from the start.
     public static func after(ticks: Int) -> PulseOscillator {
         var o = PulseOscillator()
-        // The sequence is periodic; stepping is cheap, but bound it for absurd frame counts.
+        // Stepped tick by tick, as the seed accumulates it: the double's rounding drift is part of
+        // the sequence, so no shortcut by its period. `PulseJob.validate` bounds a job's ticks
+        // (`PulseJob.maxTicks`, about a second of stepping).
         for _ in 0 ..< ticks { o.tick() }
         return o
     }

@@ -194,7 +194,7 @@ public struct RTAccumulation: Sendable, Equatable {
             .serialized(pretty: false)
     }
 
-    /// 128-bit FNV-1a (`StableHash`) of the format, every header field but the checksum, and the
+    /// The `StableHash` (two 64-bit FNV-1a lanes) of the format, every header field but the checksum, and the
     /// sums' bytes: any edit of a header field or of a sum byte changes it.
     static func checksum(job: String, width: Int, height: Int, samplesPerPixel: Int, sums: ArraySlice<UInt8>) -> String {
         var h = StableHash()
