@@ -94,29 +94,40 @@ public enum FileIO {
     /// Writes `bytes` to a temporary name beside `path`, then renames it over `path`:
     /// a crash or a full disk never leaves a half-written file under the final name.
     public static func writeAtomically(_ path: String, _ bytes: [UInt8]) throws(GlintError) {
-        let tmp = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw GlintError("cannot write \(path): \(errnoText())") }
+        let tmp = temporaryName(beside: path)
+        try writeNew(tmp, bytes, name: path)
+        if rename(tmp, path) != 0 {
+            let why = errnoText()
+            unlink(tmp)
+            throw GlintError("cannot write \(path): \(why)")
+        }
+    }
+
+    /// A unique temporary name beside `path`: `<path>.tmp-<pid>-<random>`.
+    static func temporaryName(beside path: String) -> String {
+        "\(path).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    }
+
+    /// Creates `path` (which must not exist) holding `bytes`; on any failure the partial file is
+    /// removed and the one-line error names `name` ("cannot write NAME: No space left on device").
+    static func writeNew(_ path: String, _ bytes: [UInt8], name: String) throws(GlintError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw GlintError("cannot write \(name): \(errnoText())") }
         var done = 0
         while done < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, bytes.count - done) }
             if n < 0 {
                 if errno == EINTR { continue }
                 let why = errnoText()
-                close(fd); unlink(tmp)
-                throw GlintError("cannot write \(path): \(why)")
+                close(fd); unlink(path)
+                throw GlintError("cannot write \(name): \(why)")
             }
             done += n
         }
         if close(fd) != 0 {
             let why = errnoText()
-            unlink(tmp)
-            throw GlintError("cannot write \(path): \(why)")
-        }
-        if rename(tmp, path) != 0 {
-            let why = errnoText()
-            unlink(tmp)
-            throw GlintError("cannot write \(path): \(why)")
+            unlink(path)
+            throw GlintError("cannot write \(name): \(why)")
         }
     }
 

@@ -1,6 +1,5 @@
 import ArgumentParser
 import GlintCore
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -116,20 +115,13 @@ final class FrameSink {
 
 /// Ctrl-C while a sequence is written: the first stops it before the next frame is written (the
 /// staged frames are removed and the folder is left as it was, exit status 130); a second quits
-/// at once.
+/// at once (`Interrupt`).
 enum SequenceInterrupt {
-    private static let flag = Atomic<Bool>(false)
-    static var requested: Bool { flag.load(ordering: .relaxed) }
-
-    static func install() {
-        signal(SIGINT) { _ in
-            if SequenceInterrupt.flag.exchange(true, ordering: .relaxed) { _exit(130) }
-        }
-    }
+    static func install() { Interrupt.install() }
 
     /// After a Ctrl-C: says so on stderr and throws exit status 130.
     static func check(_ folder: String) throws {
-        guard requested else { return }
+        guard Interrupt.requested else { return }
         printError("interrupted: no frames written; \(folder)/ is as it was")
         throw ExitCode(130)
     }

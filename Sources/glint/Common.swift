@@ -19,6 +19,20 @@ struct DeviceOptions: ParsableArguments {
     }
 }
 
+/// Ctrl-C: the first sets `requested`, which long work checks at its next safe point (a
+/// checkpointed render after its pass, a sequence before its next frame); a second quits at once
+/// with status 130.
+enum Interrupt {
+    private static let flag = Atomic<Bool>(false)
+    static var requested: Bool { flag.load(ordering: .relaxed) }
+
+    static func install() {
+        signal(SIGINT) { _ in
+            if Interrupt.flag.exchange(true, ordering: .relaxed) { _exit(130) }
+        }
+    }
+}
+
 /// --quiet / --verbose, shared by every command.
 struct OutputOptions: ParsableArguments {
     @Flag(name: .shortAndLong, help: "Print nothing but errors; no progress bar.")

@@ -1,7 +1,6 @@
 import ArgumentParser
 import GlintCore
 import GlintWorkloads
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -306,8 +305,8 @@ struct RTOW: AsyncParsableCommand {
                 if let checkpoint, verbose { bar.note("checkpoint \(checkpoint): \(acc.samplesPerPixel) samples per pixel") }
             }
             if checkpoint != nil {
-                RTInterrupt.install()
-                options.shouldStop = { RTInterrupt.requested }
+                Interrupt.install()
+                options.shouldStop = { Interrupt.requested }
             }
             let result = try await RTRenderer.render(job, on: backend, options: options, progress: { bar.update($0) })
             bar.finish()
@@ -343,18 +342,6 @@ func parseTriple(_ text: String, name: String) throws -> SIMD3<Double> {
         throw ValidationError("\(name) '\(text)' is not three finite numbers X,Y,Z (e.g. 13,2,3)")
     }
     return SIMD3(x, y, z)
-}
-
-/// Ctrl-C during a checkpointed render: the first asks the renderer to stop after its pass,
-/// a second quits at once.
-enum RTInterrupt {
-    private static let flag = Atomic<Bool>(false)
-    static var requested: Bool { flag.load(ordering: .relaxed) }
-    static func install() {
-        signal(SIGINT) { _ in
-            if RTInterrupt.flag.exchange(true, ordering: .relaxed) { _exit(130) }
-        }
-    }
 }
 
 /// The render's progress on stderr: bar, samples per pixel, samples/s and ETA. Only on a terminal,

@@ -68,7 +68,7 @@ struct BlurCLITests {
 }
 
 /// The PNG chunk CRC (reflected polynomial 0xEDB88320), bit by bit.
-private func chunkCRC(_ bytes: [UInt8]) -> UInt32 {
+func chunkCRC(_ bytes: [UInt8]) -> UInt32 {
     var crc: UInt32 = 0xFFFF_FFFF
     for b in bytes {
         crc ^= UInt32(b)

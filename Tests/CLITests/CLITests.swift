@@ -12,7 +12,7 @@ import Testing
 
 /// The `glint` executable built beside this test bundle (searching upward from the test
 /// runner's path, e.g. .build/debug/GlintPackageTests.xctest -> .build/debug/glint).
-private let glintBinary: Result<URL, LocateError> = {
+let glintBinary: Result<URL, LocateError> = {
     let fm = FileManager.default
     var dir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
     var tried: [String] = []
@@ -91,13 +91,12 @@ struct Sandbox {
         return (e.allObjects as? [String] ?? []).sorted()
     }
 
-    /// Runs `glint args...` in `work/`. The environment is this process's, minus any GLINT_*
-    /// setting that would change the outcome, plus GLINT_CACHE_DIR and `env`
-    /// (a nil value removes the variable).
-    func run(_ args: [String], env: [String: String?] = [:], timeout: Double = 120) throws -> RunResult {
-        let binary = try glintBinary.get()
+    /// The environment a child runs with: this process's, minus any GLINT_* setting that would
+    /// change the outcome, plus GLINT_CACHE_DIR, the shared PoCL cache and `env` (a nil value
+    /// removes the variable).
+    func childEnvironment(_ env: [String: String?] = [:]) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
-        for key in ["GLINT_DEVICE", "GLINT_KERNEL_CACHE", "GLINT_KERNELS", "GLINT_CACHE_DIR"] {
+        for key in ["GLINT_DEVICE", "GLINT_KERNEL_CACHE", "GLINT_KERNELS", "GLINT_CACHE_DIR", "GLINT_MAX_PIXELS"] {
             environment[key] = nil
         }
         environment["GLINT_CACHE_DIR"] = cache.path
@@ -105,18 +104,27 @@ struct Sandbox {
         // in the temporary folder too (shared between tests so PoCL's own compiles stay warm).
         environment["POCL_CACHE_DIR"] = sharedPoclCache
         for (k, v) in env { environment[k] = v }
+        return environment
+    }
 
+    /// Runs `glint args...` in `work/` with `childEnvironment(env)`.
+    func run(_ args: [String], env: [String: String?] = [:], timeout: Double = 120) throws -> RunResult {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = try glintBinary.get()
         process.arguments = args
-        process.environment = environment
+        process.environment = childEnvironment(env)
         process.currentDirectoryURL = work
+        process.standardInput = FileHandle.nullDevice
+        return try Self.collect(process, timeout: timeout)
+    }
+
+    /// Starts `process`, drains its stdout and stderr concurrently (so a chatty child can never
+    /// block on a full pipe) and waits for it, terminating it after `timeout` seconds (scaled
+    /// under a sanitizer).
+    static func collect(_ process: Process, timeout: Double) throws -> RunResult {
         let outPipe = Pipe(), errPipe = Pipe()
         process.standardOutput = outPipe
         process.standardError = errPipe
-        process.standardInput = FileHandle.nullDevice
-
-        // Drain both pipes concurrently so a chatty child can never block on a full pipe.
         let out = DataBox(), err = DataBox()
         let group = DispatchGroup()
         let start = Date()

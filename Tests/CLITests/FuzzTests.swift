@@ -125,18 +125,9 @@ enum Mutator {
         default: put32(33, UInt32(truncatingIfNeeded: r.next()))  // the first chunk after IHDR: its length
         }
         if b[12..<16].elementsEqual("IHDR".utf8) {
-            put32(29, crc32(Array(b[12..<29])))
+            put32(29, chunkCRC(Array(b[12..<29])))
         }
         return b
-    }
-
-    static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-        }
-        return ~crc
     }
 }
 

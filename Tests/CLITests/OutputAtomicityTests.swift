@@ -10,44 +10,23 @@ import Foundation
 import GlintCore
 import Testing
 
-/// The `glint` executable beside the test bundle (found as CLITests.swift finds it).
-private func glintExecutable() throws -> String {
-    var dir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-    for _ in 0..<8 {
-        dir = dir.deletingLastPathComponent()
-        let candidate = dir.appendingPathComponent("glint").path
-        var isDir: ObjCBool = false
-        if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDir), !isDir.boolValue,
-           FileManager.default.isExecutableFile(atPath: candidate) {
-            return candidate
-        }
-        if dir.path == "/" { break }
-    }
-    throw LocateError(message: "no executable `glint` found beside the test bundle (build it with `swift build` first)")
-}
-
 extension Sandbox {
     /// The child process for `glint args...` run through /bin/sh with a file-size limit of
     /// `blocks` 512-byte blocks (nil: none), in `work/`, with the environment `run` gives.
     func limitedProcess(_ args: [String], fileSizeBlocks blocks: Int?, env: [String: String] = [:]) throws -> Process {
-        var environment = ProcessInfo.processInfo.environment
-        for key in ["GLINT_DEVICE", "GLINT_KERNEL_CACHE", "GLINT_KERNELS", "GLINT_CACHE_DIR", "GLINT_MAX_PIXELS"] {
-            environment[key] = nil
-        }
-        environment["GLINT_CACHE_DIR"] = cache.path
-        if blocks != nil, underThreadSanitizer {
+        var extra: [String: String?] = env.mapValues { $0 }
+        if blocks != nil, underThreadSanitizer, extra["TMPDIR"] == nil {
             // ThreadSanitizer's runtime writes a 512 KiB file to $TMPDIR before main
             // (tsan.rodata.PID) and maps it: under the limit the write is cut short and its first
             // read past the end is a SIGBUS. Where it cannot create the file it skips that
             // optional mapping. glint reads TMPDIR only for PoCL's cache; these runs use the CPU.
-            environment["TMPDIR"] = root.appendingPathComponent("no-such-folder").path
+            extra["TMPDIR"] = root.appendingPathComponent("no-such-folder").path
         }
-        for (k, v) in env { environment[k] = v }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         let limit = blocks.map { "ulimit -f \($0); trap '' XFSZ; " } ?? ""
-        process.arguments = ["-c", limit + "exec \"$0\" \"$@\"", try glintExecutable()] + args
-        process.environment = environment
+        process.arguments = ["-c", limit + "exec \"$0\" \"$@\"", try glintBinary.get().path] + args
+        process.environment = childEnvironment(extra)
         process.currentDirectoryURL = work
         process.standardInput = FileHandle.nullDevice
         return process
@@ -55,27 +34,7 @@ extension Sandbox {
 
     /// Runs `glint args...` under a file-size limit of `blocks` 512-byte blocks.
     func run(_ args: [String], fileSizeBlocks blocks: Int?, env: [String: String] = [:], timeout: Double = 120) throws -> RunResult {
-        let process = try limitedProcess(args, fileSizeBlocks: blocks, env: env)
-        let outPipe = Pipe(), errPipe = Pipe()
-        process.standardOutput = outPipe
-        process.standardError = errPipe
-        let out = DataBox(), err = DataBox()
-        let group = DispatchGroup()
-        let start = Date()
-        try process.run()
-        DispatchQueue.global().async(group: group) { out.data = outPipe.fileHandleForReading.readDataToEndOfFile() }
-        DispatchQueue.global().async(group: group) { err.data = errPipe.fileHandleForReading.readDataToEndOfFile() }
-        var timedOut = false
-        if group.wait(timeout: .now() + timeout * sanitizerSlowdown) == .timedOut {
-            timedOut = true
-            process.terminate()
-            group.wait()
-        }
-        process.waitUntilExit()
-        return RunResult(status: process.terminationStatus,
-                         stdout: String(decoding: out.data, as: UTF8.self),
-                         stderr: String(decoding: err.data, as: UTF8.self),
-                         timedOut: timedOut, seconds: Date().timeIntervalSince(start))
+        try Self.collect(try limitedProcess(args, fileSizeBlocks: blocks, env: env), timeout: timeout)
     }
 
     /// Every entry of folder `name` in work/ (hidden ones included), sorted; empty when missing.

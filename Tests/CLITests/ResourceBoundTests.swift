@@ -8,21 +8,16 @@ import Testing
 
 @Suite("resource bounds")
 struct ResourceBoundTests {
+    static func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 255), UInt8(v >> 8 & 255), UInt8(v & 255)] }
+
     /// A PNG chunk: length, type, data, CRC-32.
     static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
-        func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 255), UInt8(v >> 8 & 255), UInt8(v & 255)] }
         let body = Array(type.utf8) + data
-        var crc: UInt32 = 0xFFFF_FFFF
-        for b in body {
-            crc ^= UInt32(b)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-        }
-        return be32(UInt32(data.count)) + body + be32(~crc)
+        return be32(UInt32(data.count)) + body + be32(chunkCRC(body))
     }
 
     /// A PNG whose IHDR claims `width` x `height` (8-bit RGBA) but whose IDAT holds a few bytes.
     static func forgedPNG(width: UInt32, height: UInt32) -> [UInt8] {
-        func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 255), UInt8(v >> 8 & 255), UInt8(v & 255)] }
         let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         let ihdr = be32(width) + be32(height) + [8, 6, 0, 0, 0]
         // A zlib stream of a stored empty block: valid, and nearly all the data missing.
