@@ -51,15 +51,21 @@ let package = Package(
                           dependencies: ["GlintWorkloads", "GlintCL", "GlintCore",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
-        .testTarget(name: "GlintCoreTests", dependencies: ["GlintCore", "GlintKernels", "GlintWorkloads", "GlintCL"]),
-        .testTarget(name: "GlintCLTests", dependencies: ["GlintCL", "COpenCL", "GlintKernels", "GlintWorkloads", "CGlintTypes", "GlintCore"]),
-        .testTarget(name: "FractalTests", dependencies: ["GlintWorkloads", "GlintCore", "GlintCL", "CGlintTypes"]),
-        .testTarget(name: "IsoPulseTests", dependencies: ["GlintWorkloads", "GlintCore", "CGlintTypes"]),
-        .testTarget(name: "RayTraceTests", dependencies: ["GlintWorkloads", "GlintCore", "GlintCL", "GlintKernels", "CGlintTypes"]),
-        // Blur and mist (the folder keeps its old name until the test folders are reorganised).
-        .testTarget(name: "BlurMistTests", dependencies: ["GlintWorkloads", "GlintCore", "GlintCL", "CGlintTypes"],
-                    path: "Tests/ImagePassTests"),
-        .testTarget(name: "CLITests", dependencies: ["glint", "GlintCore"]),
+        // What the test targets share: OpenCL device discovery (never a silent skip), the probe
+        // kernel runner, ImageCompare-based image differences and deterministic test data.
+        .target(name: "GlintTestSupport", dependencies: ["GlintWorkloads", "GlintCL", "GlintKernels", "GlintCore"],
+                path: "Tests/GlintTestSupport"),
+
+        .testTarget(name: "GlintCoreTests", dependencies: ["GlintCore", "GlintKernels", "GlintWorkloads", "GlintCL", "GlintTestSupport"]),
+        .testTarget(name: "GlintCLTests", dependencies: ["GlintCL", "COpenCL", "GlintKernels", "GlintWorkloads", "CGlintTypes", "GlintCore",
+                                                         "GlintTestSupport"]),
+        .testTarget(name: "FractalTests", dependencies: ["GlintWorkloads", "GlintCore", "GlintCL", "CGlintTypes", "GlintTestSupport"]),
+        .testTarget(name: "IsoTests", dependencies: ["GlintWorkloads", "GlintCore", "CGlintTypes", "GlintTestSupport"]),
+        .testTarget(name: "PulseTests", dependencies: ["GlintWorkloads", "GlintCore", "GlintTestSupport"]),
+        .testTarget(name: "RayTraceTests", dependencies: ["GlintWorkloads", "GlintCore", "GlintCL", "GlintKernels", "CGlintTypes",
+                                                          "GlintTestSupport"]),
+        .testTarget(name: "BlurMistTests", dependencies: ["GlintWorkloads", "GlintCore", "GlintCL", "CGlintTypes", "GlintTestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["glint", "GlintCore", "GlintTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -110,66 +110,62 @@ void blur_exact_cols(__global const HPIX* mid, __global PIX* dst, __global const
         v = sum;                                   \
     }
 
-#define BOX_DECLARE                                                              \
-    float4 ring0[RING], ring1[RING], ring2[RING], ring3[RING];                   \
-    for (int i = 0; i < RING; i++) {                                             \
-        ring0[i] = (float4)(0.0f); ring1[i] = (float4)(0.0f);                    \
-        ring2[i] = (float4)(0.0f); ring3[i] = (float4)(0.0f);                    \
-    }                                                                            \
-    float4 sum0 = (float4)(0.0f), sum1 = sum0, sum2 = sum0, sum3 = sum0;         \
-    int slot0 = 0, slot1 = 0, slot2 = 0, slot3 = 0;
-
 #define BOX_CASCADE(v)                             \
     BOX_STEP(ring0, sum0, slot0, widths.s0, v)     \
     BOX_STEP(ring1, sum1, slot1, widths.s1, v)     \
     BOX_STEP(ring2, sum2, slot2, widths.s2, v)     \
     BOX_STEP(ring3, sum3, slot3, widths.s3, v)
 
+/* The cascade along one line of n pixels, with the kernel's pad, widths and scale: map[t] is the
+   source index of extended sample t (< 0: a zero), LOAD(m) reads it as float4, and
+   STORE(i, v) takes pixel i's scaled result. */
+#define BOX_LINE(n, map, LOAD, STORE)                                            \
+    float4 ring0[RING], ring1[RING], ring2[RING], ring3[RING];                   \
+    for (int i = 0; i < RING; i++) {                                             \
+        ring0[i] = (float4)(0.0f); ring1[i] = (float4)(0.0f);                    \
+        ring2[i] = (float4)(0.0f); ring3[i] = (float4)(0.0f);                    \
+    }                                                                            \
+    float4 sum0 = (float4)(0.0f), sum1 = sum0, sum2 = sum0, sum3 = sum0;         \
+    int slot0 = 0, slot1 = 0, slot2 = 0, slot3 = 0;                              \
+    int steps = (n) + 2 * pad;                                                   \
+    for (int t = 0; t < steps; t++) {                                            \
+        int m = (map)[t];                                                        \
+        float4 v = m < 0 ? (float4)(0.0f) : LOAD(m);                             \
+        BOX_CASCADE(v)                                                           \
+        if (t >= 2 * pad) STORE(t - 2 * pad, v * scale);                         \
+    }
+
 /* Between the passes: 8-bit images keep ushort4 in 1/256 (scale includes the 256), float images float4. */
 #if PIX_U8
 #define MID ushort4
 #define TO_MID(v) convert_ushort4(rint(v))
 #define FROM_MID(m) convert_float4(m)
+#define TO_PIX(v) Blur_ToBytes(v)
 #else
 #define MID float4
 #define TO_MID(v) (v)
 #define FROM_MID(m) (m)
+#define TO_PIX(v) (v)
 #endif
 
 /* One work-item per pixel column, top to bottom: source to the image between passes. */
+#define COL_LOAD(m) LOADF(src, (m) * width + x)
+#define COL_STORE(i, v) (mid[(i) * width + x] = TO_MID(v))
 __kernel void blur_box_cols(__global const PIX* src, __global MID* mid, __global const int* rowMap,
                             int width, int height, int pad, int4 widths, float scale) {
     int x = get_global_id(0);
     if (x >= width) return;
-    BOX_DECLARE
-    int steps = height + 2 * pad;
-    for (int t = 0; t < steps; t++) {
-        int m = rowMap[t];
-        float4 v = m < 0 ? (float4)(0.0f) : LOADF(src, m * width + x);
-        BOX_CASCADE(v)
-        if (t >= 2 * pad) mid[(t - 2 * pad) * width + x] = TO_MID(v * scale);
-    }
+    BOX_LINE(height, rowMap, COL_LOAD, COL_STORE)
 }
 
 /* One work-item per row, left to right: the image between passes to the destination. */
+#define ROW_LOAD(m) FROM_MID(row[m])
+#define ROW_STORE(i, v) (dst[y * width + (i)] = TO_PIX(v))
 __kernel void blur_box_rows(__global const MID* mid, __global PIX* dst, __global const int* colMap,
                             int width, int height, int pad, int4 widths, float scale) {
     int y = get_global_id(0);
     if (y >= height) return;
-    BOX_DECLARE
-    int steps = width + 2 * pad;
     __global const MID* row = mid + y * width;
-    for (int t = 0; t < steps; t++) {
-        int m = colMap[t];
-        float4 v = m < 0 ? (float4)(0.0f) : FROM_MID(row[m]);
-        BOX_CASCADE(v)
-        if (t >= 2 * pad) {
-#if PIX_U8
-            dst[y * width + t - 2 * pad] = Blur_ToBytes(v * scale);
-#else
-            dst[y * width + t - 2 * pad] = v * scale;
-#endif
-        }
-    }
+    BOX_LINE(width, colMap, ROW_LOAD, ROW_STORE)
 }
 #endif /* RING */

@@ -177,24 +177,47 @@ last_line() { # the last non-empty line of a file
 
 # ---------------------------------------------------------------- sizes per mode
 
+# Each setting with --quick, then without: sizes, samples and frames, then the time limits (seconds)
+# of the steps.
+SIZES=(
+#   setting       quick     full
+    FRACTAL_SIZE  32x24     1920x1080
+    DEEP_IT       300       2000
+    IMG_SIZE      48x32     1920x1080
+    RUNS          1         3
+    RT_SIZE       32x24     600x400
+    RT_SPP        2         64
+    RT_DEPTH      4         50
+    MIST_FRAMES   3         30
+    PULSE_SIZE    32x24     1920x1080
+    PULSE_FRAMES  5         120
+    ISO_RADIUS    4         24
+    ISO_SS        2         4
+    COVER_SIZE    32x24     1200x800
+    COVER_SPP     2         500
+    COVER_DEPTH   4         50
+    ANIM_SIZE     64x36     3840x2160
+    ANIM_FRAMES   4         60
+    ANIM_ZOOM     1e3       1e5
+    ANIM_IT       200       2000
+    LIM_PARITY    240       180
+    LIM_INPUT     120       120
+    LIM_COVER     300       240
+    LIM_ANIM      300       300
+    LIM_BENCH     300       420
+    LIM_CPU       300       300
+)
+pick_sizes() { # sets each setting to its value in column 1 (quick) or 2 (full)
+    local i column=$(( QUICK ? 1 : 2 ))
+    for (( i = 0; i < ${#SIZES[@]}; i += 3 )); do
+        printf -v "${SIZES[i]}" '%s' "${SIZES[i + column]}"
+    done
+}
+pick_sizes
 if (( QUICK )); then
-    MODE=quick
-    FRACTAL_SIZE=32x24 DEEP_IT=300 IMG_SIZE=48x32 RUNS=1
-    RT_SIZE=32x24 RT_SPP=2 RT_DEPTH=4
-    MIST_FRAMES=3 PULSE_SIZE=32x24 PULSE_FRAMES=5 ISO_RADIUS=4 ISO_SS=2
-    COVER_SIZE=32x24 COVER_SPP=2 COVER_DEPTH=4
-    ANIM_SIZE=64x36 ANIM_FRAMES=4 ANIM_ZOOM=1e3 ANIM_IT=200
-    BENCH_SUITE=(--quick --seconds 0.02)
-    LIM_PARITY=240 LIM_INPUT=120 LIM_COVER=300 LIM_ANIM=300 LIM_BENCH=300 LIM_CPU=300
+    MODE=quick BENCH_SUITE=(--quick --seconds 0.02)
 else
-    MODE=full
-    FRACTAL_SIZE=1920x1080 DEEP_IT=2000 IMG_SIZE=1920x1080 RUNS=3
-    RT_SIZE=600x400 RT_SPP=64 RT_DEPTH=50
-    MIST_FRAMES=30 PULSE_SIZE=1920x1080 PULSE_FRAMES=120 ISO_RADIUS=24 ISO_SS=4
-    COVER_SIZE=1200x800 COVER_SPP=500 COVER_DEPTH=50
-    ANIM_SIZE=3840x2160 ANIM_FRAMES=60 ANIM_ZOOM=1e5 ANIM_IT=2000
-    BENCH_SUITE=(--full)
-    LIM_PARITY=180 LIM_INPUT=120 LIM_COVER=240 LIM_ANIM=300 LIM_BENCH=420 LIM_CPU=300
+    MODE=full BENCH_SUITE=(--full)
 fi
 # shellcheck disable=SC2206  # the list is meant to split into words
 BENCH_LIST=($BENCH_WORKLOADS)

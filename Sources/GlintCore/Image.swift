@@ -1,38 +1,65 @@
+/// What one channel of a `PixelImage` can be: a byte (`Image8`) or a float (`ImageF`).
+public protocol PixelChannel: SIMDScalar, Sendable, Hashable, Codable, ExpressibleByIntegerLiteral {
+    /// The image type's name and what one channel is called, for messages ("Image8", "bytes").
+    static var imageTypeName: String { get }
+    static var channelNoun: String { get }
+}
+
+extension UInt8: PixelChannel {
+    public static var imageTypeName: String { "Image8" }
+    public static var channelNoun: String { "bytes" }
+}
+
+extension Float: PixelChannel {
+    public static var imageTypeName: String { "ImageF" }
+    public static var channelNoun: String { "floats" }
+}
+
 /// An 8-bit RGBA image: four interleaved bytes per pixel, row 0 at the top.
 ///
 /// This is the layout PNG files are read into and written from; colour values are
 /// whatever the producer put there (sRGB-encoded for anything that came from a PNG).
-public struct Image8: Sendable, Equatable {
+public typealias Image8 = PixelImage<UInt8>
+
+/// A float RGBA image (linear light by convention): four interleaved floats per pixel, row 0 at the top.
+public typealias ImageF = PixelImage<Float>
+
+/// An RGBA image: four interleaved channels per pixel, row 0 at the top. Used as `Image8` or
+/// `ImageF`; everything here is `@inlinable`, so callers in other modules get code specialised
+/// for the channel type, as fast as a non-generic struct.
+public struct PixelImage<Channel: PixelChannel>: Sendable, Equatable {
     public let width: Int
     public let height: Int
-    /// RGBA bytes, `width * height * 4` of them. Mutate freely, but keep the count: every
+    /// RGBA channels, `width * height * 4` of them. Mutate freely, but keep the count: every
     /// accessor and encoder relies on it. (No `didSet` guards it: an observer makes each
     /// element write from another module copy the whole array.)
-    public var pixels: [UInt8]
+    public var pixels: [Channel]
 
-    public init(width: Int, height: Int, pixels: [UInt8]) {
+    @inlinable
+    public init(width: Int, height: Int, pixels: [Channel]) {
         precondition(width >= 0 && height >= 0, "negative image size")
         precondition(pixels.count == width * height * 4,
-                     "Image8 \(width)x\(height) needs \(width * height * 4) bytes, got \(pixels.count)")
+                     "\(Channel.imageTypeName) \(width)x\(height) needs \(width * height * 4) \(Channel.channelNoun), got \(pixels.count)")
         self.width = width
         self.height = height
         self.pixels = pixels
     }
 
     /// A transparent black image.
+    @inlinable
     public init(width: Int, height: Int) {
         precondition(width >= 0 && height >= 0, "negative image size")
-        self.init(width: width, height: height, pixels: [UInt8](repeating: 0, count: width * height * 4))
+        self.init(width: width, height: height, pixels: [Channel](repeating: 0, count: width * height * 4))
     }
 
-    /// Offset of pixel (x, y)'s red byte in `pixels`.
+    /// Offset of pixel (x, y)'s red channel in `pixels`.
     @inlinable public func index(x: Int, y: Int) -> Int {
         precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel (\(x), \(y)) outside \(width)x\(height)")
         return (y * width + x) * 4
     }
 
     /// One pixel as (r, g, b, a).
-    public subscript(x: Int, y: Int) -> SIMD4<UInt8> {
+    @inlinable public subscript(x: Int, y: Int) -> SIMD4<Channel> {
         get {
             let i = index(x: x, y: y)
             return SIMD4(pixels[i], pixels[i + 1], pixels[i + 2], pixels[i + 3])
@@ -44,53 +71,20 @@ public struct Image8: Sendable, Equatable {
         }
     }
 
+    /// Same size and the same channel values (compared as `Channel`'s `==` does: a NaN float differs).
+    @inlinable public static func == (a: Self, b: Self) -> Bool {
+        a.width == b.width && a.height == b.height && a.pixels == b.pixels
+    }
+}
+
+extension PixelImage where Channel == UInt8 {
     /// Each byte divided by 255; no transfer curve is undone.
     public func toFloat() -> ImageF {
         ImageF(width: width, height: height, pixels: pixels.map { Float($0) / 255 })
     }
 }
 
-/// A float RGBA image (linear light by convention): four interleaved floats per pixel, row 0 at the top.
-public struct ImageF: Sendable, Equatable {
-    public let width: Int
-    public let height: Int
-    /// RGBA floats, `width * height * 4` of them; keep the count when mutating (see `Image8.pixels`).
-    public var pixels: [Float]
-
-    public init(width: Int, height: Int, pixels: [Float]) {
-        precondition(width >= 0 && height >= 0, "negative image size")
-        precondition(pixels.count == width * height * 4,
-                     "ImageF \(width)x\(height) needs \(width * height * 4) floats, got \(pixels.count)")
-        self.width = width
-        self.height = height
-        self.pixels = pixels
-    }
-
-    /// A transparent black image.
-    public init(width: Int, height: Int) {
-        precondition(width >= 0 && height >= 0, "negative image size")
-        self.init(width: width, height: height, pixels: [Float](repeating: 0, count: width * height * 4))
-    }
-
-    /// Offset of pixel (x, y)'s red value in `pixels`.
-    @inlinable public func index(x: Int, y: Int) -> Int {
-        precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel (\(x), \(y)) outside \(width)x\(height)")
-        return (y * width + x) * 4
-    }
-
-    /// One pixel as (r, g, b, a).
-    public subscript(x: Int, y: Int) -> SIMD4<Float> {
-        get {
-            let i = index(x: x, y: y)
-            return SIMD4(pixels[i], pixels[i + 1], pixels[i + 2], pixels[i + 3])
-        }
-        set {
-            let i = index(x: x, y: y)
-            pixels[i] = newValue.x; pixels[i + 1] = newValue.y
-            pixels[i + 2] = newValue.z; pixels[i + 3] = newValue.w
-        }
-    }
-
+extension PixelImage where Channel == Float {
     /// Quantises every channel to a byte: clamp to [0, 1], scale by 255, round to nearest.
     /// No transfer curve is applied (encode to sRGB first if the result is for display).
     /// NaN becomes 0: a bad sample in a render must not trap the conversion.

@@ -232,6 +232,16 @@ private struct JSONParser {
         return value
     }
 
+    /// After a member of an object or array (`what`): skips space, then takes the ',' before
+    /// the next member (false) or the `close` bracket that ends it (true).
+    mutating func endOfMembers(_ close: Unicode.Scalar, in what: String) throws(GlintError) -> Bool {
+        skipSpace()
+        guard at < bytes.count else { throw error("unexpected end of text in \(what)") }
+        if bytes[at] == UInt8(ascii: ",") { at += 1; return false }
+        if bytes[at] == UInt8(ascii: close) { at += 1; return true }
+        throw unexpected("expected ',' or '\(close)' in \(what)")
+    }
+
     mutating func value(depth: Int) throws(GlintError) -> JSON {
         guard depth < 256 else { throw error("nested too deeply") }
         skipSpace()
@@ -263,11 +273,7 @@ private struct JSONParser {
                 guard at < bytes.count, bytes[at] == UInt8(ascii: ":") else { throw unexpected("expected ':' after a key") }
                 at += 1
                 fields.append((key, try value(depth: depth + 1)))
-                skipSpace()
-                guard at < bytes.count else { throw error("unexpected end of text in an object") }
-                if bytes[at] == UInt8(ascii: ",") { at += 1; continue }
-                if bytes[at] == UInt8(ascii: "}") { at += 1; return .object(fields) }
-                throw unexpected("expected ',' or '}' in an object")
+                if try endOfMembers("}", in: "an object") { return .object(fields) }
             }
         case UInt8(ascii: "["):
             at += 1
@@ -276,11 +282,7 @@ private struct JSONParser {
             if at < bytes.count, bytes[at] == UInt8(ascii: "]") { at += 1; return .array(items) }
             while true {
                 items.append(try value(depth: depth + 1))
-                skipSpace()
-                guard at < bytes.count else { throw error("unexpected end of text in an array") }
-                if bytes[at] == UInt8(ascii: ",") { at += 1; continue }
-                if bytes[at] == UInt8(ascii: "]") { at += 1; return .array(items) }
-                throw unexpected("expected ',' or ']' in an array")
+                if try endOfMembers("]", in: "an array") { return .array(items) }
             }
         case UInt8(ascii: "\""):
             return .string(try string())

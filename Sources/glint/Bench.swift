@@ -17,7 +17,8 @@ struct Bench: AsyncParsableCommand {
             the workload's docs/DESIGN.md tolerance.
 
             Suites: --quick (small images; the whole suite in well under two minutes on two \
-            cores), the default (HD), --full (the default cases, heavier variants and 4K).
+            cores), --standard (the default: HD), --full (the standard cases, heavier variants \
+            and 4K).
 
             Outputs: a table on stdout; --json (schema glint-bench/1, documented in README), \
             --csv, --markdown (FILE, or - for stdout), --chart FILE.svg. --baseline OLD.json \
@@ -34,15 +35,13 @@ struct Bench: AsyncParsableCommand {
               glint bench --results today.json --baseline yesterday.json
             """)
 
-    @Argument(help: ArgumentHelp("Workloads to run (default: all). Known: \(BenchSuite.workloads.joined(separator: ", ")).",
-                                 valueName: "workload"))
+    @Argument(help: ArgumentHelp("Workloads to run (default: all). Known: \(Workloads.names.joined(separator: ", ")).",
+                                 valueName: "workload"),
+              transform: choice("workload", Workloads.names, name: { $0 }))
     var workloads: [String] = []
 
-    @Flag(help: "The quick suite: small images, short calibration.")
-    var quick = false
-
-    @Flag(help: "The full suite: more cases and larger images.")
-    var full = false
+    @Flag(help: "The suite. (default: --standard)")
+    var kind = BenchSuiteKind.standard
 
     @Option(name: .long, help: "Run on this backend only (auto, cpu, opencl, opencl:N, gpu); default: the Swift CPU path and every OpenCL device.")
     var device: String?
@@ -71,20 +70,14 @@ struct Bench: AsyncParsableCommand {
 
     @OptionGroup var out: OutputOptions
 
-    var kind: BenchSuiteKind { quick ? .quick : full ? .full : .standard }
-
     func validate() throws {
-        if quick && full { throw ValidationError("--quick and --full exclude each other") }
-        for w in workloads where !BenchSuite.workloads.contains(w) {
-            throw ValidationError("unknown workload '\(w)': bench knows \(BenchSuite.workloads.joined(separator: ", "))")
-        }
         if let seconds, !Limits.benchSeconds.contains(seconds) { throw ValidationError("--seconds must be \(Limits.benchSeconds.text), got \(seconds)") }
-        if let device { do { _ = try DeviceChoice(parsing: device) } catch { throw ValidationError(error.message) } }
+        if let device { do { _ = try DeviceChoice(parsing: device) } catch { throw error.usage } }
         for (file, option) in [(json, "--json"), (csv, "--csv"), (markdown, "--markdown"), (chart, "--chart")] {
             if let file, file != "-" { try checkWritable(file, option: option) }
         }
         if let chart, !hasSuffix(chart, ["svg"]) { throw ValidationError("--chart \(chart): must be an .svg file") }
-        if results != nil && (device != nil || seconds != nil || quick || full || !workloads.isEmpty) {
+        if results != nil && (device != nil || seconds != nil || kind != .standard || !workloads.isEmpty) {
             throw ValidationError("--results reports a saved run: it takes no workloads, --device, --seconds, --quick or --full")
         }
     }
@@ -128,7 +121,8 @@ struct Bench: AsyncParsableCommand {
 
     private func runSuite() async throws -> BenchReport {
         let start = Clock.now()
-        let cases = try BenchSuite.cases(kind, workloads: workloads.isEmpty ? nil : workloads)
+        let chosen = Workloads.all.map { $0.workload }.filter { workloads.isEmpty || workloads.contains($0.name) }
+        let cases = BenchSuite.cases(kind, of: chosen)
         var backends: [(name: String, backend: Backend)] = []
         let inventory = DeviceInventory.scan()
         if let device {
@@ -150,5 +144,16 @@ struct Bench: AsyncParsableCommand {
         line.finish()
         return BenchReport(suite: kind.rawValue, settings: settings, environment: BenchEnvironment.collect(),
                            builds: builds, records: results.map(BenchRecord.init), seconds: Clock.now() - start)
+    }
+}
+
+/// `--quick`, `--standard` (the default) or `--full`.
+extension BenchSuiteKind: EnumerableFlag {
+    public static func help(for value: BenchSuiteKind) -> ArgumentHelp? {
+        switch value {
+        case .quick: "The quick suite: small images, short calibration."
+        case .standard: "The standard suite: HD images (the default)."
+        case .full: "The full suite: more cases and larger images."
+        }
     }
 }

@@ -2,33 +2,33 @@ import ArgumentParser
 import GlintCore
 import GlintWorkloads
 
-struct Blur: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Gaussian blur of an 8-bit PNG or a float PFM (RGBA), exact or constant-time.",
-        discussion: """
-            exact: the sampled Gaussian, separable, as OpenCV's cv2.GaussianBlur(img, (0,0), sigma) \
-            computes it: kernel size round(sigma*6+1)|1 for 8-bit (round(sigma*8+1)|1 for float), \
-            OpenCV's fixed-point arithmetic for 8-bit (results match cv2 within 1 level; see README). \
-            Its cost grows with sigma.
+struct Blur: PassCommand {
+    static let abstract = "Gaussian blur of an 8-bit PNG or a float PFM (RGBA), exact or constant-time."
 
-            recursive: four box filters (running sums) per direction whose widths give the \
-            Gaussian's variance: the same cost at any sigma. It is an approximation: against \
-            exact, at most a few levels on hard edges and well under one level on average (README \
-            gives the measured figures).
+    static let discussion = """
+        exact: the sampled Gaussian, separable, as OpenCV's cv2.GaussianBlur(img, (0,0), sigma) \
+        computes it: kernel size round(sigma*6+1)|1 for 8-bit (round(sigma*8+1)|1 for float), \
+        OpenCV's fixed-point arithmetic for 8-bit (results match cv2 within 1 level; see README). \
+        Its cost grows with sigma.
 
-            auto (the default): exact up to sigma \(Format.short(BlurJob.autoRecursiveAbove)), recursive above.
+        recursive: four box filters (running sums) per direction whose widths give the \
+        Gaussian's variance: the same cost at any sigma. It is an approximation: against \
+        exact, at most a few levels on hard edges and well under one level on average (README \
+        gives the measured figures).
 
-            Borders: reflect101 (gfedcb|abcdefgh, OpenCV's default), clamp (aaa|abc), wrap, zero.
-            The output has the input's kind: PNG in, PNG out (alpha kept if the input has any); PFM in, PFM out, \
-            or with --bit-depth 16 a 16-bit PNG of the float result (linear light, gAMA 1.0, clamped to [0, 1]).
+        auto (the default): exact up to sigma \(Format.short(BlurJob.autoRecursiveAbove)), recursive above.
 
-            Examples:
-              glint blur photo.png -o soft.png --sigma 2
-              glint blur photo.png -o mist.png --sigma 40 --method recursive
-              glint blur hdr.pfm -o hdr-blur.pfm --sigma 8 --border clamp
-              glint blur linear.pfm -o soft16.png --bit-depth 16 --sigma 3
-              glint compare --a cpu --b opencl blur photo.png --sigma 10
-            """)
+        Borders: reflect101 (gfedcb|abcdefgh, OpenCV's default), clamp (aaa|abc), wrap, zero.
+        The output has the input's kind: PNG in, PNG out (alpha kept if the input has any); PFM in, PFM out, \
+        or with --bit-depth 16 a 16-bit PNG of the float result (linear light, gAMA 1.0, clamped to [0, 1]).
+
+        Examples:
+          glint blur photo.png -o soft.png --sigma 2
+          glint blur photo.png -o mist.png --sigma 40 --method recursive
+          glint blur hdr.pfm -o hdr-blur.pfm --sigma 8 --border clamp
+          glint blur linear.pfm -o soft16.png --bit-depth 16 --sigma 3
+          glint compare --a cpu --b opencl blur photo.png --sigma 10
+        """
 
     @Argument(help: ArgumentHelp("The image to blur: .png (8-bit) or .pfm (float).", valueName: "input"))
     var input: String
@@ -77,7 +77,7 @@ struct Blur: AsyncParsableCommand {
         }
     }
 
-    var job: BlurJob { (try? pass.job()) ?? BlurJob() }
+    var job: BlurJob { pass.job }
     var sigma: Double { pass.sigma }
     var border: String { pass.border.rawValue }
 
@@ -126,9 +126,14 @@ struct Blur: AsyncParsableCommand {
     }
 }
 
-extension Blur: ComparableWorkload {
+extension Blur {
+    static var workload: any Workload.Type { BlurWorkload.self }
+
+    static func pass(_ options: [String]) throws -> any ChainPass {
+        BlurPass(job: try Chain.parse(options, as: BlurStage.self, pass: workload.name).job)
+    }
+
     func comparisonConflict() -> String? {
-        if device.device != nil { return "blur: compare runs the job on --a and --b; drop --device" }
         if output != nil { return "blur: compare writes no image; drop -o (use --diff or --json)" }
         if bitDepth != 8 { return "blur: compare writes no image; drop --bit-depth" }
         return nil
@@ -136,14 +141,7 @@ extension Blur: ComparableWorkload {
 
     func comparisonTitle() throws -> String { "blur \(input) sigma \(Format.short(sigma)) \(job.resolvedMethod.rawValue) \(border)" }
 
-    func comparisonRun(on backend: Backend, detailed: Bool) async throws -> ComparisonRun {
-        if isFloat {
-            let r = try await BlurRenderer.blur(try PFM.read(input), job, on: backend)
-            return ComparisonRun(image: r.image.to8Bit(), floatImage: r.image, wallSeconds: r.wallSeconds, kernelSeconds: r.kernelSeconds)
-        }
-        let r = try await BlurRenderer.blur(try PNG.read(input), job, on: backend)
-        return ComparisonRun(image: r.image, wallSeconds: r.wallSeconds, kernelSeconds: r.kernelSeconds)
+    func comparableJob() throws -> any ComparableJob {
+        isFloat ? BlurComparison.float(job, try PFM.read(input)) : .eightBit(job, try PNG.read(input))
     }
-
-    var comparisonTolerance: Tolerance { isFloat ? .floatRelative : .oneLevel }
 }

@@ -6,15 +6,16 @@ import GlintWorkloads
 /// `--then PASS [options]`: chain passes (`ChainPass`) that follow a render in the same process, on the same
 /// device and context, handing device buffers on without a host round trip.
 enum Chain {
-    /// The passes named on the command line, in order (set once, before the command runs).
-    nonisolated(unsafe) static var passes: [any ChainPass] = []
+    /// The passes named on the command line, in order, while the render command runs
+    /// (`Chain.$passes.withValue(...)`).
+    @TaskLocal static var passes: [any ChainPass] = []
 
-    static let passNames = ["blur", "iso"]
+    static var passNames: [String] { Workloads.passes.map { $0.workload.name } }
 
     /// Splits `args` (without the program name) at each `--then`: returns the render command's
-    /// arguments and sets `passes`. An `-o`/`--output` given after a pass is the render's output.
-    static func split(_ args: [String]) throws -> [String] {
-        guard let first = args.firstIndex(of: "--then") else { return args }
+    /// arguments and the passes. An `-o`/`--output` given after a pass is the render's output.
+    static func split(_ args: [String]) throws -> (command: [String], passes: [any ChainPass]) {
+        guard let first = args.firstIndex(of: "--then") else { return (args, []) }
         var command = Array(args[..<first])
         var segments: [[String]] = []
         for arg in args[first...] {
@@ -36,22 +37,19 @@ enum Chain {
                 }
             }
             guard let name = segment.first else { throw ValidationError("--then needs a pass: \(passNames.joined(separator: ", "))") }
-            let options = Array(segment.dropFirst())
-            switch name {
-            case "iso":
-                let stage: IsoStage
-                do { stage = try IsoStage.parse(options) } catch { throw ValidationError("--then iso: " + usageMessage(for: error, type: IsoStage.self, help: nil)) }
-                parsed.append(IsoPass(depth: stage.depth, cornerRadius: stage.cornerRadius, supersampling: stage.supersampling))
-            case "blur":
-                let stage: BlurStage
-                do { stage = try BlurStage.parse(options) } catch { throw ValidationError("--then blur: " + usageMessage(for: error, type: BlurStage.self, help: nil)) }
-                parsed.append(BlurPass(job: try stage.job()))
-            default:
+            guard let pass = Workloads.passes.first(where: { $0.workload.name == name }) else {
                 throw ValidationError("--then \(name): unknown pass (passes: \(passNames.joined(separator: ", ")))")
             }
+            parsed.append(try pass.pass(Array(segment.dropFirst())))
         }
-        passes = parsed
-        return command
+        return (command, parsed)
+    }
+
+    /// Parses a pass's options as `type`; a usage error names the pass.
+    static func parse<Options: ParsableArguments>(_ options: [String], as type: Options.Type, pass name: String) throws -> Options {
+        do { return try Options.parse(options) } catch {
+            throw ValidationError("--then \(name): " + usageMessage(for: error, type: Options.self, help: nil))
+        }
     }
 
     /// Runs the passes on `image` (on `backend`) and returns the final pixels and the passes' kernel time.
@@ -81,10 +79,13 @@ struct IsoStage: ParsableArguments {
             transform: wholeNumber("--ss", Limits.isoSupersampling))
     var supersampling = 4
 
-    func validate() throws {
-        guard depth.isFinite && depth >= 0 && depth <= 4096 else { throw ValidationError("--depth must be in [0, 4096] (got \(depth))") }
-        guard cornerRadius.isFinite && cornerRadius >= 0 else { throw ValidationError("--corner-radius must be 0 or more (got \(cornerRadius))") }
-        guard (1...8).contains(supersampling) else { throw ValidationError("--ss must be 1 to 8 (got \(supersampling))") }
+    /// The options as a job's settings (the source comes later).
+    var settings: IsoJob {
+        var job = IsoJob(sourceWidth: 1, sourceHeight: 1)
+        job.depth = depth
+        job.cornerRadius = cornerRadius
+        job.supersampling = supersampling
+        return job
     }
 }
 
@@ -99,11 +100,9 @@ struct BlurStage: ParsableArguments {
             transform: choice("--border", BorderMode.allCases, name: { $0.rawValue }))
     var border = BorderMode.reflect101
 
-    func job() throws -> BlurJob {
-        let job = BlurJob(sigma: sigma, method: method, border: border)
-        do { try job.validate() } catch { throw ValidationError(error.message) }
-        return job
-    }
+    var job: BlurJob { BlurJob(sigma: sigma, method: method, border: border) }
 
-    func validate() throws { _ = try job() }
+    func validate() throws {
+        do { try job.validate() } catch { throw error.usage }
+    }
 }

@@ -64,7 +64,7 @@ func reportingErrors(verbose: Bool, buildReport: Bool = true, _ body: () async t
     } catch let error as ValidationError {
         throw error
     } catch {
-        let text = "\(error)"
+        let text = (error as? GlintError)?.flagged.message ?? "\(error)"
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         if verbose || lines.count <= 1 {
             printError("error: \(text)")

@@ -2,37 +2,7 @@ import ArgumentParser
 import GlintCore
 import GlintWorkloads
 
-/// What `glint compare` needs from a workload's command: the same options as rendering, a run
-/// on a given backend, and the docs/DESIGN.md tolerance. A workload plugs in by conforming and
-/// adding itself to `Compare.workloads`.
-protocol ComparableWorkload: ParsableCommand {
-    /// Options that make no sense in a comparison (e.g. --device, -o), or nil.
-    func comparisonConflict() -> String?
-    /// A one-line description of the job, e.g. "fractal mandelbrot 800x600".
-    func comparisonTitle() throws -> String
-    /// Runs the job once on `backend`; `detailed` asks for the integer outputs too (timed runs
-    /// leave them out, as a render would).
-    func comparisonRun(on backend: Backend, detailed: Bool) async throws -> ComparisonRun
-    /// What "matching" means for this workload's image.
-    var comparisonTolerance: Tolerance { get }
-}
-
-/// One side of a job comparison.
-struct ComparisonRun {
-    var image: Image8
-    /// The float result, for workloads that make one (blur of a PFM): compared instead of `image`.
-    var floatImage: ImageF? = nil
-    /// Integer outputs that must be identical (fractal escape counts), when the workload has them.
-    var counts: [UInt32]? = nil
-    var wallSeconds: Double
-    var kernelSeconds: Double
-}
-
 struct Compare: AsyncParsableCommand {
-    static let workloads: [String: any ComparableWorkload.Type] = [
-        "fractal": Fractal.self, "rtow": RTOW.self, "blur": Blur.self, "mist": Mist.self, "iso": Iso.self, "pulse": Pulse.self,
-    ]
-
     static let configuration = CommandConfiguration(
         abstract: "Run one job on two backends, or compare two image files: error metrics, a diff heat map and the speed-up.",
         usage: """
@@ -51,9 +21,8 @@ struct Compare: AsyncParsableCommand {
             pixels differing by more than 1 level. A job also reports each side's median wall \
             time (transfers included) and OpenCL kernel time, and the speed-up of B over A.
 
-            Tolerance: a job uses its workload's (docs/DESIGN.md): fractal escape counts identical and \
-            colours within 1 level; iso and pulse within 1 level; rtow a mean difference below \
-            0.5% of full scale and PSNR at least 40 dB. Image pairs default to within 1 level (PNG) or a relative \
+            Tolerance: a job uses its workload's (docs/DESIGN.md): \
+            \(Workloads.all.map { "\($0.workload.name) \($0.workload.parity)" }.joined(separator: "; ")). Image pairs default to within 1 level (PNG) or a relative \
             error of 1e-5 (PFM). --tolerance sets one: exact, N or max:N (largest difference), \
             mean:P% (mean difference below P% of full scale), psnr:DB, rel:X (largest relative \
             difference), joined by commas, e.g. mean:0.5%,psnr:40 (the ray tracer's).
@@ -93,7 +62,7 @@ struct Compare: AsyncParsableCommand {
     @OptionGroup var limits: InputLimitOptions
     @OptionGroup var out: OutputOptions
 
-    @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("The workload (fractal, rtow, blur, mist, iso, pulse) and its options.", valueName: "workload"))
+    @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("The workload (\(Workloads.names.joined(separator: ", "))) and its options.", valueName: "workload"))
     var job: [String] = []
 
     /// Compare's own options may also follow the workload; they are taken out of its arguments.
@@ -151,7 +120,7 @@ struct Compare: AsyncParsableCommand {
             print(Compare.helpMessage())
             return
         }
-        if let first = job.first, let type = Self.workloads[first], job.contains(where: { $0 == "--help" || $0 == "-h" }) {
+        if let first = job.first, let type = Workloads.named(first), job.contains(where: { $0 == "--help" || $0 == "-h" }) {
             print("glint compare --a DEVICE --b DEVICE \(first) takes the options of glint \(first), except --device and -o:\n")
             print(type.helpMessage())
             return
@@ -168,7 +137,7 @@ struct Compare: AsyncParsableCommand {
             printError("error: \(e.message)")
             throw ExitCode(2)
         } catch {
-            let text = "\(error)"
+            let text = (error as? GlintError)?.flagged.message ?? "\(error)"
             let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
             printError("error: " + (out.verbose || lines.count <= 1 ? text : "\(lines[0]) (run with --verbose for details)"))
             throw ExitCode(2)
@@ -179,42 +148,46 @@ struct Compare: AsyncParsableCommand {
     func compare() async throws -> Bool {
         if !images.isEmpty { return try compareFiles() }
         guard let workloadName = job.first else {
-            throw ValidationError("nothing to compare: give --images A B, or --a DEVICE --b DEVICE and a workload (\(Self.workloads.keys.sorted().joined(separator: ", ")))")
+            throw ValidationError("nothing to compare: give --images A B, or --a DEVICE --b DEVICE and a workload (\(Workloads.names.sorted().joined(separator: ", ")))")
         }
-        guard let type = Self.workloads[workloadName] else {
-            throw ValidationError("unknown workload '\(workloadName)': compare knows \(Self.workloads.keys.sorted().joined(separator: ", "))")
+        guard let type = Workloads.named(workloadName) else {
+            throw ValidationError("unknown workload '\(workloadName)': compare knows \(Workloads.names.sorted().joined(separator: ", "))")
         }
         guard let a, let b else { throw ValidationError("a job comparison needs both --a DEVICE and --b DEVICE") }
-        let command: any ComparableWorkload
+        let parsed: ParsableCommand
         do {
-            command = try type.parse(Array(job.dropFirst()))
+            parsed = try type.parse(Array(job.dropFirst()))
         } catch {
             throw ValidationError("\(workloadName): " + usageMessage(for: error, type: type, help: nil))
         }
+        guard let command = parsed as? any WorkloadCommand else { throw ValidationError("\(workloadName): not a workload") }
+        if command.device.device != nil { throw ValidationError("\(workloadName): compare runs the job on --a and --b; drop --device") }
         if let conflict = command.comparisonConflict() { throw ValidationError(conflict) }
         return try await compareJob(command, a: a, b: b)
     }
 
-    private func compareJob(_ command: any ComparableWorkload, a: String, b: String) async throws -> Bool {
+    private func compareJob(_ command: any WorkloadCommand, a: String, b: String) async throws -> Bool {
         let backendA: Backend, backendB: Backend
         do {
             backendA = try Backend.resolve(try DeviceChoice(parsing: a))
             backendB = try Backend.resolve(try DeviceChoice(parsing: b))
         } catch let e as GlintError {
-            throw ValidationError(e.message)
+            throw e.usage
         }
         let title = try command.comparisonTitle()
+        let job: any ComparableJob
+        do { job = try command.comparableJob() } catch let e as GlintError { throw e.flagged }
         let line = StatusLine(quiet: out.quiet)
         var sides: [(output: ComparisonRun, wall: BenchStats, kernel: BenchStats, build: Double)] = []
         for (label, backend) in [("A", backendA), ("B", backendB)] {
             let buildBefore = backend.buildStats.seconds
             line.show("\(title): \(label) on \(backend.label), first run")
-            let first = try await command.comparisonRun(on: backend, detailed: true)
+            let first = try await job.comparisonRun(on: backend, detailed: true)
             let build = backend.buildStats.seconds - buildBefore
             var walls: [Double] = [], kernels: [Double] = []
             for r in 0..<runs {
                 line.show("\(title): \(label) on \(backend.label), timed run \(r + 1)/\(runs)")
-                let timed = try await command.comparisonRun(on: backend, detailed: false)
+                let timed = try await job.comparisonRun(on: backend, detailed: false)
                 walls.append(timed.wallSeconds)
                 kernels.append(timed.kernelSeconds)
             }
@@ -227,7 +200,7 @@ struct Compare: AsyncParsableCommand {
         } else {
             difference = try ImageCompare.compare(sides[0].output.image, sides[1].output.image)
         }
-        let tol = try tolerance.map { try Tolerance(parsing: $0) } ?? command.comparisonTolerance
+        let tol = try tolerance.map { try Tolerance(parsing: $0) } ?? job.comparisonTolerance
         var verdicts = tol.evaluate(difference)
         var countsJSON = JSON.null
         if let ca = sides[0].output.counts, let cb = sides[1].output.counts {
@@ -372,87 +345,4 @@ struct Compare: AsyncParsableCommand {
 
 func statsJSON(_ s: BenchStats) -> JSON {
     .object([("median", .number(s.median * 1000)), ("min", .number(s.min * 1000)), ("max", .number(s.max * 1000))])
-}
-
-extension Fractal: ComparableWorkload {
-    func comparisonConflict() -> String? {
-        if device.device != nil { return "fractal: compare runs the job on --a and --b; drop --device" }
-        if output != nil || counts != nil { return "fractal: compare writes no render; drop -o/--counts (use --diff or --json)" }
-        if animation.isAnimation { return "fractal: compare runs one image; drop --frames" }
-        return nil
-    }
-
-    func comparisonTitle() throws -> String { "fractal \(formulaName) \(size)" + (bitDepth == 16 ? " 16-bit" : "") }
-
-    /// With --bit-depth 16, what the 16-bit PNG would hold is compared: the linear colour rounded
-    /// to 16 bits, as a fraction of full scale.
-    func comparisonRun(on backend: Backend, detailed: Bool) async throws -> ComparisonRun {
-        let job = try makeJob()
-        let r = try await FractalRenderer.render(job, on: backend, outputs: .init(counts: detailed, colour: bitDepth == 16))
-        let sixteen = r.colour.map { c in
-            ImageF(width: c.width, height: c.height, pixels: c.srgbToLinear().to16Bit().map { Float($0) / 65535 })
-        }
-        return ComparisonRun(image: r.image, floatImage: sixteen, counts: r.counts, wallSeconds: r.wallSeconds, kernelSeconds: r.kernelSeconds)
-    }
-
-    /// 8-bit colours within 1 level; 16-bit ones within 2 of 65535 (the palettes' sin, cos and
-    /// log differ by a few ulps between glibc and a device).
-    var comparisonTolerance: Tolerance { bitDepth == 16 ? Tolerance([.maxAbs(2.0 / 65535)]) : .oneLevel }
-}
-
-extension Iso: ComparableWorkload {
-    func comparisonConflict() -> String? {
-        if device.device != nil { return "iso: compare runs the job on --a and --b; drop --device" }
-        if output != nil { return "iso: compare writes no render; drop -o (use --diff or --json)" }
-        return nil
-    }
-
-    func comparisonTitle() throws -> String { "iso \(input)" }
-
-    func comparisonRun(on backend: Backend, detailed: Bool) async throws -> ComparisonRun {
-        let r = try await IsoRenderer.render(try makeJob(), on: backend)
-        return ComparisonRun(image: r.image, counts: nil, wallSeconds: r.wallSeconds, kernelSeconds: r.kernelSeconds)
-    }
-
-    var comparisonTolerance: Tolerance { .oneLevel }
-}
-
-extension Pulse: ComparableWorkload {
-    func comparisonConflict() -> String? {
-        if device.device != nil { return "pulse: compare runs the job on --a and --b; drop --device" }
-        if output != nil { return "pulse: compare writes no frames; drop -o (use --diff or --json)" }
-        return nil
-    }
-
-    func comparisonTitle() throws -> String { "pulse \(size), frame \(frames - 1)" }
-
-    /// Compares the sequence's last frame.
-    func comparisonRun(on backend: Backend, detailed: Bool) async throws -> ComparisonRun {
-        let start = Clock.now()
-        let r = try PulseRenderer.render(try makeJob(), frame: frames - 1, on: backend)
-        return ComparisonRun(image: r.image, counts: nil, wallSeconds: Clock.now() - start, kernelSeconds: r.kernelSeconds)
-    }
-
-    var comparisonTolerance: Tolerance { .oneLevel }
-}
-
-extension RTOW: ComparableWorkload {
-    func comparisonConflict() -> String? {
-        if device.device != nil { return "rtow: compare runs the job on --a and --b; drop --device" }
-        if pfm != nil || checkpoint != nil || resume != nil || partial != nil {
-            return "rtow: compare renders in memory; drop --pfm, --checkpoint, --resume and --partial"
-        }
-        if bitDepth != 8 { return "rtow: compare writes no render; drop --bit-depth" }
-        if animation.isAnimation { return "rtow: compare runs one image; drop --frames" }
-        return nil
-    }
-
-    func comparisonTitle() throws -> String { "rtow \(scene) \(size) spp \(spp)" }
-
-    func comparisonRun(on backend: Backend, detailed: Bool) async throws -> ComparisonRun {
-        let r = try await RTRenderer.render(try makeJob(), on: backend)
-        return ComparisonRun(image: r.image, counts: nil, wallSeconds: r.wallSeconds, kernelSeconds: r.kernelSeconds)
-    }
-
-    var comparisonTolerance: Tolerance { .statistical }
 }

@@ -2,33 +2,34 @@ import ArgumentParser
 import GlintCore
 import GlintWorkloads
 
-struct Fractal: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Render an escape-time fractal: mandelbrot, julia, burning-ship, sierpinski-julia or image-julia.",
-        discussion: """
-            The view: at --zoom 1 the image height spans 2 units of the complex plane, the width \
-            follows the aspect ratio, and pixel (px, py) samples its centre with row 0 at the top:
-              re = cx + (px + 0.5 - W/2)*s,  im = cy - (py + 0.5 - H/2)*s,  s = 2/(zoom*H)
-            Mandelbrot starts each orbit at z = c (as the tutorial does); Julia-type formulas start at \
-            the pixel and add --c. Burning Ship takes abs() after adding c. Sierpinski Julia is \
-            z^2 + 0.5*c/z^2. image-julia samples --texture at z each step (texture coordinates, v up, \
-            nothing outside [0.01, 0.99]) and stops on alpha > 0.1; samples never stopped are grey (it/80).
+struct Fractal: PassSource {
+    static let abstract = "Render an escape-time fractal: mandelbrot, julia, burning-ship, sierpinski-julia or image-julia."
 
-            Escape counts are identical on every backend; colours agree within 1 (8-bit), within \
-            2 of 65535 with --bit-depth 16.
+    static let discussion = """
+        The view: at --zoom 1 the image height spans 2 units of the complex plane, the width \
+        follows the aspect ratio, and pixel (px, py) samples its centre with row 0 at the top:
+          re = cx + (px + 0.5 - W/2)*s,  im = cy - (py + 0.5 - H/2)*s,  s = 2/(zoom*H)
+        Mandelbrot starts each orbit at z = c (as the tutorial does); Julia-type formulas start at \
+        the pixel and add --c. Burning Ship takes abs() after adding c. Sierpinski Julia is \
+        z^2 + 0.5*c/z^2. image-julia samples --texture at z each step (texture coordinates, v up, \
+        nothing outside [0.01, 0.99]) and stops on alpha > 0.1; samples never stopped are grey (it/80).
 
-            Examples:
-              glint fractal mandelbrot --size 1920x1080 -o m.png
-              glint fractal mandelbrot --center -0.7435669,0.1314023 --zoom 2e4 --iterations 2000 --smooth --palette fire -o deep.png
-              glint fractal julia --c -0.4,0.6 --ss 3 --palette rainbow --smooth -o j.png
-              glint fractal image-julia --texture logo.png -o tex.png
-              glint fractal mandelbrot --frames 120 --ramp zoom=1:1e4 --ramp center=-0.75,0:-0.7435669,0.1314023 --iterations 1500 -o zoom --video zoom.mp4
-              glint fractal julia --frames 60 --ramp c=-0.8,0.156:-0.7,0.27 -o julia-frames
-            """)
+        Escape counts are identical on every backend; colours agree within 1 (8-bit), within \
+        2 of 65535 with --bit-depth 16.
+
+        Examples:
+          glint fractal mandelbrot --size 1920x1080 -o m.png
+          glint fractal mandelbrot --center -0.7435669,0.1314023 --zoom 2e4 --iterations 2000 --smooth --palette fire -o deep.png
+          glint fractal julia --c -0.4,0.6 --ss 3 --palette rainbow --smooth -o j.png
+          glint fractal image-julia --texture logo.png -o tex.png
+          glint fractal mandelbrot --frames 120 --ramp zoom=1:1e4 --ramp center=-0.75,0:-0.7435669,0.1314023 --iterations 1500 -o zoom --video zoom.mp4
+          glint fractal julia --frames 60 --ramp c=-0.8,0.156:-0.7,0.27 -o julia-frames
+        """
 
     @Argument(help: ArgumentHelp("mandelbrot | julia | burning-ship | sierpinski-julia | image-julia",
-                                 valueName: "formula"))
-    var formulaName: String
+                                 valueName: "formula"),
+              transform: choice("formula", FractalFormula.allCases, name: { $0.name }))
+    var formula: FractalFormula
 
     @Option(name: .shortAndLong, help: "Output PNG (default: <formula>.png).")
     var output: String?
@@ -37,8 +38,8 @@ struct Fractal: AsyncParsableCommand {
     var size = ImageSize(width: 1200, height: 800)
 
     @Option(parsing: .unconditional, help: "View centre X,Y in the complex plane, each within +-1e9 (default: the formula's whole-set view).",
-            transform: numbers("--center", count: 2, Limits.planeCoordinate, example: "-0.75,0.1"))
-    var center: String?
+            transform: numberPair("--center", Limits.planeCoordinate, example: "-0.75,0.1"))
+    var center: NumberPair?
 
     @Option(parsing: .unconditional, help: "Zoom: at 1 the image height spans 2 units (\(Limits.zoom.text)). (default: 1)",
             transform: number("--zoom", Limits.zoom))
@@ -67,8 +68,8 @@ struct Fractal: AsyncParsableCommand {
     var precision = Precision.float
 
     @Option(name: .customLong("c"), parsing: .unconditional, help: "Julia constant RE,IM for julia, sierpinski-julia and image-julia (each within +-1e9). (default: -0.76,0.15)",
-            transform: numbers("--c", count: 2, Limits.planeCoordinate, example: "-0.8,0.156"))
-    var c = "-0.76,0.15"
+            transform: numberPair("--c", Limits.planeCoordinate, example: "-0.8,0.156"))
+    var c = NumberPair(x: -0.76, y: 0.15, description: "-0.76,0.15")
 
     @Option(help: "Texture PNG for image-julia.")
     var texture: String?
@@ -106,20 +107,17 @@ struct Fractal: AsyncParsableCommand {
                 try checkRamp(r, Limits.planeCoordinate)
             }
         }
-        guard FractalFormula(name: formulaName) != nil else {
-            throw ValidationError("unknown formula '\(formulaName)': use \(FractalFormula.allCases.map(\.name).joined(separator: ", "))")
-        }
-        if FractalFormula(name: formulaName) == .imageJulia && texture == nil {
+        if formula == .imageJulia && texture == nil {
             throw ValidationError("image-julia needs --texture FILE.png")
         }
         // The options together (the supersampled grid, the zoom's precision at the centre), at
         // each end of any ramp; the texture stands in (it is read when the work starts).
-        var job = try baseJob()
+        var job = baseJob()
         if job.formula == .imageJulia { job.texture = Image8(width: 1, height: 1) }
         let ramps = try animation.ramps(allowed: Self.rampable)
         let ends = animation.frames.map { n in [0, n - 1].map { Self.frameJob(job, ramps: ramps, frame: $0, of: n) } } ?? [job]
         for j in ends {
-            do { try j.validate() } catch { throw ValidationError(error.message) }
+            do { try j.validate() } catch { throw error.usage }
         }
         if bitDepth == 16 && animation.isAnimation {
             throw ValidationError("--bit-depth 16 writes one 16-bit PNG; --frames writes 8-bit frames")
@@ -131,7 +129,7 @@ struct Fractal: AsyncParsableCommand {
             if counts != nil { throw ValidationError("--counts writes one image's counts; it does not go with --frames") }
             try checkFrameFolder(outputFolder, option: "-o")
         } else {
-            let file = output ?? "\(formulaName).png"
+            let file = outputFile
             guard hasSuffix(file, ["png"]) else { throw ValidationError("-o \(file): the output must be a .png file") }
             try checkWritable(file, option: "-o")
         }
@@ -142,12 +140,11 @@ struct Fractal: AsyncParsableCommand {
     }
 
     /// The job from the options, without the texture.
-    func baseJob() throws -> FractalJob {
-        guard let formula = FractalFormula(name: formulaName) else { throw ValidationError("unknown formula '\(formulaName)'") }
+    func baseJob() -> FractalJob {
         var job = FractalJob(formula: formula)
         (job.width, job.height) = (size.width, size.height)
-        if let center { (job.centerRe, job.centerIm) = try parsePair(center, name: "--center") }
-        (job.cRe, job.cIm) = try parsePair(c, name: "--c")
+        if let center { (job.centerRe, job.centerIm) = (center.x, center.y) }
+        (job.cRe, job.cIm) = (c.x, c.y)
         job.zoom = zoom
         job.maxIterations = iterations
         job.bailout = bailout
@@ -160,14 +157,15 @@ struct Fractal: AsyncParsableCommand {
     }
 
     func makeJob() throws -> FractalJob {
-        var job = try baseJob()
+        var job = baseJob()
         if let texture {
             job.texture = try PNG.read(texture)
         }
         return job
     }
 
-    var outputFolder: String { output ?? "\(formulaName)-frames" }
+    var outputFolder: String { output ?? "\(formula.name)-frames" }
+    var outputFile: String { output ?? "\(formula.name).png" }
 
     /// The job of animation frame k: `job` with every ramp at its value for that frame.
     static func frameJob(_ job: FractalJob, ramps: [Ramp], frame k: Int, of n: Int) -> FractalJob {
@@ -213,7 +211,7 @@ struct Fractal: AsyncParsableCommand {
     /// device buffers from the fractal kernel to the last pass and is read back once.
     func runChain(_ job: FractalJob) async throws {
         let backend = try device.backend()
-        let file = output ?? "\(formulaName).png"
+        let file = outputFile
         let start = Clock.now()
         let first: StageImage
         var kernels = 0.0
@@ -249,7 +247,7 @@ struct Fractal: AsyncParsableCommand {
             }
             try job.validate()
             let backend = try device.backend()
-            let file = output ?? "\(formulaName).png"
+            let file = outputFile
             let bar = ProgressBar("fractal", quiet: out.quiet)
             let result = try await FractalRenderer.render(job, on: backend,
                                                           outputs: .init(counts: counts != nil, colour: bitDepth == 16),
@@ -275,4 +273,18 @@ struct Fractal: AsyncParsableCommand {
             }
         }
     }
+}
+
+extension Fractal {
+    static var workload: any Workload.Type { FractalWorkload.self }
+
+    func comparisonConflict() -> String? {
+        if output != nil || counts != nil { return "fractal: compare writes no render; drop -o/--counts (use --diff or --json)" }
+        if animation.isAnimation { return "fractal: compare runs one image; drop --frames" }
+        return nil
+    }
+
+    func comparisonTitle() throws -> String { "fractal \(formula.name) \(size)" + (bitDepth == 16 ? " 16-bit" : "") }
+
+    func comparableJob() throws -> any ComparableJob { FractalComparison(job: try makeJob(), sixteenBit: bitDepth == 16) }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 
 import GlintCore
 import GlintKernels
+import GlintWorkloads
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,19 +19,24 @@ struct Glint: AsyncParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         var arguments = Array(CommandLine.arguments.dropFirst())
         do {
-            do { arguments = try Chain.split(arguments) } catch let e as ValidationError {
+            let passes: [any ChainPass]
+            do { (arguments, passes) = try Chain.split(arguments) } catch let e as ValidationError {
                 writeStderr("error: \(e.message)\n")
                 Glibc.exit(2)
             }
-            var command = try parseAsRoot(arguments)
-            if !Chain.passes.isEmpty && !(command is Fractal) && !(command is RTOW) {
-                writeStderr("error: --then passes follow a render: glint fractal ... --then iso ... (or glint rtow)\n")
-                Glibc.exit(2)
-            }
-            if var asyncCommand = command as? AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
+            // The passes are known while the render's options are checked and while it runs.
+            try await Chain.$passes.withValue(passes) {
+                var command = try parseAsRoot(arguments)
+                if !passes.isEmpty && !(command is any PassSource) {
+                    let sources = Workloads.all.filter { $0 is any PassSource.Type }.map { $0.workload.name }
+                    writeStderr("error: --then passes follow a render: glint \(sources.joined(separator: " or ")) ... --then \(Chain.passNames.joined(separator: "|")) ...\n")
+                    Glibc.exit(2)
+                }
+                if var asyncCommand = command as? AsyncParsableCommand {
+                    try await asyncCommand.run()
+                } else {
+                    try command.run()
+                }
             }
         } catch {
             // Usage errors exit with 2 (as diff and cmp do), so scripts can tell them from a
@@ -76,5 +82,5 @@ struct Glint: AsyncParsableCommand {
             tolerance), 2 a usage error.
             """,
         version: "\(GlintBuild.version) (\(GlintBuild.commit.prefix(12)))",
-        subcommands: [Devices.self, Fractal.self, RTOW.self, Blur.self, Mist.self, Iso.self, Pulse.self, Compare.self, Bench.self])
+        subcommands: [Devices.self] + Workloads.all.map { $0 as ParsableCommand.Type } + [Compare.self, Bench.self])
 }

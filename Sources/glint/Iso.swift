@@ -2,23 +2,22 @@ import ArgumentParser
 import GlintCore
 import GlintWorkloads
 
-struct Iso: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "iso",
-        abstract: "Turn an image isometric: rotate 45 degrees, halve the height, and extrude its two front sides.",
-        discussion: """
-            The image is rotated 45 degrees about its centre, then its height is scaled by 0.5 about \
-            the centre, on a transparent canvas sized to fit. The two front sides are extruded \
-            --depth pixels straight down, carrying the edge colours: the front-left side (the \
-            image's bottom edge) 0.05 darker, the front-right side (its right edge) 0.1 darker. \
-            --corner-radius rounds the corners, the extrusion following them with its shade turning \
-            smoothly from one side's to the other's. Edges are anti-aliased (--ss N x N samples a \
-            pixel). Output: RGBA PNG, straight alpha.
+struct Iso: PassCommand {
+    static let abstract = "Turn an image isometric: rotate 45 degrees, halve the height, and extrude its two front sides."
 
-            Examples:
-              glint iso photo.png -o photo-iso.png
-              glint iso card.png -o card-iso.png --depth 30 --corner-radius 24
-            """)
+    static let discussion = """
+        The image is rotated 45 degrees about its centre, then its height is scaled by 0.5 about \
+        the centre, on a transparent canvas sized to fit. The two front sides are extruded \
+        --depth pixels straight down, carrying the edge colours: the front-left side (the \
+        image's bottom edge) 0.05 darker, the front-right side (its right edge) 0.1 darker. \
+        --corner-radius rounds the corners, the extrusion following them with its shade turning \
+        smoothly from one side's to the other's. Edges are anti-aliased (--ss N x N samples a \
+        pixel). Output: RGBA PNG, straight alpha.
+
+        Examples:
+          glint iso photo.png -o photo-iso.png
+          glint iso card.png -o card-iso.png --depth 30 --corner-radius 24
+        """
 
     @Argument(help: "Input PNG.")
     var input: String
@@ -44,19 +43,13 @@ struct Iso: AsyncParsableCommand {
         // The corner radius against the input's size, from its header (an unreadable input is
         // reported when the work starts, as a failure rather than a usage error).
         if let (w, h) = try? pngSize(input) {
-            var job = IsoJob(sourceWidth: w, sourceHeight: h)
-            job.depth = pass.depth
-            job.cornerRadius = pass.cornerRadius
-            job.supersampling = pass.supersampling
-            do { try job.validate() } catch { throw ValidationError(error.message) }
+            do { try pass.settings.reapplied(to: nil, width: w, height: h).validate() } catch { throw error.usage }
         }
     }
 
     func makeJob() throws -> IsoJob {
-        var job = IsoJob(source: try PNG.read(input))
-        job.depth = pass.depth
-        job.cornerRadius = pass.cornerRadius
-        job.supersampling = pass.supersampling
+        let image = try PNG.read(input)
+        let job = pass.settings.reapplied(to: image, width: image.width, height: image.height)
         try job.validate()
         return job
     }
@@ -76,4 +69,21 @@ struct Iso: AsyncParsableCommand {
             }
         }
     }
+}
+
+extension Iso {
+    static var workload: any Workload.Type { IsoWorkload.self }
+
+    static func pass(_ options: [String]) throws -> any ChainPass {
+        let stage = try Chain.parse(options, as: IsoStage.self, pass: workload.name)
+        return IsoPass(stage.settings)
+    }
+
+    func comparisonConflict() -> String? {
+        output != nil ? "iso: compare writes no render; drop -o (use --diff or --json)" : nil
+    }
+
+    func comparisonTitle() throws -> String { "iso \(input)" }
+
+    func comparableJob() throws -> any ComparableJob { try makeJob() }
 }

@@ -5,37 +5,37 @@ import GlintWorkloads
 import Glibc
 #endif
 
-struct Mist: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "A misty window: the camera seen through fogged glass, with raindrops and finger wipes; PNG frames out.",
-        discussion: """
-            Each frame: the camera image is blurred (--sigma); a weight per pixel grows by 0.01 a \
-            frame (at 60 fps) up to 1 and drops to 0 under a raindrop or a wipe; drops slide along \
-            gravity with a little randomness and come back at the opposite edge; the frame shows, \
-            inside a drop, the sharp image through the drop's lens, elsewhere mix(sharp, blurred, weight).
+struct Mist: WorkloadCommand {
+    static let abstract = "A misty window: the camera seen through fogged glass, with raindrops and finger wipes; PNG frames out."
 
-            --input is one image (a still camera: blurred once) or a folder of PNG frames, played \
-            in name order as the camera (looping if --frames is longer). All frames must have one size.
+    static let discussion = """
+        Each frame: the camera image is blurred (--sigma); a weight per pixel grows by 0.01 a \
+        frame (at 60 fps) up to 1 and drops to 0 under a raindrop or a wipe; drops slide along \
+        gravity with a little randomness and come back at the opposite edge; the frame shows, \
+        inside a drop, the sharp image through the drop's lens, elsewhere mix(sharp, blurred, weight).
 
-            Drops vary in size and rim shading, merge when they touch and leave trails of small \
-            droplets; --classic gives the seed's drops instead (all radius 0.01 of the width, no \
-            merging, no trails).
+        --input is one image (a still camera: blurred once) or a folder of PNG frames, played \
+        in name order as the camera (looping if --frames is longer). All frames must have one size.
 
-            Positions are fractions of the image: gravity X,Y points down the window as (0,1) \
-            (--gravity-file: one X,Y per line, line N for frame N, the last holding on). Wipes \
-            (--wipes FILE.json) are a JSON array of strokes:
-              [{"start": 10, "radius": 0.05, "points": [[0.1, 0.5], [0.2, 0.5], [0.3, 0.55]]}]
-            A stroke touches its first point at frame `start` and moves one point per frame, \
-            clearing the mist within `radius` (a fraction of the width; default 0.05) of its path.
+        Drops vary in size and rim shading, merge when they touch and leave trails of small \
+        droplets; --classic gives the seed's drops instead (all radius 0.01 of the width, no \
+        merging, no trails).
 
-            The same --seed gives the same frames on every device.
+        Positions are fractions of the image: gravity X,Y points down the window as (0,1) \
+        (--gravity-file: one X,Y per line, line N for frame N, the last holding on). Wipes \
+        (--wipes FILE.json) are a JSON array of strokes:
+          [{"start": 10, "radius": 0.05, "points": [[0.1, 0.5], [0.2, 0.5], [0.3, 0.55]]}]
+        A stroke touches its first point at frame `start` and moves one point per frame, \
+        clearing the mist within `radius` (a fraction of the width; default 0.05) of its path.
 
-            Examples:
-              glint mist --input window.png -o frames --frames 120
-              glint mist --input camera/ -o frames --frames 300 --gravity 0.3,1 --drops 80 --seed 7
-              glint mist --input window.png -o frames --frames 90 --wipes wipes.json --classic
-              glint compare --a cpu --b opencl mist --input window.png --frames 30
-            """)
+        The same --seed gives the same frames on every device.
+
+        Examples:
+          glint mist --input window.png -o frames --frames 120
+          glint mist --input camera/ -o frames --frames 300 --gravity 0.3,1 --drops 80 --seed 7
+          glint mist --input window.png -o frames --frames 90 --wipes wipes.json --classic
+          glint compare --a cpu --b opencl mist --input window.png --frames 30
+        """
 
     @Option(help: ArgumentHelp("A PNG image (still camera) or a folder of PNG frames.", valueName: "image|folder"))
     var input: String
@@ -63,8 +63,8 @@ struct Mist: AsyncParsableCommand {
     var drops = 50
 
     @Option(parsing: .unconditional, help: "Gravity X,Y in image directions (y down; only the direction counts), each within +-1e6.",
-            transform: numbers("--gravity", count: 2, Limits.gravity, example: "0.3,1"))
-    var gravity: String?
+            transform: numberPair("--gravity", Limits.gravity, example: "0.3,1"))
+    var gravity: NumberPair?
 
     @Option(name: .customLong("gravity-file"), help: "Per-frame gravity: one X,Y per line.")
     var gravityFile: String?
@@ -83,20 +83,15 @@ struct Mist: AsyncParsableCommand {
     @OptionGroup var out: OutputOptions
 
     func validate() throws {
-        guard frames >= 1 else { throw ValidationError("--frames must be at least 1 (got \(frames))") }
-        guard frames <= MistJob.maxFrames else { throw ValidationError("--frames must be at most \(MistJob.maxFrames)") }
-        guard sigma.isFinite && sigma > 0 else { throw ValidationError("--sigma must be a positive number (got \(sigma))") }
         if gravity != nil && gravityFile != nil { throw ValidationError("give --gravity or --gravity-file, not both") }
-        if let gravity { _ = try parsePair(gravity, name: "--gravity") }
         if let output {
             if FileIO.exists(output) && !FileIO.isDirectory(output) { throw ValidationError("-o \(output) is a file; give a folder") }
         }
-        var job = MistJob()
-        job.frames = frames; job.fps = fps; job.sigma = sigma; job.drops = drops
-        do { try job.validate() } catch { throw ValidationError(error.message) }
+        do { try options.validate() } catch { throw error.usage }
     }
 
-    func makeJob() throws -> MistJob {
+    /// The job from the options alone (no files read).
+    var options: MistJob {
         var job = MistJob()
         job.frames = frames
         job.fps = fps
@@ -105,10 +100,12 @@ struct Mist: AsyncParsableCommand {
         job.drops = drops
         job.seed = seed
         job.classic = classic
-        if let gravity {
-            let (x, y) = try parsePair(gravity, name: "--gravity")
-            job.gravity = SIMD2(x, y)
-        }
+        if let gravity { job.gravity = SIMD2(gravity.x, gravity.y) }
+        return job
+    }
+
+    func makeJob() throws -> MistJob {
+        var job = options
         if let gravityFile { job.gravityPerFrame = try MistJob.parseGravity(try FileIO.readText(gravityFile), name: gravityFile) }
         if let wipes { job.wipes = try MistJob.parseWipes(try FileIO.readText(wipes), name: wipes) }
         try job.validate()
@@ -116,7 +113,7 @@ struct Mist: AsyncParsableCommand {
     }
 
     /// The camera: one image, or the PNG files of a folder in name order (sizes checked up front).
-    struct Camera {
+    struct Camera: Sendable {
         var still: Image8?
         var files: [String] = []
         var width = 0, height = 0
@@ -222,24 +219,17 @@ func pngSize(_ path: String) throws -> (Int, Int) {
     return (size.width, size.height)
 }
 
-extension Mist: ComparableWorkload {
+extension Mist {
+    static var workload: any Workload.Type { MistWorkload.self }
+
     func comparisonConflict() -> String? {
-        if device.device != nil { return "mist: compare runs the job on --a and --b; drop --device" }
-        if output != nil { return "mist: compare writes no frames; drop -o (the last frame is compared; use --diff or --json)" }
-        return nil
+        output != nil ? "mist: compare writes no frames; drop -o (the last frame is compared; use --diff or --json)" : nil
     }
 
     func comparisonTitle() throws -> String { "mist \(input) \(frames) frames, last frame" }
 
-    func comparisonRun(on backend: Backend, detailed: Bool) async throws -> ComparisonRun {
-        let job = try makeJob()
+    func comparableJob() throws -> any ComparableJob {
         let camera = try Camera(input)
-        let renderer = try MistRenderer(job: job, width: camera.width, height: camera.height, backend: backend)
-        let start = Clock.now()
-        var last = Image8(width: 0, height: 0)
-        for f in 0..<frames { last = try await renderer.renderNext(camera: try camera.image(f)) }
-        return ComparisonRun(image: last, wallSeconds: Clock.now() - start, kernelSeconds: renderer.kernelSeconds)
+        return MistComparison(job: try makeJob(), width: camera.width, height: camera.height, camera: { try camera.image($0) })
     }
-
-    var comparisonTolerance: Tolerance { .oneLevel }
 }

@@ -70,13 +70,13 @@ func numberText(_ x: Double) -> String {
 /// report can show it alone (argument-parser wraps an error thrown by a transform in its own
 /// "The value '...' is invalid for '...': " sentence).
 func optionValueError(_ message: String) -> ValidationError {
-    OptionValueMessages.last = message
+    OptionValueMessages.last.withLock { $0 = message }
     return ValidationError(message)
 }
 
 enum OptionValueMessages {
-    /// The message of the last option value refused (set while parsing, on one thread).
-    nonisolated(unsafe) static var last: String?
+    /// The message of the last option value refused.
+    static let last = Locked<String?>(nil)
 }
 
 // MARK: Checks (each throws one line naming the option, the range and what was given)
@@ -152,7 +152,23 @@ func numbers(_ option: String, count: Int, _ range: NumberRange, example: String
     { text in _ = try checkedNumbers(text, option: option, count: count, range, example: example); return text }
 }
 
-/// `WxH` checked while parsing; the option keeps its text.
+/// Two numbers `X,Y` (a point of the complex plane, a direction), as given and as numbers.
+struct NumberPair: Sendable, Equatable, CustomStringConvertible {
+    var x: Double
+    var y: Double
+    /// The text given (`-0.7435669,0.1314023`).
+    var description: String
+}
+
+/// `X,Y` checked while parsing, each number in `range`.
+func numberPair(_ option: String, _ range: NumberRange, example: String) -> @Sendable (String) throws -> NumberPair {
+    { text in
+        let v = try checkedNumbers(text, option: option, count: 2, range, example: example)
+        return NumberPair(x: v[0], y: v[1], description: text)
+    }
+}
+
+/// `WxH` checked while parsing.
 func imageSize(_ option: String) -> @Sendable (String) throws -> ImageSize {
     { text in
         do {
@@ -233,7 +249,7 @@ enum Limits {
 /// value) with a pointer to the command's help. Never the usage block argument-parser adds.
 func usageMessage(for error: Error, type: ParsableArguments.Type, help: String?) -> String {
     let full = type.message(for: error)
-    if let refused = OptionValueMessages.last, full.hasSuffix(refused) { return refused }
+    if let refused = OptionValueMessages.last.withLock({ $0 }), full.hasSuffix(refused) { return refused }
     var text = full.split(separator: "\n").map { $0.trimmingCharacters() }.filter { !$0.isEmpty }.joined(separator: " ")
     // argument-parser's sentences start with a capital ("Missing value for '--x <x>'", "Unknown
     // option '--y'"); ours never do.

@@ -2,23 +2,23 @@ import ArgumentParser
 import GlintCore
 import GlintWorkloads
 
-struct Pulse: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Render the pulse: a 60 Hz oscillator driving a colour's purity through HSV, as a PNG frame sequence.",
-        discussion: """
-            The oscillator starts at 0.5 going up and moves by 0.01 per tick (60 ticks a second), \
-            turning round at 1 and 0. Its position sweeps the purity over --purity-range around \
-            --purity-center; a purity at or below 0.5 sets the saturation, above 0.5 the value (the \
-            other stays 0.5), each folded as 2x below 0.5 and 2(1 - x) above; Foley's HSV to RGB \
-            gives the colour. At 60 fps frame k shows the colour after k + 1 ticks; at other rates, \
-            the ticks due by time k / fps, plus one.
+struct Pulse: WorkloadCommand {
+    static let abstract = "Render the pulse: a 60 Hz oscillator driving a colour's purity through HSV, as a PNG frame sequence."
 
-            Frames are written as DIR/frame_00000.png, frame_00001.png, ...
+    static let discussion = """
+        The oscillator starts at 0.5 going up and moves by 0.01 per tick (60 ticks a second), \
+        turning round at 1 and 0. Its position sweeps the purity over --purity-range around \
+        --purity-center; a purity at or below 0.5 sets the saturation, above 0.5 the value (the \
+        other stays 0.5), each folded as 2x below 0.5 and 2(1 - x) above; Foley's HSV to RGB \
+        gives the colour. At 60 fps frame k shows the colour after k + 1 ticks; at other rates, \
+        the ticks due by time k / fps, plus one.
 
-            Examples:
-              glint pulse -o pulse --frames 240
-              glint pulse -o teal --frames 120 --hue 0.5 --purity-center 0.6 --purity-range 0.4 --size 1920x1080
-            """)
+        Frames are written as DIR/frame_00000.png, frame_00001.png, ...
+
+        Examples:
+          glint pulse -o pulse --frames 240
+          glint pulse -o teal --frames 120 --hue 0.5 --purity-center 0.6 --purity-range 0.4 --size 1920x1080
+        """
 
     @Option(name: .shortAndLong, help: "Output folder for the frames, created if missing (default: pulse).")
     var output: String?
@@ -73,7 +73,7 @@ struct Pulse: AsyncParsableCommand {
             }
             job.hueRamp = (r.from[0], r.to[0])
         }
-        do { try job.validate() } catch { throw ValidationError(error.message) }
+        do { try job.validate() } catch { throw error.usage }
         return job
     }
 
@@ -109,6 +109,19 @@ struct Pulse: AsyncParsableCommand {
             }
         }
     }
+}
+
+extension Pulse {
+    static var workload: any Workload.Type { PulseWorkload.self }
+
+    func comparisonConflict() -> String? {
+        output != nil ? "pulse: compare writes no frames; drop -o (use --diff or --json)" : nil
+    }
+
+    func comparisonTitle() throws -> String { "pulse \(size), frame \(frames - 1)" }
+
+    /// The sequence's last frame is compared.
+    func comparableJob() throws -> any ComparableJob { try makeJob() }
 }
 
 /// `frame_00042.png`: five digits, more when the count needs them.

@@ -5,46 +5,45 @@ import GlintWorkloads
 import Glibc
 #endif
 
-struct RTOW: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "rtow",
-        abstract: "Ray Tracing in One Weekend: spheres of diffuse, metal and glass under the book's sky.",
-        discussion: """
-            Scenes are SwiftRTOW's (all seen through the book cover's camera): ch8 (a diffuse \
-            sphere), ch10 (diffuse, metal and a hollow glass sphere; the app's start scene) and \
-            cover (chapter 13, the book cover: its small spheres are drawn from the counter-based \
-            RNG under --seed, so one seed is always one scene), or a JSON scene file (README, \
-            "Scene files"). Glass does not tint: SwiftRTOW attenuates glass by (1, 1, 1.1), which \
-            adds energy; --app-glass reproduces that.
+struct RTOW: PassSource {
+    static let abstract = "Ray Tracing in One Weekend: spheres of diffuse, metal and glass under the book's sky."
 
-            The camera is the book's thin lens: --lookfrom, --lookat, --vup, --vfov, \
-            --aperture (lens diameter; 0 is a pinhole) and --focus-dist. The app's gestures \
-            are parameters, applied in this order after them (angles in degrees):
-              --orbit LON,LAT   move around the look-at point; latitude within +-89.999
-              --distance F      eye = lookat + F*(eye - lookat), F clamped to 0.314...2.718
-                                per gesture; repeat the option for more gestures
-              --turn YAW,PITCH  turn on the spot (positive: left, up)
-              --roll DEG        roll about the viewing direction, within +-63
-            LON and YAW turn counter-clockwise seen from above (about --vup).
+    static let discussion = """
+        Scenes are SwiftRTOW's (all seen through the book cover's camera): ch8 (a diffuse \
+        sphere), ch10 (diffuse, metal and a hollow glass sphere; the app's start scene) and \
+        cover (chapter 13, the book cover: its small spheres are drawn from the counter-based \
+        RNG under --seed, so one seed is always one scene), or a JSON scene file (README, \
+        "Scene files"). Glass does not tint: SwiftRTOW attenuates glass by (1, 1, 1.1), which \
+        adds energy; --app-glass reproduces that.
 
-            Rendering is progressive: passes of a few samples per pixel add to per-pixel sums in \
-            sample order, so a render stopped and resumed (--checkpoint, --resume) equals an \
-            uninterrupted one bit for bit on the same backend. The PNG is gamma 2 like the book's; \
-            --bit-depth 16 makes it a 16-bit PNG of the linear sums instead (linear light, gAMA 1.0, \
-            clamped to [0, 1]) and --pfm writes the linear float image. With --checkpoint, Ctrl-C stops after the current \
-            pass and saves the checkpoint (a second Ctrl-C quits at once).
+        The camera is the book's thin lens: --lookfrom, --lookat, --vup, --vfov, \
+        --aperture (lens diameter; 0 is a pinhole) and --focus-dist. The app's gestures \
+        are parameters, applied in this order after them (angles in degrees):
+          --orbit LON,LAT   move around the look-at point; latitude within +-89.999
+          --distance F      eye = lookat + F*(eye - lookat), F clamped to 0.314...2.718
+                            per gesture; repeat the option for more gestures
+          --turn YAW,PITCH  turn on the spot (positive: left, up)
+          --roll DEG        roll about the viewing direction, within +-63
+        LON and YAW turn counter-clockwise seen from above (about --vup).
 
-            Examples:
-              glint rtow --scene cover --spp 100 -o cover.png
-              glint rtow --scene ch10 --size 600x400 --orbit 30,10 --aperture 0
-              glint rtow --scene cover --distance 0.6 --turn 5,0 --roll 10 --vfov 30
-              glint rtow --scene cover --spp 500 --checkpoint c.ckpt --partial 10
-              glint rtow --scene cover --spp 1000 --resume c.ckpt --checkpoint c.ckpt
-              glint rtow --scene my.json --pfm linear.pfm --device cpu
-            """)
+        Rendering is progressive: passes of a few samples per pixel add to per-pixel sums in \
+        sample order, so a render stopped and resumed (--checkpoint, --resume) equals an \
+        uninterrupted one bit for bit on the same backend. The PNG is gamma 2 like the book's; \
+        --bit-depth 16 makes it a 16-bit PNG of the linear sums instead (linear light, gAMA 1.0, \
+        clamped to [0, 1]) and --pfm writes the linear float image. With --checkpoint, Ctrl-C stops after the current \
+        pass and saves the checkpoint (a second Ctrl-C quits at once).
 
-    @Option(help: ArgumentHelp("ch8 | ch10 | cover | FILE.json", valueName: "scene"))
-    var scene = "ch10"
+        Examples:
+          glint rtow --scene cover --spp 100 -o cover.png
+          glint rtow --scene ch10 --size 600x400 --orbit 30,10 --aperture 0
+          glint rtow --scene cover --distance 0.6 --turn 5,0 --roll 10 --vfov 30
+          glint rtow --scene cover --spp 500 --checkpoint c.ckpt --partial 10
+          glint rtow --scene cover --spp 1000 --resume c.ckpt --checkpoint c.ckpt
+          glint rtow --scene my.json --pfm linear.pfm --device cpu
+        """
+
+    @Option(help: ArgumentHelp("ch8 | ch10 | cover | FILE.json", valueName: "scene"), transform: SceneChoice.init(parsing:))
+    var scene = SceneChoice.builtin("ch10")
 
     @Option(name: .shortAndLong, help: "Output PNG (gamma 2, 8-bit RGB; with --bit-depth 16, 16-bit linear RGB).")
     var output = "rtow.png"
@@ -98,16 +97,16 @@ struct RTOW: AsyncParsableCommand {
     var focusDist: Double?
 
     @Option(parsing: .unconditional, help: "Move the viewer around the look-at point: LON,LAT degrees (each within +-1e6).",
-            transform: numbers("--orbit", count: 2, Limits.angle, example: "30,10"))
-    var orbit: String?
+            transform: numberPair("--orbit", Limits.angle, example: "30,10"))
+    var orbit: NumberPair?
 
     @Option(parsing: .unconditionalSingleValue, help: "Scale the viewer's distance to the look-at point (a factor above 0, clamped to 0.314...2.718 per step; repeatable).",
             transform: number("--distance", Limits.distanceFactor))
     var distance: [Double] = []
 
     @Option(parsing: .unconditional, help: "Turn the camera on the spot: YAW,PITCH degrees (each within +-1e6).",
-            transform: numbers("--turn", count: 2, Limits.angle, example: "5,0"))
-    var turn: String?
+            transform: numberPair("--turn", Limits.angle, example: "5,0"))
+    var turn: NumberPair?
 
     @Option(parsing: .unconditional, help: "Roll about the viewing direction, degrees (-63...63).",
             transform: number("--roll", Limits.roll))
@@ -149,19 +148,16 @@ struct RTOW: AsyncParsableCommand {
         if animation.isAnimation && (checkpoint != nil || resume != nil || partial != nil || pfm != nil) {
             throw ValidationError("--frames renders a sequence; --checkpoint, --resume, --partial and --pfm are for one image")
         }
-        if RTScene.builtinNames.contains(scene.lowercased()) == false && scene.lowercased() != "ch13" && !hasSuffix(scene, ["json"]) {
-            throw ValidationError("unknown scene '\(scene)': use \(RTScene.builtinNames.joined(separator: ", ")) or a FILE.json")
-        }
         // Each value was range-checked while parsing; here the camera they make together (for a
         // built-in scene: a scene file's camera is known once the file is read), at each end of
         // any orbit ramp.
-        if RTScene.builtin(scene, seed: seed) != nil {
+        if case .builtin = scene {
             var orbits: [(Double, Double)?] = [nil]
             if let n = animation.frames, let r = try animation.ramps(allowed: Self.rampable).first {
                 orbits = [0, n - 1].map { k in let v = r.value(frame: k, of: n); return (v[0], v[1]) }
             }
             for o in orbits {
-                do { try makeJob(orbitOverride: o).validate() } catch let e as GlintError { throw ValidationError(e.message) }
+                do { try makeJob(orbitOverride: o).validate() } catch let e as GlintError { throw e.usage }
             }
         }
         if animation.isAnimation {
@@ -180,10 +176,9 @@ struct RTOW: AsyncParsableCommand {
     /// The job; `orbitOverride` (an animation's ramped orbit) replaces --orbit.
     func makeJob(orbitOverride: (Double, Double)? = nil) throws -> RTJob {
         var s: RTScene
-        if let builtin = RTScene.builtin(scene, seed: seed) {
-            s = builtin
-        } else {
-            s = try RTScene.load(scene)
+        switch scene {
+        case .builtin(let name): s = RTScene.builtin(name, seed: seed) ?? RTScene.cover(seed: seed)
+        case .file(let path): s = try RTScene.load(path)
         }
         if appGlass { s.useAppGlass() }
         var job = RTJob(scene: s)
@@ -200,14 +195,11 @@ struct RTOW: AsyncParsableCommand {
         if let focusDist { cam.focusDist = focusDist }
         // The gestures need a valid camera to act on.
         try cam.validate()
-        if let (lon, lat) = try orbitOverride ?? orbit.map({ try parsePair($0, name: "--orbit") }) {
+        if let (lon, lat) = orbitOverride ?? orbit.map({ ($0.x, $0.y) }) {
             cam.orbit(longitude: lon, latitude: lat)
         }
         for f in distance { cam.scaleDistance(f) }
-        if let turn {
-            let (yaw, pitch) = try parsePair(turn, name: "--turn")
-            cam.turn(yaw: yaw, pitch: pitch)
-        }
+        if let turn { cam.turn(yaw: turn.x, pitch: turn.y) }
         if let roll { cam.roll(roll) }
         job.camera = cam
         return job
@@ -382,4 +374,43 @@ final class RTProgressBar: Sendable {
             if s.drawn { writeStderr("\r\u{1B}[K") }
         }
     }
+}
+
+/// `--scene`: a built-in scene by name, or a JSON scene file.
+enum SceneChoice: Sendable, CustomStringConvertible {
+    case builtin(String)
+    case file(String)
+
+    init(parsing text: String) throws {
+        if RTScene.builtin(text, seed: 0) != nil {
+            self = .builtin(text.lowercased())
+        } else if hasSuffix(text, ["json"]) {
+            self = .file(text)
+        } else {
+            throw optionValueError("unknown scene '\(JSON.printable(text, limit: 40))': use \(RTScene.builtinNames.joined(separator: ", ")) or a FILE.json")
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .builtin(let name), .file(let name): name
+        }
+    }
+}
+
+extension RTOW {
+    static var workload: any Workload.Type { RTWorkload.self }
+
+    func comparisonConflict() -> String? {
+        if pfm != nil || checkpoint != nil || resume != nil || partial != nil {
+            return "rtow: compare renders in memory; drop --pfm, --checkpoint, --resume and --partial"
+        }
+        if bitDepth != 8 { return "rtow: compare writes no render; drop --bit-depth" }
+        if animation.isAnimation { return "rtow: compare runs one image; drop --frames" }
+        return nil
+    }
+
+    func comparisonTitle() throws -> String { "rtow \(scene) \(size) spp \(spp)" }
+
+    func comparableJob() throws -> any ComparableJob { try makeJob() }
 }

@@ -3,21 +3,15 @@
 
 import Foundation
 import GlintCore
+import GlintTestSupport
 import Testing
 
 /// A small test picture as an RGBA PNG (and as a PFM when asked).
 private func writeInput(_ box: Sandbox, _ name: String = "in.png", width: Int = 40, height: Int = 28) throws {
-    var image = Image8(width: width, height: height)
-    for y in 0..<height {
-        for x in 0..<width {
-            image[x, y] = SIMD4(UInt8(x * 6 % 256), UInt8(y * 9 % 256), (x / 8 + y / 8) % 2 == 0 ? 220 : 20, 255)
-        }
+    let image = makeImage(width: width, height: height) { x, y in
+        SIMD4(UInt8(x * 6 % 256), UInt8(y * 9 % 256), (x / 8 + y / 8) % 2 == 0 ? 220 : 20, 255)
     }
-    if name.hasSuffix(".pfm") {
-        try box.write(name, try PFM.encode(image.toFloat()))
-    } else {
-        try box.write(name, try PNG.encode(image, alpha: false))
-    }
+    try box.write(name, name.hasSuffix(".pfm") ? try PFM.encode(image.toFloat()) : try PNG.encode(image, alpha: false))
 }
 
 @Suite("glint blur", .serialized)
@@ -25,8 +19,7 @@ struct BlurCLITests {
     @Test("blur a PNG and a PFM, exact and recursive, on both paths")
     func blurWritesImages() throws {
         try withSandbox { box in
-            try writeInput(box)
-            try writeInput(box, "in.pfm")
+            for name in ["in.png", "in.pfm"] { try writeInput(box, name) }
             for (method, device) in [("exact", "cpu"), ("recursive", "opencl")] {
                 let r = try box.run(["blur", "in.png", "-o", "\(method).png", "--sigma", "3", "--method", method, "--device", device])
                 #expect(r.status == 0, "\(r)")
@@ -44,8 +37,7 @@ struct BlurCLITests {
     @Test("compare --a cpu --b opencl blur: within tolerance")
     func compareBlur() throws {
         try withSandbox { box in
-            try writeInput(box)
-            try writeInput(box, "in.pfm")
+            for name in ["in.png", "in.pfm"] { try writeInput(box, name) }
             for args in [["blur", "in.png", "--sigma", "5"], ["blur", "in.png", "--sigma", "2", "--method", "exact"],
                          ["blur", "in.pfm", "--sigma", "3"]] {
                 let r = try box.run(["compare", "--a", "cpu", "--b", "opencl", "--runs", "1"] + args)
@@ -67,16 +59,6 @@ struct BlurCLITests {
     }
 }
 
-/// The PNG chunk CRC (reflected polynomial 0xEDB88320), bit by bit.
-func chunkCRC(_ bytes: [UInt8]) -> UInt32 {
-    var crc: UInt32 = 0xFFFF_FFFF
-    for b in bytes {
-        crc ^= UInt32(b)
-        for _ in 0..<8 { crc = (crc & 1) != 0 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-    }
-    return ~crc
-}
-
 struct BadImageCommand: Sendable, CustomTestStringConvertible {
     let name: String
     let args: [String]
@@ -85,50 +67,45 @@ struct BadImageCommand: Sendable, CustomTestStringConvertible {
     /// Files or folders that must not exist afterwards.
     var absent: [String] = ["out.png"]
     var testDescription: String { name }
+
+    /// `glint blur <input> -o <output> <options>`.
+    static func blur(_ what: String, input: String = "in.png", output: String = "out.png", _ options: [String],
+                     _ kind: BadInput.Kind, mentions: [String]) -> Self {
+        Self(name: "blur: \(what)", args: ["blur", input, "-o", output] + options, kind: kind, mentions: mentions,
+             absent: [output])
+    }
+
+    /// `glint mist --input <input> -o frames <options>`.
+    static func mist(_ what: String, input: String = "in.png", _ options: [String],
+                     _ kind: BadInput.Kind, mentions: [String]) -> Self {
+        Self(name: "mist: \(what)", args: ["mist", "--input", input, "-o", "frames"] + options, kind: kind,
+             mentions: mentions, absent: ["frames"])
+    }
 }
 
+/// Mist's command lines below render two frames unless they say otherwise.
+private let twoFrames = ["--frames", "2"], onCPU = ["--device", "cpu"]
+
 let badImageCommands: [BadImageCommand] = [
-    BadImageCommand(name: "blur: missing input", args: ["blur", "nope.png", "-o", "out.png", "--device", "cpu"],
-                    kind: .runtime, mentions: ["nope.png"]),
-    BadImageCommand(name: "blur: corrupt PNG", args: ["blur", "bad.png", "-o", "out.png", "--device", "cpu"],
-                    kind: .runtime, mentions: ["bad.png"]),
-    BadImageCommand(name: "blur: --sigma 0", args: ["blur", "in.png", "-o", "out.png", "--sigma", "0"],
-                    kind: .validation, mentions: ["--sigma"]),
-    BadImageCommand(name: "blur: --sigma -2", args: ["blur", "in.png", "-o", "out.png", "--sigma", "-2"],
-                    kind: .validation, mentions: ["--sigma"]),
-    BadImageCommand(name: "blur: --sigma 1e9", args: ["blur", "in.png", "-o", "out.png", "--sigma", "1e9"],
-                    kind: .validation, mentions: ["--sigma"]),
-    BadImageCommand(name: "blur: --method fast", args: ["blur", "in.png", "-o", "out.png", "--method", "fast"],
-                    kind: .validation, mentions: ["--method"]),
-    BadImageCommand(name: "blur: --border mirror", args: ["blur", "in.png", "-o", "out.png", "--border", "mirror"],
-                    kind: .validation, mentions: ["--border"]),
-    BadImageCommand(name: "blur: PNG in, PFM out", args: ["blur", "in.png", "-o", "out.pfm"],
-                    kind: .validation, mentions: ["out.pfm"], absent: ["out.pfm"]),
-    BadImageCommand(name: "blur: absurd image size", args: ["blur", "huge.png", "-o", "out.png", "--device", "cpu"],
-                    kind: .runtime, mentions: ["huge.png", "limit"]),
-    BadImageCommand(name: "mist: --frames 0", args: ["mist", "--input", "in.png", "-o", "frames", "--frames", "0"],
-                    kind: .validation, mentions: ["--frames"], absent: ["frames"]),
-    BadImageCommand(name: "mist: --sigma 0", args: ["mist", "--input", "in.png", "-o", "frames", "--frames", "2", "--sigma", "0"],
-                    kind: .validation, mentions: ["--sigma"], absent: ["frames"]),
-    BadImageCommand(name: "mist: missing input", args: ["mist", "--input", "nope.png", "-o", "frames", "--frames", "2", "--device", "cpu"],
-                    kind: .runtime, mentions: ["nope.png"], absent: ["frames"]),
-    BadImageCommand(name: "mist: corrupt PNG", args: ["mist", "--input", "bad.png", "-o", "frames", "--frames", "2", "--device", "cpu"],
-                    kind: .runtime, mentions: ["bad.png"], absent: ["frames"]),
-    BadImageCommand(name: "mist: malformed wipes JSON",
-                    args: ["mist", "--input", "in.png", "-o", "frames", "--frames", "2", "--wipes", "wipes.json", "--device", "cpu"],
-                    kind: .runtime, mentions: ["wipes.json"], absent: ["frames"]),
-    BadImageCommand(name: "mist: wipe with a bad point",
-                    args: ["mist", "--input", "in.png", "-o", "frames", "--frames", "2", "--wipes", "badpoint.json", "--device", "cpu"],
-                    kind: .runtime, mentions: ["badpoint.json", "point"], absent: ["frames"]),
-    BadImageCommand(name: "mist: --gravity and --gravity-file",
-                    args: ["mist", "--input", "in.png", "-o", "frames", "--frames", "2", "--gravity", "0,1", "--gravity-file", "g.txt"],
-                    kind: .validation, mentions: ["--gravity"], absent: ["frames"]),
-    BadImageCommand(name: "mist: --gravity 1", args: ["mist", "--input", "in.png", "-o", "frames", "--frames", "2", "--gravity", "1"],
-                    kind: .validation, mentions: ["--gravity"], absent: ["frames"]),
-    BadImageCommand(name: "mist: absurd image size", args: ["mist", "--input", "huge.png", "-o", "frames", "--frames", "2", "--device", "cpu"],
-                    kind: .runtime, mentions: ["huge.png", "limit"], absent: ["frames"]),
-    BadImageCommand(name: "mist: frames of two sizes", args: ["mist", "--input", "mixed", "-o", "frames", "--frames", "2", "--device", "cpu"],
-                    kind: .runtime, mentions: ["size"], absent: ["frames"]),
+    .blur("missing input", input: "nope.png", onCPU, .runtime, mentions: ["nope.png"]),
+    .blur("corrupt PNG", input: "bad.png", onCPU, .runtime, mentions: ["bad.png"]),
+] + ["0", "-2", "1e9"].map { .blur("--sigma \($0)", ["--sigma", $0], .validation, mentions: ["--sigma"]) } + [
+    .blur("--method fast", ["--method", "fast"], .validation, mentions: ["--method"]),
+    .blur("--border mirror", ["--border", "mirror"], .validation, mentions: ["--border"]),
+    .blur("PNG in, PFM out", output: "out.pfm", [], .validation, mentions: ["out.pfm"]),
+    .blur("absurd image size", input: "huge.png", onCPU, .runtime, mentions: ["huge.png", "limit"]),
+    .mist("--frames 0", ["--frames", "0"], .validation, mentions: ["--frames"]),
+    .mist("--sigma 0", twoFrames + ["--sigma", "0"], .validation, mentions: ["--sigma"]),
+    .mist("missing input", input: "nope.png", twoFrames + onCPU, .runtime, mentions: ["nope.png"]),
+    .mist("corrupt PNG", input: "bad.png", twoFrames + onCPU, .runtime, mentions: ["bad.png"]),
+    .mist("malformed wipes JSON", twoFrames + ["--wipes", "wipes.json"] + onCPU, .runtime, mentions: ["wipes.json"]),
+    .mist("wipe with a bad point", twoFrames + ["--wipes", "badpoint.json"] + onCPU, .runtime,
+          mentions: ["badpoint.json", "point"]),
+    .mist("--gravity and --gravity-file", twoFrames + ["--gravity", "0,1", "--gravity-file", "g.txt"], .validation,
+          mentions: ["--gravity"]),
+    .mist("--gravity 1", twoFrames + ["--gravity", "1"], .validation, mentions: ["--gravity"]),
+    .mist("absurd image size", input: "huge.png", twoFrames + onCPU, .runtime, mentions: ["huge.png", "limit"]),
+    .mist("frames of two sizes", input: "mixed", twoFrames + onCPU, .runtime, mentions: ["size"]),
 ]
 
 @Suite("glint blur and mist: bad input", .serialized)
@@ -141,15 +118,8 @@ struct BlurMistBadInputTests {
             try box.write("wipes.json", Array(#"[{"start": 0, "points": [[0.1, 0.2]"#.utf8))
             try box.write("badpoint.json", Array(#"[{"start": 0, "points": [[0.1]]}]"#.utf8))
             try box.write("g.txt", Array("0,1\n".utf8))
-            // A valid PNG header claiming 100000 x 100000 pixels.
             // A valid 1x1 PNG whose IHDR (CRC fixed up) claims 100000 x 100000 pixels.
-            var huge = try PNG.encode(Image8(width: 1, height: 1))
-            for (offset, value) in [(16, UInt32(100_000)), (20, UInt32(100_000))] {
-                for k in 0..<4 { huge[offset + k] = UInt8(truncatingIfNeeded: value >> (24 - 8 * k)) }
-            }
-            let crc = chunkCRC(Array(huge[12..<29]))
-            for k in 0..<4 { huge[29 + k] = UInt8(truncatingIfNeeded: crc >> (24 - 8 * k)) }
-            try box.write("huge.png", huge)
+            try box.write("huge.png", try forgedPNG(width: 100_000, height: 100_000))
             try FileManager.default.createDirectory(at: box.work.appendingPathComponent("mixed"), withIntermediateDirectories: true)
             try writeInput(box, "mixed/a.png")
             try writeInput(box, "mixed/b.png", width: 20, height: 20)
@@ -181,7 +151,7 @@ struct MistCLITests {
                 let fa = try PNG.decode(try box.bytes("a/" + name), name: name)
                 #expect(try box.bytes("a/" + name) == box.bytes("b/" + name), "frame \(f) differs between identical runs")
                 let fc = try PNG.decode(try box.bytes("c/" + name), name: name)
-                #expect(maxPixelDifference(fa, fc) <= 1, "frame \(f): cpu and opencl")
+                #expect(try maxDifference(fa, fc) <= 1, "frame \(f): cpu and opencl")
             }
             #expect(!box.exists("a/frame_00005.png"))
         }

@@ -3,6 +3,7 @@
 
 import Foundation
 import GlintCore
+import GlintTestSupport
 import Testing
 
 /// The repository's docs/bench-schema.json, found from this file's path.
@@ -51,12 +52,9 @@ func schemaViolations(_ value: JSON, _ schema: JSON, root: JSON, path: String = 
 
 /// A test picture as an opaque RGB PNG.
 private func writePicture(_ box: Sandbox, _ name: String, shift: Int = 0, bump: (Int, Int)? = nil) throws {
-    var image = Image8(width: 48, height: 32)
-    for y in 0..<32 {
-        for x in 0..<48 {
-            let sx = (x + shift) % 48
-            image[x, y] = SIMD4(UInt8(sx * 5), UInt8(y * 7), sx > 24 ? 200 : 30, 255)
-        }
+    var image = makeImage(width: 48, height: 32) { x, y in
+        let sx = (x + shift) % 48
+        return SIMD4(UInt8(sx * 5), UInt8(y * 7), sx > 24 ? 200 : 30, 255)
     }
     if let (x, y) = bump { image.pixels[image.index(x: x, y: y)] &+= 1 }
     try box.write(name, try PNG.encode(image, alpha: false))

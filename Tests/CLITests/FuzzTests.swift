@@ -15,23 +15,8 @@
 
 import Foundation
 import GlintCore
+import GlintTestSupport
 import Testing
-
-/// SplitMix64: small, seeded, the same sequence on every machine.
-struct FuzzRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// Uniform in 0..<n (n > 0).
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
-}
 
 /// The mutations: generic byte edits for every format, plus edits that understand each
 /// format's header, so that cases get past the first check often enough to test the later ones.
@@ -41,7 +26,7 @@ enum Mutator {
                                      "-1e309", "1e-400", "NaN", "Infinity", "020", "+20", ".5", "20.", "0x10", "32768",
                                      "16384", "65536", "3.4e38", "-2", "1e9", "7", "16"]
 
-    static func bytes(_ input: [UInt8], _ r: inout FuzzRandom) -> [UInt8] {
+    static func bytes(_ input: [UInt8], _ r: inout SplitMix64) -> [UInt8] {
         var b = input
         guard !b.isEmpty else { return [r.pick(interestingBytes)] }
         switch r.below(7) {
@@ -71,7 +56,7 @@ enum Mutator {
     }
 
     /// Replaces one run of digits (with its sign, point and exponent) by an interesting number.
-    static func number(_ input: [UInt8], _ r: inout FuzzRandom, within limit: Int = .max) -> [UInt8] {
+    static func number(_ input: [UInt8], _ r: inout SplitMix64, within limit: Int = .max) -> [UInt8] {
         let isNum: (UInt8) -> Bool = { ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x2D || $0 == 0x65 || $0 == 0x2B }
         var starts: [Int] = []
         for i in 0 ..< min(input.count, limit) where input[i] >= 0x30 && input[i] <= 0x39 && (i == 0 || !isNum(input[i - 1])) {
@@ -88,7 +73,7 @@ enum Mutator {
 
     /// JSON-aware edits: a number, a duplicated member, a control character in a string, a
     /// renamed key, a removed or repeated bracket.
-    static func json(_ input: [UInt8], _ r: inout FuzzRandom) -> [UInt8] {
+    static func json(_ input: [UInt8], _ r: inout SplitMix64) -> [UInt8] {
         var b = input
         switch r.below(6) {
         case 0, 1: return number(input, &r)
@@ -114,7 +99,7 @@ enum Mutator {
 
     /// PNG-aware edits: IHDR fields rewritten with a valid CRC (so libpng reads on), or a chunk
     /// length changed.
-    static func png(_ input: [UInt8], _ r: inout FuzzRandom) -> [UInt8] {
+    static func png(_ input: [UInt8], _ r: inout SplitMix64) -> [UInt8] {
         guard input.count > 33, r.below(2) == 0 else { return bytes(input, &r) }
         var b = input
         func put32(_ at: Int, _ v: UInt32) { for k in 0..<4 { b[at + k] = UInt8(truncatingIfNeeded: v >> (24 - 8 * k)) } }
@@ -136,7 +121,7 @@ struct FuzzTarget {
     let name: String
     let fileName: String
     let seed: [UInt8]
-    let mutate: ([UInt8], inout FuzzRandom) -> [UInt8]
+    let mutate: ([UInt8], inout SplitMix64) -> [UInt8]
     let command: [String]
     /// Outputs the command writes on success (relative to the work folder): each must exist
     /// before a case (as a sentinel) and be untouched by a refused one.
@@ -224,7 +209,7 @@ struct FuzzTests {
 
     /// Runs `count` cases of `target` and tallies what broke a promise.
     static func fuzz(_ target: FuzzTarget, count: Int, seed: UInt64, in s: Sandbox) throws -> FuzzTally {
-        var random = FuzzRandom(seed: seed ^ StableSeed.of(target.name))
+        var random = SplitMix64(seed: seed ^ StableSeed.of(target.name))
         var tally = FuzzTally()
         let sentinel = Array("sentinel: an output that existed before the run\n".utf8)
         let fm = FileManager.default

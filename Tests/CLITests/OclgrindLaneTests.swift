@@ -86,76 +86,59 @@ struct OclgrindCase: CustomTestStringConvertible, Sendable {
     var testDescription: String { name }
 }
 
-private let fractalCases: [OclgrindCase] = {
-    var cases: [OclgrindCase] = []
-    for formula in ["mandelbrot", "julia", "burning-ship", "sierpinski-julia"] {
-        for precision in ["float", "double"] {
-            cases.append(OclgrindCase(name: "fractal \(formula) \(precision)",
-                                      args: ["fractal", formula, "--size", "24x16", "--iterations", "64",
-                                             "--precision", precision]))
+private let fractalFormulas = ["mandelbrot", "julia", "burning-ship", "sierpinski-julia"]
+
+/// Every formula but image-julia, in float and in double; `extra` ends each command line.
+private func fractalPrecisionCases(_ extra: [String] = []) -> [OclgrindCase] {
+    fractalFormulas.flatMap { formula in
+        ["float", "double"].map { precision in
+            OclgrindCase(name: "fractal \(formula) \(precision)",
+                         args: ["fractal", formula, "--size", "24x16", "--iterations", "64", "--precision", precision] + extra)
         }
-        cases.append(OclgrindCase(name: "fractal \(formula) smooth ss2",
-                                  args: ["fractal", formula, "--size", "16x12", "--iterations", "48",
-                                         "--smooth", "--palette", "fire", "--ss", "2"]))
     }
-    cases.append(OclgrindCase(name: "fractal mandelbrot double smooth no-skip",
-                              args: ["fractal", "mandelbrot", "--size", "16x12", "--iterations", "48",
-                                     "--precision", "double", "--smooth", "--no-skip"]))
-    return cases
-}()
+}
+
+/// Blur by `method`: an 8-bit image with every border mode, then a float image; `png` and `pfm`
+/// end the command lines of each.
+private func blurCases(_ method: String, png: [String] = [], pfm: [String] = []) -> [OclgrindCase] {
+    ["reflect101", "clamp", "wrap", "zero"].map { border in
+        OclgrindCase(name: "blur \(method) \(border) 8-bit",
+                     args: ["blur", "in.png", "--sigma", "1.5", "--method", method, "--border", border] + png)
+    } + [OclgrindCase(name: "blur \(method) float", args: ["blur", "in.pfm", "--sigma", "1.5", "--method", method] + pfm)]
+}
+
+private let fractalCases: [OclgrindCase] = fractalPrecisionCases() + fractalFormulas.map { formula in
+    OclgrindCase(name: "fractal \(formula) smooth ss2",
+                 args: ["fractal", formula, "--size", "16x12", "--iterations", "48", "--smooth", "--palette", "fire", "--ss", "2"])
+} + [
+    OclgrindCase(name: "fractal mandelbrot double smooth no-skip",
+                 args: ["fractal", "mandelbrot", "--size", "16x12", "--iterations", "48", "--precision", "double", "--smooth",
+                        "--no-skip"]),
+]
 
 private let rtowCases: [OclgrindCase] = ["ch8", "ch10", "cover"].map { scene in
     OclgrindCase(name: "rtow \(scene)",
                  args: ["rtow", "--scene", scene, "--size", "24x16", "--spp", "2", "--depth", "8"])
 }
 
-private let imageCases: [OclgrindCase] = {
-    var cases: [OclgrindCase] = []
-    for method in ["exact", "recursive"] {
-        for border in ["reflect101", "clamp", "wrap", "zero"] {
-            cases.append(OclgrindCase(name: "blur \(method) \(border) 8-bit",
-                                      args: ["blur", "in.png", "--sigma", "1.5", "--method", method, "--border", border]))
-        }
-        cases.append(OclgrindCase(name: "blur \(method) float",
-                                  args: ["blur", "in.pfm", "--sigma", "1.5", "--method", method]))
-        // A wide kernel: the exact column tile shrinks to fit 32 KiB of local memory.
-        cases.append(OclgrindCase(name: "blur \(method) sigma 12",
-                                  args: ["blur", "in.png", "--sigma", "12", "--method", method]))
-    }
-    cases.append(OclgrindCase(name: "mist",
-                              args: ["mist", "--input", "in.png", "--frames", "2", "--sigma", "2", "--drops", "6"]))
-    cases.append(OclgrindCase(name: "iso square", args: ["iso", "in.png", "--depth", "4"]))
-    cases.append(OclgrindCase(name: "iso rounded",
-                              args: ["iso", "in.png", "--depth", "4", "--corner-radius", "3", "--ss", "2"]))
-    cases.append(OclgrindCase(name: "pulse", args: ["pulse", "--frames", "3", "--size", "20x12"]))
-    return cases
-}()
+private let imageCases: [OclgrindCase] = ["exact", "recursive"].flatMap { method in
+    // A wide kernel too: the exact column tile shrinks to fit 32 KiB of local memory.
+    blurCases(method) + [OclgrindCase(name: "blur \(method) sigma 12", args: ["blur", "in.png", "--sigma", "12", "--method", method])]
+} + [
+    OclgrindCase(name: "mist", args: ["mist", "--input", "in.png", "--frames", "2", "--sigma", "2", "--drops", "6"]),
+    OclgrindCase(name: "iso square", args: ["iso", "in.png", "--depth", "4"]),
+    OclgrindCase(name: "iso rounded", args: ["iso", "in.png", "--depth", "4", "--corner-radius", "3", "--ss", "2"]),
+    OclgrindCase(name: "pulse", args: ["pulse", "--frames", "3", "--size", "20x12"]),
+]
 
 /// Single renders on the device with the uninitialised-value checker on (see `oclgrindEnvironment`
 /// for the kernels it cannot run): every kernel but rt_trace, iso_render and fractal_color. Arguments after `glint`, without --device.
-private let uninitializedCases: [OclgrindCase] = {
-    var cases: [OclgrindCase] = []
-    for formula in ["mandelbrot", "julia", "burning-ship", "sierpinski-julia"] {
-        for precision in ["float", "double"] {
-            cases.append(OclgrindCase(name: "fractal \(formula) \(precision)",
-                                      args: ["fractal", formula, "--size", "24x16", "--iterations", "64",
-                                             "--precision", precision, "-o", "out.png"]))
-        }
-    }
-    for method in ["exact", "recursive"] {
-        for border in ["reflect101", "clamp", "wrap", "zero"] {
-            cases.append(OclgrindCase(name: "blur \(method) \(border) 8-bit",
-                                      args: ["blur", "in.png", "--sigma", "1.5", "--method", method, "--border", border,
-                                             "-o", "out.png"]))
-        }
-        cases.append(OclgrindCase(name: "blur \(method) float",
-                                  args: ["blur", "in.pfm", "--sigma", "1.5", "--method", method, "-o", "out.pfm"]))
-    }
-    cases.append(OclgrindCase(name: "mist", args: ["mist", "--input", "in.png", "--frames", "2", "--sigma", "2",
-                                                    "--drops", "6", "-o", "mist-out"]))
-    cases.append(OclgrindCase(name: "pulse", args: ["pulse", "--frames", "2", "--size", "20x12", "-o", "pulse-out"]))
-    return cases
-}()
+private let uninitializedCases: [OclgrindCase] = fractalPrecisionCases(["-o", "out.png"])
+    + ["exact", "recursive"].flatMap { blurCases($0, png: ["-o", "out.png"], pfm: ["-o", "out.pfm"]) } + [
+        OclgrindCase(name: "mist", args: ["mist", "--input", "in.png", "--frames", "2", "--sigma", "2", "--drops", "6",
+                                          "-o", "mist-out"]),
+        OclgrindCase(name: "pulse", args: ["pulse", "--frames", "2", "--size", "20x12", "-o", "pulse-out"]),
+    ]
 
 @Suite("Oclgrind lane (simulated GPU)")
 struct OclgrindLaneTests {

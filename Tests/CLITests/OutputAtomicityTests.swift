@@ -53,6 +53,20 @@ extension Sandbox {
         return planted
     }
 
+    /// Plants `names`, runs `glint args...` under a file-size limit of `blocks` 512-byte blocks and
+    /// expects the planted files untouched and work/'s listing as before (`leftBehind` says what
+    /// may not be left otherwise). Returns the run and that listing.
+    func runPlanted(_ names: [String], _ args: [String], fileSizeBlocks blocks: Int?, env: [String: String] = [:],
+                    leftBehind: String = "no temporary file may be left behind",
+                    sourceLocation: SourceLocation = #_sourceLocation) throws -> (RunResult, before: [String]) {
+        let planted = try plant(names)
+        let before = listing()
+        let r = try run(args, fileSizeBlocks: blocks, env: env)
+        expectUntouched(planted, r, sourceLocation: sourceLocation)
+        #expect(listing() == before, "\(leftBehind): \(listing())", sourceLocation: sourceLocation)
+        return (r, before)
+    }
+
     /// Expects every planted file byte-identical.
     func expectUntouched(_ planted: [String: [UInt8]], _ r: RunResult, sourceLocation: SourceLocation = #_sourceLocation) {
         for (name, bytes) in planted.sorted(by: { $0.key < $1.key }) {
@@ -102,12 +116,10 @@ struct OutputAtomicityTests {
             try #require(ref.status == 0, "\(ref)")
             let blocks = try limitBetween(small: try s.bytes("ref.png").count, large: try s.bytes("ref.pfm").count)
 
-            let planted = try s.plant(["r.png", "r.pfm", "r.ckpt"])
-            let before = s.listing()
-            let r = try s.run(base + ["-o", "r.png", "--pfm", "r.pfm", "--checkpoint", "r.ckpt"], fileSizeBlocks: blocks)
+            let (r, before) = try s.runPlanted(["r.png", "r.pfm", "r.ckpt"],
+                                               base + ["-o", "r.png", "--pfm", "r.pfm", "--checkpoint", "r.ckpt"],
+                                               fileSizeBlocks: blocks)
             expectOneLineFailure(r, mentions: ["cannot write r.pfm", "File too large"])
-            s.expectUntouched(planted, r)
-            #expect(s.listing() == before, "no temporary file may be left behind: \(s.listing())")
 
             // With room for everything, all three are replaced and nothing else is left.
             let ok = try s.run(base + ["-o", "r.png", "--pfm", "r.pfm", "--checkpoint", "r.ckpt"])
@@ -128,12 +140,8 @@ struct OutputAtomicityTests {
             try #require(ref.status == 0, "\(ref)")
             let blocks = try limitBetween(small: try s.bytes("ref.png").count, large: try s.bytes("ref.pgm").count)
 
-            let planted = try s.plant(["c.png", "c.pgm"])
-            let before = s.listing()
-            let r = try s.run(base + ["-o", "c.png", "--counts", "c.pgm"], fileSizeBlocks: blocks)
+            let (r, _) = try s.runPlanted(["c.png", "c.pgm"], base + ["-o", "c.png", "--counts", "c.pgm"], fileSizeBlocks: blocks)
             expectOneLineFailure(r, mentions: ["cannot write c.pgm", "File too large"])
-            s.expectUntouched(planted, r)
-            #expect(s.listing() == before, "no temporary file may be left behind: \(s.listing())")
         }
     }
 
@@ -147,13 +155,9 @@ struct OutputAtomicityTests {
             try #require(ref.status == 0 || ref.status == 1, "\(ref)")
             let blocks = try limitBetween(small: try s.bytes("ref-diff.png").count, large: try s.bytes("ref.json").count)
 
-            let planted = try s.plant(["d.png", "c.json"])
-            let before = s.listing()
-            let r = try s.run(args + ["--diff", "d.png", "--json", "c.json"], fileSizeBlocks: blocks)
+            let (r, _) = try s.runPlanted(["d.png", "c.json"], args + ["--diff", "d.png", "--json", "c.json"], fileSizeBlocks: blocks)
             #expect(r.status == 2, "compare exits 2 when no comparison could be written\n\(r)")
             #expect(r.stderrLines.count == 1 && r.stderr.contains("cannot write c.json: File too large"), "\(r)")
-            s.expectUntouched(planted, r)
-            #expect(s.listing() == before, "no temporary file may be left behind: \(s.listing())")
         }
     }
 
@@ -227,13 +231,10 @@ struct OutputAtomicityTests {
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: s.path("bin-fail/ffmpeg"))
             let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
             try FileManager.default.createDirectory(atPath: s.path("p"), withIntermediateDirectories: true)
-            let planted = try s.plant(["p/frame_00000.png", "p/frame_00001.png", "v.mp4"])
-            let before = s.listing()
             let args = ["pulse", "-o", "p", "--frames", "5", "--size", "8x8", "--video", "v.mp4", "--device", "cpu", "-q"]
-            let r = try s.run(args, fileSizeBlocks: nil, env: ["PATH": s.path("bin-fail") + ":" + path])
+            let (r, _) = try s.runPlanted(["p/frame_00000.png", "p/frame_00001.png", "v.mp4"], args, fileSizeBlocks: nil,
+                                          env: ["PATH": s.path("bin-fail") + ":" + path], leftBehind: "nothing staged may be left behind")
             expectOneLineFailure(r, mentions: ["--video", "ffmpeg"])
-            s.expectUntouched(planted, r)
-            #expect(s.listing() == before, "nothing staged may be left behind: \(s.listing())")
         }
     }
 

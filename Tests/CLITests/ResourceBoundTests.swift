@@ -4,6 +4,7 @@
 
 import Foundation
 import GlintCore
+import GlintTestSupport
 import Testing
 
 @Suite("resource bounds")

@@ -10,6 +10,7 @@
 import Foundation
 import GlintCL
 import GlintCore
+import GlintTestSupport
 import GlintWorkloads
 import Testing
 
@@ -68,8 +69,7 @@ private func rendersAtOnceEqualRendersAlone(on backend: Backend, size: (Int, Int
     @Test func concurrentRendersOnOclgrindAreSerialisedSafely() async throws {
         let environment = ProcessInfo.processInfo.environment
         if environment[childVariable] != nil {
-            let inventory = DeviceInventory.scan()
-            let device = try #require(inventory.devices.first, "no OpenCL device: \(inventory.problem ?? "?")")
+            let device = try openCLDevice()
             let platform = try device.platform.name
             try #require(platform.contains("Oclgrind"), "the child sees \(platform), not Oclgrind")
             let cc = try ComputeContext.shared(for: device)

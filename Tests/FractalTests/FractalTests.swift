@@ -1,20 +1,10 @@
 import GlintCore
+import GlintTestSupport
 import GlintWorkloads
 import Testing
 
-func openCL() throws -> Backend {
-    let inventory = DeviceInventory.scan()
-    let device = try #require(inventory.devices.first, "no OpenCL device: \(inventory.problem ?? "?")")
-    return .opencl(try ComputeContext.shared(for: device))
-}
-
 func render(_ job: FractalJob, on backend: Backend) async throws -> FractalResult {
     try await FractalRenderer.render(job, on: backend, outputs: .init(counts: true, iterations: true))
-}
-
-/// Largest per-channel difference between two 8-bit images.
-func maxChannelDifference(_ a: Image8, _ b: Image8) -> Int {
-    zip(a.pixels, b.pixels).reduce(0) { max($0, abs(Int($1.0) - Int($1.1))) }
 }
 
 func job(_ formula: FractalFormula, _ w: Int = 64, _ h: Int = 48, _ configure: (inout FractalJob) -> Void = { _ in }) -> FractalJob {
@@ -60,7 +50,7 @@ func testTexture() -> Image8 {
             let cl = try await render(j, on: try openCL())
             #expect(cpu.counts == cl.counts, "\(formula.name) \(precision) zoom \(zoom): escape counts differ")
             #expect(cpu.iterations == cl.iterations)
-            #expect(maxChannelDifference(cpu.image, cl.image) <= 1)
+            #expect(try maxDifference(cpu.image, cl.image) <= 1)
         }
     }
 
@@ -72,7 +62,7 @@ func testTexture() -> Image8 {
             let cpu = try await render(j, on: .cpu)
             let scalar = try await FractalRenderer.render(j, on: try openCL(), outputs: .init(counts: true, iterations: true, lanes: 1))
             #expect(cpu.counts == scalar.counts, "\(formula.name) \(precision) smooth \(smooth)")
-            #expect(maxChannelDifference(cpu.image, scalar.image) <= 1)
+            #expect(try maxDifference(cpu.image, scalar.image) <= 1)
         }
     }
 
@@ -89,7 +79,7 @@ func testTexture() -> Image8 {
             let cpu = try await render(j, on: .cpu)
             let cl = try await render(j, on: try openCL())
             #expect(cpu.counts == cl.counts)
-            #expect(maxChannelDifference(cpu.image, cl.image) <= 1, "\(palette.name) smooth \(smooth) ss \(ss)")
+            #expect(try maxDifference(cpu.image, cl.image) <= 1, "\(palette.name) smooth \(smooth) ss \(ss)")
         }
     }
 
@@ -105,7 +95,7 @@ func testTexture() -> Image8 {
         let cpu = try await render(j, on: .cpu)
         let cl = try await render(j, on: try openCL())
         #expect(cpu.counts == cl.counts)
-        #expect(maxChannelDifference(cpu.image, cl.image) <= 1)
+        #expect(try maxDifference(cpu.image, cl.image) <= 1)
         // Some samples must have been stopped by the texture, some not: else the test proves little.
         let colours = Set(stride(from: 0, to: cpu.image.pixels.count, by: 4).map { cpu.image.pixels[$0] })
         #expect(colours.contains(220) || colours.contains(30), "no texel reached the image")

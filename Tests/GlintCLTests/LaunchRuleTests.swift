@@ -7,6 +7,7 @@ import CGlintTypes
 import GlintCL
 import GlintCore
 import GlintKernels
+import GlintTestSupport
 @testable import GlintWorkloads
 import Testing
 

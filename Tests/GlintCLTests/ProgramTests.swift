@@ -2,6 +2,7 @@ import Foundation
 import GlintCL
 import GlintCore
 import GlintKernels
+import GlintTestSupport
 import GlintWorkloads
 import Testing
 

@@ -2,29 +2,12 @@ import CGlintTypes
 import GlintCL
 import GlintCore
 import GlintKernels
+import GlintTestSupport
 import GlintWorkloads
 import Testing
 
 /// The kernels and the Swift host read the same structs and draw the same random numbers.
 @Suite struct SharedCodeTests {
-    /// Runs a one-work-item kernel that fills `count` ulongs.
-    func run(_ body: String, count: Int) throws -> [UInt64] {
-        let cc = try openCLContext()
-        let source = try KernelLibrary.source(text: """
-            #include "common/types.h"
-            #include "common/rng.h"
-            __kernel void probe(__global ulong* out) {
-            \(body)
-            }
-            """, name: "probe.cl")
-        let program = try Program.build(source: source, context: cc.context, options: cc.baseOptions)
-        let kernel = try program.kernel("probe")
-        let out = try Buffer<UInt64>(context: cc.context, count: count)
-        try kernel.setArguments(out)
-        try cc.queue.enqueue(kernel, global: [1]).wait()
-        return try out.read(queue: cc.queue)
-    }
-
     @Test func fractalParamsLayoutIsTheSameOnTheDevice() throws {
         typealias P = GlintFractalParams
         let fields: [(String, PartialKeyPath<P>)] = [
@@ -36,16 +19,7 @@ import Testing
             ("ss", \P.ss), ("max_iter", \P.max_iter), ("tex_width", \P.tex_width), ("tex_height", \P.tex_height),
             ("palette", \P.palette), ("smooth", \P.smooth),
         ]
-        var body = "out[0] = sizeof(GlintFractalParams);\n"
-        for (i, (name, _)) in fields.enumerated() {
-            body += "out[\(i + 1)] = __builtin_offsetof(GlintFractalParams, \(name));\n"
-        }
-        let device = try run(body, count: fields.count + 1)
-        #expect(device[0] == UInt64(MemoryLayout<P>.size))
-        #expect(MemoryLayout<P>.size == 112 && MemoryLayout<P>.size % 8 == 0)
-        for (i, (name, path)) in fields.enumerated() {
-            #expect(device[i + 1] == UInt64(MemoryLayout<P>.offset(of: path)!), "offset of \(name)")
-        }
+        try expectDeviceLayout(P.self, "GlintFractalParams", size: 112, fields)
     }
 
     @Test func mistStructLayoutsAreTheSameOnTheDevice() throws {
@@ -60,18 +34,8 @@ import Testing
             ("ax", \S.ax), ("ay", \S.ay), ("bx", \S.bx), ("by", \S.by), ("radius", \S.radius),
             ("refract", \S.refract), ("shade", \S.shade), ("pad0", \S.pad0),
         ]
-        var body = "out[0] = sizeof(GlintMistParams); out[1] = sizeof(GlintMistShape);\n"
-        for (i, (name, _)) in params.enumerated() { body += "out[\(i + 2)] = __builtin_offsetof(GlintMistParams, \(name));\n" }
-        for (i, (name, _)) in shape.enumerated() { body += "out[\(i + 2 + params.count)] = __builtin_offsetof(GlintMistShape, \(name));\n" }
-        let device = try run(body, count: 2 + params.count + shape.count)
-        #expect(device[0] == UInt64(MemoryLayout<P>.size) && MemoryLayout<P>.size == 48)
-        #expect(device[1] == UInt64(MemoryLayout<S>.size) && MemoryLayout<S>.size == 32)
-        for (i, (name, path)) in params.enumerated() {
-            #expect(device[i + 2] == UInt64(MemoryLayout<P>.offset(of: path)!), "offset of \(name)")
-        }
-        for (i, (name, path)) in shape.enumerated() {
-            #expect(device[i + 2 + params.count] == UInt64(MemoryLayout<S>.offset(of: path)!), "offset of \(name)")
-        }
+        try expectDeviceLayout(P.self, "GlintMistParams", size: 48, params)
+        try expectDeviceLayout(S.self, "GlintMistShape", size: 32, shape)
     }
 
     /// Known-answer vectors of Philox-4x32-10 (Random123's kat_vectors), then a table of keys
@@ -99,7 +63,7 @@ import Testing
             body += " out[\(3 * i)] = ((ulong)r.x << 32) | r.y; out[\(3 * i + 1)] = ((ulong)r.z << 32) | r.w;"
             body += " out[\(3 * i + 2)] = (ulong)as_uint(Rng_Uniform(\(k.0)u, \(k.1)u, \(k.2)u, \(k.3)u, \(k.4)ul)); }\n"
         }
-        let device = try run(body, count: 3 * keys.count)
+        let device = try runProbe(body, count: 3 * keys.count)
         for (i, k) in keys.enumerated() {
             let r = CounterRNG.philox(x: k.0, y: k.1, sample: k.2, dim: k.3, seed: k.4)
             #expect(device[3 * i] == UInt64(r.x) << 32 | UInt64(r.y), "key \(k)")

@@ -1,6 +1,7 @@
 import CPNG
 import Foundation
 import GlintCore
+import GlintTestSupport
 import Testing
 
 // MARK: - Helpers
@@ -16,49 +17,9 @@ private func removeDirectory(_ path: String) {
     try? FileManager.default.removeItem(atPath: path)
 }
 
-/// Deterministic test data (SplitMix64), so failures reproduce.
-private struct SplitMix {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 private func noiseImage(width: Int, height: Int, seed: UInt64) -> Image8 {
-    var rng = SplitMix(state: seed)
+    var rng = SplitMix64(seed: seed)
     return Image8(width: width, height: height, pixels: (0..<width * height * 4).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
-}
-
-/// The PNG chunk CRC (ISO 3309, reflected polynomial 0xEDB88320), bit by bit.
-private func crc32(_ bytes: ArraySlice<UInt8>) -> UInt32 {
-    var crc: UInt32 = 0xFFFF_FFFF
-    for b in bytes {
-        crc ^= UInt32(b)
-        for _ in 0..<8 { crc = (crc & 1) != 0 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-    }
-    return ~crc
-}
-
-private func bigEndian32(_ bytes: [UInt8], at i: Int) -> UInt32 {
-    bytes[i..<i + 4].reduce(0) { $0 << 8 | UInt32($1) }
-}
-
-private func putBigEndian32(_ value: UInt32, into bytes: inout [UInt8], at i: Int) {
-    for k in 0..<4 { bytes[i + k] = UInt8(truncatingIfNeeded: value >> (24 - 8 * k)) }
-}
-
-/// A valid PNG whose IHDR claims `width` x `height` (with a correct CRC, so only the size is wrong).
-private func forgedPNG(width: UInt32, height: UInt32) throws(GlintError) -> [UInt8] {
-    var png = try PNG.encode(Image8(width: 1, height: 1))
-    // Signature (8), then IHDR: length (4), "IHDR" (4), width (4), height (4), 5 more bytes, CRC (4).
-    putBigEndian32(width, into: &png, at: 16)
-    putBigEndian32(height, into: &png, at: 20)
-    putBigEndian32(crc32(png[12..<29]), into: &png, at: 29)
-    return png
 }
 
 /// IHDR bit depth and colour type (6 = RGBA, 2 = RGB).
@@ -140,7 +101,7 @@ private func errorMessage<T>(_ body: () throws(GlintError) -> T) -> String? {
 
 @Test func png16BitRoundTripIsExact() throws {
     let (w, h) = (11, 7)
-    var rng = SplitMix(state: 3)
+    var rng = SplitMix64(seed: 3)
     var rgba = (0..<w * h * 4).map { _ in UInt16(truncatingIfNeeded: rng.next()) }
     for i in stride(from: 3, to: rgba.count, by: 4) { rgba[i] = 65535 }
     rgba[0] = 0; rgba[1] = 1; rgba[2] = 65535
@@ -207,7 +168,7 @@ private func errorMessage<T>(_ body: () throws(GlintError) -> T) -> String? {
 @Test func pngChecksHeaderSizeBeforeAllocating() throws {
     // The CRC helper must agree with libpng, or the forged files below would fail for the wrong reason.
     let real = try PNG.encode(Image8(width: 3, height: 2))
-    #expect(crc32(real[12..<29]) == bigEndian32(real, at: 29))
+    #expect(chunkCRC(real[12..<29]) == bigEndian32(real, at: 29))
     #expect(try PNG.decode(forgedPNG(width: 1, height: 1), name: "ok.png") == Image8(width: 1, height: 1))
 
     #expect(errorMessage { () throws(GlintError) in try PNG.decode(forgedPNG(width: 100_000, height: 100_000), name: "big.png") }
@@ -225,7 +186,7 @@ private func errorMessage<T>(_ body: () throws(GlintError) -> T) -> String? {
     // Every prefix and a few hundred single-byte corruptions: each must throw or decode, never crash.
     let png = try PNG.encode(noiseImage(width: 9, height: 5, seed: 6))
     for cut in 0..<png.count { _ = try? PNG.decode(Array(png[..<cut]), name: "cut.png") }
-    var rng = SplitMix(state: 7)
+    var rng = SplitMix64(seed: 7)
     for _ in 0..<300 {
         var damaged = png
         damaged[Int(rng.next() % UInt64(png.count))] ^= UInt8(truncatingIfNeeded: rng.next() | 1)
@@ -254,7 +215,7 @@ private let pfmBytes: [UInt8] = Array("PF\n2 2\n-1.0\n".utf8)
 @Test func pfmRoundTripIsExact() throws {
     let dir = try makeTempDirectory()
     defer { removeDirectory(dir) }
-    var rng = SplitMix(state: 8)
+    var rng = SplitMix64(seed: 8)
     var image = ImageF(width: 13, height: 6)
     for i in image.pixels.indices {
         image.pixels[i] = i % 4 == 3 ? 1 : Float(bitPattern: UInt32(truncatingIfNeeded: rng.next()) & 0xBF7F_FFFF)  // finite

@@ -2,45 +2,16 @@ import CGlintTypes
 import GlintCL
 import GlintCore
 import GlintKernels
+import GlintTestSupport
 import GlintWorkloads
 import Testing
 
 /// The ray tracer's structs (Kernels/common/types.h) have the same size and offsets on the
 /// device as Swift sees them.
 @Suite struct RTLayoutTests {
-    /// Runs a one-work-item kernel that fills `count` ulongs.
-    func run(_ body: String, count: Int) throws -> [UInt64] {
-        guard case .opencl(let cc) = try openCL() else { throw GlintError("no OpenCL") }
-        let source = try KernelLibrary.source(text: """
-            #include "common/types.h"
-            __kernel void probe(__global ulong* out) {
-            \(body)
-            }
-            """, name: "probe.cl")
-        let program = try Program.build(source: source, context: cc.context, options: cc.baseOptions)
-        let kernel = try program.kernel("probe")
-        let out = try Buffer<UInt64>(context: cc.context, count: count)
-        try kernel.setArguments(out)
-        try cc.queue.enqueue(kernel, global: [1]).wait()
-        return try out.read(queue: cc.queue)
-    }
-
-    func check<T>(_ type: T.Type, _ cName: String, size: Int, _ fields: [(String, PartialKeyPath<T>)]) throws {
-        var body = "out[0] = sizeof(\(cName));\n"
-        for (i, (name, _)) in fields.enumerated() {
-            body += "out[\(i + 1)] = __builtin_offsetof(\(cName), \(name));\n"
-        }
-        let device = try run(body, count: fields.count + 1)
-        #expect(device[0] == UInt64(MemoryLayout<T>.size), "sizeof(\(cName))")
-        #expect(MemoryLayout<T>.size == size && size % 8 == 0, "\(cName) is \(MemoryLayout<T>.size) bytes")
-        for (i, (name, path)) in fields.enumerated() {
-            #expect(device[i + 1] == UInt64(MemoryLayout<T>.offset(of: path)!), "offset of \(cName).\(name)")
-        }
-    }
-
     @Test func paramsLayout() throws {
         typealias P = GlintRTParams
-        try check(P.self, "GlintRTParams", size: 152, [
+        try expectDeviceLayout(P.self, "GlintRTParams", size: 152, [
             ("seed", \P.seed), ("origin_x", \P.origin_x), ("origin_y", \P.origin_y), ("origin_z", \P.origin_z),
             ("lens_radius", \P.lens_radius), ("corner_x", \P.corner_x), ("corner_y", \P.corner_y), ("corner_z", \P.corner_z),
             ("t_min", \P.t_min), ("horizontal_x", \P.horizontal_x), ("horizontal_y", \P.horizontal_y),
@@ -55,21 +26,21 @@ import Testing
 
     @Test func nodeBlockSphereMaterialLayout() throws {
         typealias N = GlintRTNode
-        try check(N.self, "GlintRTNode", size: 224, [
+        try expectDeviceLayout(N.self, "GlintRTNode", size: 224, [
             ("min_x", \N.min_x), ("min_y", \N.min_y), ("min_z", \N.min_z), ("max_x", \N.max_x),
             ("max_y", \N.max_y), ("max_z", \N.max_z), ("child", \N.child),
         ])
         typealias B = GlintRTSphereBlock
-        try check(B.self, "GlintRTSphereBlock", size: 128, [
+        try expectDeviceLayout(B.self, "GlintRTSphereBlock", size: 128, [
             ("center_x", \B.center_x), ("center_y", \B.center_y), ("center_z", \B.center_z), ("radius2", \B.radius2),
         ])
         typealias S = GlintRTSphere
-        try check(S.self, "GlintRTSphere", size: 32, [
+        try expectDeviceLayout(S.self, "GlintRTSphere", size: 32, [
             ("center_x", \S.center_x), ("center_y", \S.center_y), ("center_z", \S.center_z), ("radius", \S.radius),
             ("inv_radius", \S.inv_radius), ("material", \S.material), ("pad0", \S.pad0), ("pad1", \S.pad1),
         ])
         typealias M = GlintRTMaterial
-        try check(M.self, "GlintRTMaterial", size: 32, [
+        try expectDeviceLayout(M.self, "GlintRTMaterial", size: 32, [
             ("albedo_r", \M.albedo_r), ("albedo_g", \M.albedo_g), ("albedo_b", \M.albedo_b), ("fuzz", \M.fuzz),
             ("ior", \M.ior), ("kind", \M.kind), ("pad0", \M.pad0), ("pad1", \M.pad1),
         ])

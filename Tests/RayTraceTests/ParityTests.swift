@@ -1,4 +1,5 @@
 import GlintCore
+import GlintTestSupport
 import GlintWorkloads
 import Testing
 
@@ -13,7 +14,7 @@ import Testing
         let job = smallJob(scene, 48, 32, spp: 4, seed: 3)
         let cpu = try await render(job, on: .cpu)
         let cl = try await render(job, on: try openCL())
-        let cmp = ImageComparison(cpu.image, cl.image)
+        let cmp = try ImageComparison(cpu.image, cl.image)
         print("rtow parity \(scene) 48x32 4 spp: \(cmp)")
         #expect(cmp.meanAbsolute < 0.005, "\(scene): \(cmp)")
         #expect(cmp.psnr >= 40, "\(scene): \(cmp)")
@@ -34,7 +35,7 @@ import Testing
         }
         let cpu = try await render(job, on: .cpu)
         let cl = try await render(job, on: try openCL())
-        let cmp = ImageComparison(cpu.image, cl.image)
+        let cmp = try ImageComparison(cpu.image, cl.image)
         #expect(cmp.meanAbsolute < 0.005 && cmp.psnr >= 40, "\(cmp)")
     }
 }

@@ -1,4 +1,5 @@
 import GlintCore
+import GlintTestSupport
 @testable import GlintWorkloads
 import Testing
 #if canImport(Glibc)
@@ -9,7 +10,6 @@ import Glibc
 /// physics (or from independent Double arithmetic here), not from either path.
 @Suite struct RTPhysicsTests {
     static let backends: [String] = ["cpu", "opencl"]
-    func backend(_ name: String) throws -> Backend { name == "cpu" ? .cpu : try openCL() }
 
     /// White furnace: a diffuse sphere of albedo 1 under a uniform white sky is invisible (every
     /// path escapes with weight 1); with albedo 0.5 its disc reads 0.5 (one bounce off a convex

@@ -1,13 +1,11 @@
 import GlintCore
+import GlintTestSupport
 import GlintWorkloads
-import Synchronization
 import Testing
 
 /// Progressive rendering: pass and launch boundaries never change a pixel, and a render stopped
 /// and resumed from its checkpoint equals an uninterrupted one bit for bit on the same backend.
 @Suite struct RTProgressiveTests {
-    func backend(_ name: String) throws -> Backend { name == "cpu" ? .cpu : try openCL() }
-
     @Test(arguments: ["cpu", "opencl"])
     func resumedEqualsUninterrupted(_ name: String) async throws {
         let b = try backend(name)
@@ -33,9 +31,9 @@ import Testing
         let b = try backend(name)
         let job = smallJob("cover", 24, 16, spp: 6, seed: 2)
         let straight = try await render(job, on: b)
-        let calls = Atomic<Int>(0)
+        let calls = Locked(0)
         var options = RTRenderer.Options()
-        options.shouldStop = { calls.wrappingAdd(1, ordering: .relaxed).newValue > 2 }
+        options.shouldStop = { calls.withLock { $0 += 1; return $0 } > 2 }
         let stopped = try await render(job, on: b, options: options)
         #expect(stopped.stoppedEarly)
         #expect(stopped.samplesPerPixel > 0 && stopped.samplesPerPixel < 6)
@@ -44,32 +42,30 @@ import Testing
         #expect(finished.accumulation.sums == straight.accumulation.sums)
     }
 
+    /// Renders `job` on OpenCL with the default options and with `change` applied: the pair.
+    func renderOnOpenCL(_ job: RTJob, andWith change: (inout RTRenderer.Options) -> Void) async throws -> (RTResult, RTResult) {
+        let cl = try openCL()
+        var options = RTRenderer.Options()
+        change(&options)
+        return (try await render(job, on: cl), try await render(job, on: cl, options: options))
+    }
+
     /// One-row launches (a watchdog-shy shape) give the same sums as the adaptive ones.
     @Test func launchShapeDoesNotMatter() async throws {
-        let cl = try openCL()
-        let job = smallJob("ch8", 20, 12, spp: 3, seed: 5)
-        let normal = try await render(job, on: cl)
-        var tiny = RTRenderer.Options()
-        tiny.launchSeconds = 1e-9
-        let sliced = try await render(job, on: cl, options: tiny)
+        let (normal, sliced) = try await renderOnOpenCL(smallJob("ch8", 20, 12, spp: 3, seed: 5)) { $0.launchSeconds = 1e-9 }
         #expect(sliced.accumulation.sums == normal.accumulation.sums)
     }
 
     /// The kernel as GPUs build it (no x86 instructions) gives the same sums as the x86 build.
     @Test func portableKernelMatches() async throws {
-        let cl = try openCL()
-        let job = smallJob("cover", 40, 24, spp: 3, seed: 2)
-        let native = try await render(job, on: cl)
-        var options = RTRenderer.Options()
-        options.portableKernel = true
-        let portable = try await render(job, on: cl, options: options)
+        let (native, portable) = try await renderOnOpenCL(smallJob("cover", 40, 24, spp: 3, seed: 2)) { $0.portableKernel = true }
         #expect(portable.accumulation.sums == native.accumulation.sums)
         #expect(native.accumulation.sums.contains { $0 > 0 })
     }
 
     /// Snapshots come with whole passes, carry the job's identity and count samples.
     @Test func snapshotsArePartialAccumulations() async throws {
-        let seen = Mutex<[Int]>([])
+        let seen = Locked<[Int]>([])
         var options = RTRenderer.Options()
         options.snapshotInterval = 0
         options.snapshot = { acc in seen.withLock { $0.append(acc.samplesPerPixel) } }

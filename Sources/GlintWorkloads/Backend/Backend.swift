@@ -132,17 +132,17 @@ extension Backend {
         case .gpu:
             guard let i = kinds.firstIndex(of: .gpu) else {
                 let have = inventory.devices.isEmpty ? "no OpenCL device at all" : "OpenCL devices, but none of type GPU"
-                throw GlintError("--device gpu: no OpenCL GPU found (this machine has \(have)); glint devices lists what there is")
+                throw GlintError(field: "device", "gpu: no OpenCL GPU found (this machine has \(have)); glint devices lists what there is")
             }
             return try open(inventory.devices[i])
         case .opencl:
-            if let problem = inventory.problem { throw GlintError("--device opencl: \(problem)") }
+            if let problem = inventory.problem { throw GlintError(field: "device", "opencl: \(problem)") }
             let i = kinds.firstIndex(of: .gpu) ?? 0
             return try open(inventory.devices[i])
         case .openclIndex(let n):
-            if let problem = inventory.problem { throw GlintError("--device opencl:\(n): \(problem)") }
+            if let problem = inventory.problem { throw GlintError(field: "device", "opencl:\(n): \(problem)") }
             guard n < inventory.devices.count else {
-                throw GlintError("--device opencl:\(n): this machine has \(inventory.devices.count == 1 ? "one OpenCL device, opencl:0" : "\(inventory.devices.count) OpenCL devices, opencl:0 to opencl:\(inventory.devices.count - 1)") (see glint devices)")
+                throw GlintError(field: "device", "opencl:\(n): this machine has \(inventory.devices.count == 1 ? "one OpenCL device, opencl:0" : "\(inventory.devices.count) OpenCL devices, opencl:0 to opencl:\(inventory.devices.count - 1)") (see glint devices)")
             }
             return try open(inventory.devices[n])
         }

@@ -60,8 +60,8 @@ public struct BenchUnit: Sendable, Equatable {
 
 /// One benchmark case: a fixed job of one workload that any backend can run.
 public struct BenchCase: Sendable {
-    /// The workload (one of `BenchCase.workloads`: `fractal`, `rtow`, `blur`, ...), as
-    /// `glint bench WORKLOAD` names it.
+    /// The workload's `Workload.name` (`fractal`, `rtow`, `blur`, ...), as `glint bench WORKLOAD`
+    /// names it.
     public let workload: String
     /// The case within the workload, e.g. `mandelbrot-float`.
     public let name: String
@@ -120,29 +120,39 @@ public enum BenchSuiteKind: String, Sendable, CaseIterable {
     public var maxRepetitions: Int { self == .quick ? 200 : 1000 }
 }
 
-/// Every workload's cases. A workload adds itself by adding a `case` below and a function that
-/// lists its cases for a suite.
+/// The cases of a suite over a list of workloads.
 public enum BenchSuite {
-    /// The workloads that have benchmark cases, in suite order.
-    public static let workloads = ["fractal", "rtow", "blur", "mist", "iso", "pulse"]
+    /// The cases of `workloads`, in the list's order.
+    public static func cases(_ kind: BenchSuiteKind, of workloads: [any Workload.Type]) -> [BenchCase] {
+        workloads.flatMap { $0.benchCases(kind) }
+    }
+}
 
-    public static func cases(_ kind: BenchSuiteKind, workloads selected: [String]? = nil) throws(GlintError) -> [BenchCase] {
-        let chosen = selected ?? workloads
-        for w in chosen where !workloads.contains(w) {
-            throw GlintError("unknown workload '\(w)': bench knows \(workloads.joined(separator: ", "))")
-        }
-        var all: [BenchCase] = []
-        for w in workloads where chosen.contains(w) {
-            switch w {
-            case "fractal": all += FractalBench.cases(kind)
-            case "rtow": all += RayTraceBench.cases(kind)
-            case "blur": all += BlurBench.cases(kind)
-            case "mist": all += MistBench.cases(kind)
-            case "iso": all += IsoPulseBench.isoCases(kind)
-            case "pulse": all += IsoPulseBench.pulseCases(kind)
-            default: break
-            }
-        }
-        return all
+extension BenchValidation {
+    /// An 8-bit image against the Swift path's within `tolerance` (one level unless said).
+    public static func images(_ candidate: BenchOutput, _ reference: BenchOutput,
+                              tolerance: Tolerance = .oneLevel) throws -> BenchValidation {
+        guard let a = candidate.image, let b = reference.image else { throw GlintError("validation needs images from both runs") }
+        let d = try ImageCompare.compare(a, b)
+        return BenchValidation(passed: tolerance.passes(d), summary: d.levelSummary, metrics: d.json)
+    }
+}
+
+extension ImageDifference {
+    /// "max 1 level, PSNR 58.1 dB".
+    public var levelSummary: String {
+        "max \(Format.short(overall.maxAbs)) level\(overall.maxAbs == 1 ? "" : "s"), PSNR "
+            + (overall.psnr.isFinite ? Format.fixed(overall.psnr, 1) + " dB" : "inf")
+    }
+
+    /// The overall figures as JSON (PSNR null when infinite, i.e. identical).
+    public var json: JSON {
+        let o = overall
+        return .object([
+            ("max_abs", .number(o.maxAbs)), ("mean_abs", .number(o.meanAbs)), ("rmse", .number(o.rmse)),
+            ("psnr_db", o.psnr.isFinite ? .number(o.psnr) : .null),
+            ("pixels_over_threshold", .int(Int64(o.pixelsOver))), ("share_over_threshold", .number(o.shareOver)),
+            ("threshold", .number(threshold)), ("full_scale", .number(fullScale)),
+        ])
     }
 }

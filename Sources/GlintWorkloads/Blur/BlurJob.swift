@@ -62,8 +62,8 @@ public struct BlurJob: Sendable, Equatable {
     public static let autoRecursiveAbove = 3.0
 
     public func validate() throws(GlintError) {
-        guard sigma.isFinite, sigma > 0 else { throw GlintError("--sigma must be a positive number (got \(sigma))") }
-        guard sigma <= Self.maxSigma else { throw GlintError("--sigma must be at most \(Int(Self.maxSigma)) (got \(sigma))") }
+        guard sigma.isFinite, sigma > 0 else { throw GlintError(field: "sigma", "must be a positive number (got \(sigma))") }
+        guard sigma <= Self.maxSigma else { throw GlintError(field: "sigma", "must be at most \(Int(Self.maxSigma)) (got \(sigma))") }
     }
 
     /// `exact` or `recursive`: what `auto` stands for at this sigma.

@@ -37,7 +37,7 @@ public final class CLBlur: @unchecked Sendable {
             var rw = 64
             while rw > 8 && (rw + 2 * r) * 16 > local / 2 { rw /= 2 }
             if (h + 2 * r) * w * element > local / 2 || (rw + 2 * r) * 16 > local / 2 {
-                throw GlintError("--sigma \(plan.radius / (u8 ? 3 : 4)): the exact kernel does not fit \(cc.deviceName)'s local memory; use --method recursive")
+                throw GlintError(field: "sigma", "\(plan.radius / (u8 ? 3 : 4)) needs an exact kernel larger than \(cc.deviceName)'s local memory holds; the recursive method has no such limit")
             }
             tileW = w
             tileH = h

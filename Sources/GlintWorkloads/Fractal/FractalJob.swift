@@ -76,33 +76,33 @@ public struct FractalJob: Sendable {
     /// Checks every field; one clear line for the first bad one.
     public func validate() throws(GlintError) {
         try ImageLimits.check(width: width, height: height)
-        guard zoom.isFinite, zoom > 0 else { throw GlintError("--zoom must be a positive number (got \(zoom))") }
-        guard centerRe.isFinite, centerIm.isFinite else { throw GlintError("--center must be finite") }
+        guard zoom.isFinite, zoom > 0 else { throw GlintError(field: "zoom", "must be a positive number (got \(zoom))") }
+        guard centerRe.isFinite, centerIm.isFinite else { throw GlintError(field: "center", "must be finite") }
         guard (1...Self.maxIterationLimit).contains(maxIterations) else {
-            throw GlintError("--iterations must be between 1 and \(Self.maxIterationLimit) (got \(maxIterations))")
+            throw GlintError(field: "maxIterations", "must be between 1 and \(Self.maxIterationLimit) (got \(maxIterations))")
         }
         guard bailout.isFinite, bailout > 1, bailout <= Self.maxBailout else {
-            throw GlintError("--bailout must be above 1 and at most 1e9 (got \(bailout))")
+            throw GlintError(field: "bailout", "must be above 1 and at most 1e9 (got \(bailout))")
         }
         guard (1...Self.maxSupersampling).contains(supersampling) else {
-            throw GlintError("--ss must be between 1 and \(Self.maxSupersampling) (got \(supersampling))")
+            throw GlintError(field: "supersampling", "must be between 1 and \(Self.maxSupersampling) (got \(supersampling))")
         }
         let samples = width * supersampling
         guard samples <= ImageLimits.maxSide, height * supersampling <= ImageLimits.maxSide else {
-            throw GlintError("--ss \(supersampling) at \(width)x\(height) needs a sample grid over \(ImageLimits.maxSide) a side")
+            throw GlintError(field: "supersampling", "\(supersampling) at \(width)x\(height) needs a sample grid over \(ImageLimits.maxSide) a side")
         }
-        guard cRe.isFinite, cIm.isFinite else { throw GlintError("--c must be finite") }
+        guard cRe.isFinite, cIm.isFinite else { throw GlintError(field: "c", "must be finite") }
         if formula == .imageJulia && texture == nil {
-            throw GlintError("image-julia needs --texture FILE.png")
+            throw GlintError(field: "texture", "is required by image-julia (an RGBA image)")
         }
         // Past these zooms neighbouring pixels map to the same number: refuse rather than draw blocks.
         let s = 2.0 / (zoom * Double(height))
         let magnitude = max(abs(centerRe), abs(centerIm), Double(Float.leastNormalMagnitude))
         guard s.isNormal, s >= magnitude.ulp else {
-            throw GlintError("--zoom \(zoom) at this centre is beyond double precision (neighbouring pixels would coincide)")
+            throw GlintError(field: "zoom", "\(zoom) at this centre is beyond double precision (neighbouring pixels would coincide)")
         }
         if precision == .float, !Float(s).isNormal || Float(s) < Float(magnitude).ulp {
-            throw GlintError("--zoom \(zoom) at this centre is beyond float precision (neighbouring pixels would coincide): use --precision double")
+            throw GlintError(field: "zoom", "\(zoom) at this centre is beyond float precision (neighbouring pixels would coincide): use double precision")
         }
     }
 

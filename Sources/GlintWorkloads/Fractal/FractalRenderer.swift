@@ -139,7 +139,7 @@ public enum FractalRenderer {
     static func renderCL(_ job: FractalJob, on cc: ComputeContext, outputs: Outputs,
                          progress: Progress?, device: Buffer<UInt8>? = nil) throws -> FractalResult {
         if job.precision == .double && !cc.supportsFP64 {
-            throw GlintError("--precision double: \(cc.deviceName) has no fp64 support; use --precision float or another device")
+            throw GlintError(field: "precision", "double needs fp64, which \(cc.deviceName) lacks; use float or another device")
         }
         let p = job.params
         let w = job.width, h = job.height, ss = job.supersampling, sw = w * ss

@@ -43,17 +43,17 @@ public struct MistJob: Sendable {
 
     public func validate() throws(GlintError) {
         guard frames >= 1 && frames <= Self.maxFrames else {
-            throw GlintError("--frames must be between 1 and \(Self.maxFrames) (got \(frames))")
+            throw GlintError(field: "frames", "must be between 1 and \(Self.maxFrames) (got \(frames))")
         }
         guard fps.isFinite, Self.fpsRange.contains(fps) else {
-            throw GlintError("--fps must be between \(Format.short(Self.fpsRange.lowerBound)) and \(Format.short(Self.fpsRange.upperBound)), got \(fps)")
+            throw GlintError(field: "fps", "must be between \(Format.short(Self.fpsRange.lowerBound)) and \(Format.short(Self.fpsRange.upperBound)), got \(fps)")
         }
         guard drops >= 0 && drops <= Self.maxDrops else {
-            throw GlintError("--drops must be between 0 and \(Self.maxDrops) (got \(drops))")
+            throw GlintError(field: "drops", "must be between 0 and \(Self.maxDrops) (got \(drops))")
         }
         try BlurJob(sigma: sigma, method: method).validate()
         for g in gravityPerFrame ?? [gravity] where !(g.x.isFinite && g.y.isFinite) {
-            throw GlintError("gravity must be finite")
+            throw GlintError(field: "gravity", "must be finite")
         }
     }
 

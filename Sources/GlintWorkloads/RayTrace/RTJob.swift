@@ -26,10 +26,10 @@ public struct RTJob: Sendable {
     public func validate() throws(GlintError) {
         try ImageLimits.check(width: width, height: height)
         guard (1...Self.maxSamplesPerPixel).contains(samplesPerPixel) else {
-            throw GlintError("--spp must be between 1 and \(Self.maxSamplesPerPixel) (got \(samplesPerPixel))")
+            throw GlintError(field: "samplesPerPixel", "must be between 1 and \(Self.maxSamplesPerPixel) (got \(samplesPerPixel))")
         }
         guard (1...Self.depthLimit).contains(maxDepth) else {
-            throw GlintError("--depth must be between 1 and \(Self.depthLimit) (got \(maxDepth))")
+            throw GlintError(field: "maxDepth", "must be between 1 and \(Self.depthLimit) (got \(maxDepth))")
         }
         guard tMin.isFinite, tMin >= 0 else { throw GlintError("t_min must be a number >= 0") }
         try scene.validate()

@@ -51,7 +51,7 @@ public enum RTRenderer {
                 throw GlintError("the checkpoint belongs to a different job (scene, camera, size, depth or seed differ); render it with the options that made it")
             }
             guard resume.samplesPerPixel <= job.samplesPerPixel else {
-                throw GlintError("the checkpoint already holds \(resume.samplesPerPixel) samples per pixel, more than --spp \(job.samplesPerPixel)")
+                throw GlintError(field: "samplesPerPixel", "\(job.samplesPerPixel) is fewer than the \(resume.samplesPerPixel) samples per pixel the checkpoint already holds")
             }
             acc = resume
         } else {

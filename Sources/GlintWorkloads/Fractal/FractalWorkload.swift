@@ -1,10 +1,13 @@
 import GlintCore
 
-/// The fractal workload's benchmark cases: float, double, smooth and supersampled renders.
+/// The escape-time fractals. Benchmark cases: float, double, smooth and supersampled renders.
 /// Throughput is Giter/s: the escape-count sum over the median wall time. With cardioid/bulb
 /// skipping the skipped points' iterations count as done (the picture is the same); the
 /// no-skip case iterates every one.
-enum FractalBench {
+public enum FractalWorkload: Workload {
+    public static let name = "fractal"
+    public static let parity = "escape counts identical, colours within 1 level (2 of 65535 at 16 bits)"
+
     struct Spec {
         let name: String
         let formula: FractalFormula
@@ -19,7 +22,7 @@ enum FractalBench {
         var zoom = 1.0
     }
 
-    static func cases(_ kind: BenchSuiteKind) -> [BenchCase] {
+    public static func benchCases(_ kind: BenchSuiteKind) -> [BenchCase] {
         let standard: [Spec] = [
             Spec(name: "mandelbrot-float", formula: .mandelbrot),
             Spec(name: "mandelbrot-double", formula: .mandelbrot, precision: .double),
@@ -64,7 +67,7 @@ enum FractalBench {
             ("center", .array([.number(job.centerRe), .number(job.centerIm)])), ("zoom", .number(s.zoom)),
         ])
         return BenchCase(
-            workload: "fractal", name: s.name, width: width, height: height, parameters: parameters,
+            workload: name, name: s.name, width: width, height: height, parameters: parameters,
             unit: .gigaIterations, tolerance: "escape counts identical; colours within 1 level",
             unsupported: { backend in
                 if s.precision == .double, case .opencl(let cc) = backend, !cc.supportsFP64 {
@@ -104,15 +107,27 @@ enum FractalBench {
     }
 }
 
-extension ImageDifference {
-    /// The overall figures as JSON (PSNR null when infinite, i.e. identical).
-    public var json: JSON {
-        let o = overall
-        return .object([
-            ("max_abs", .number(o.maxAbs)), ("mean_abs", .number(o.meanAbs)), ("rmse", .number(o.rmse)),
-            ("psnr_db", o.psnr.isFinite ? .number(o.psnr) : .null),
-            ("pixels_over_threshold", .int(Int64(o.pixelsOver))), ("share_over_threshold", .number(o.shareOver)),
-            ("threshold", .number(threshold)), ("full_scale", .number(fullScale)),
-        ])
+/// A fractal job as `glint compare` runs it: escape counts identical, colours within a level;
+/// with `sixteenBit`, what a 16-bit PNG would hold (the linear colour rounded to 16 bits, as a
+/// fraction of full scale) is compared instead of the 8-bit image.
+public struct FractalComparison: ComparableJob {
+    public var job: FractalJob
+    public var sixteenBit: Bool
+
+    public init(job: FractalJob, sixteenBit: Bool) {
+        self.job = job
+        self.sixteenBit = sixteenBit
     }
+
+    public func comparisonRun(on backend: Backend, detailed: Bool) async throws -> ComparisonRun {
+        let r = try await FractalRenderer.render(job, on: backend, outputs: .init(counts: detailed, colour: sixteenBit))
+        let sixteen = r.colour.map { c in
+            ImageF(width: c.width, height: c.height, pixels: c.srgbToLinear().to16Bit().map { Float($0) / 65535 })
+        }
+        return ComparisonRun(image: r.image, floatImage: sixteen, counts: r.counts, wallSeconds: r.wallSeconds, kernelSeconds: r.kernelSeconds)
+    }
+
+    /// 8-bit colours within 1 level; 16-bit ones within 2 of 65535 (the palettes' sin, cos and
+    /// log differ by a few ulps between glibc and a device).
+    public var comparisonTolerance: Tolerance { sixteenBit ? Tolerance([.maxAbs(2.0 / 65535)]) : .oneLevel }
 }

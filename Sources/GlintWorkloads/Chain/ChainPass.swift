@@ -44,24 +44,17 @@ public protocol ChainPass: Sendable {
 
 /// The isometric transform as a chain pass.
 public struct IsoPass: ChainPass {
-    public var depth: Double
-    public var cornerRadius: Double
-    public var supersampling: Int
+    /// The depth, corner radius and supersampling (the source is the image the pass is given).
+    public let settings: IsoJob
 
-    public init(depth: Double, cornerRadius: Double, supersampling: Int) {
-        self.depth = depth
-        self.cornerRadius = cornerRadius
-        self.supersampling = supersampling
+    public init(_ settings: IsoJob) { self.settings = settings }
+
+    public var summary: String {
+        "iso depth \(Format.short(settings.depth))" + (settings.cornerRadius > 0 ? " radius \(Format.short(settings.cornerRadius))" : "")
     }
 
-    public var summary: String { "iso depth \(Format.short(depth))" + (cornerRadius > 0 ? " radius \(Format.short(cornerRadius))" : "") }
-
     func job(width: Int, height: Int, source: Image8?) -> IsoJob {
-        var job = source.map(IsoJob.init(source:)) ?? IsoJob(sourceWidth: width, sourceHeight: height)
-        job.depth = depth
-        job.cornerRadius = cornerRadius
-        job.supersampling = supersampling
-        return job
+        settings.reapplied(to: source, width: width, height: height)
     }
 
     public func apply(_ input: StageImage, on backend: Backend) async throws -> (StageImage, Double) {

@@ -1,8 +1,10 @@
 import GlintCore
 
-/// Benchmark cases of the isometric transform (MP/s of canvas) and the pulse (frames/s, fill
-/// plus read-back).
-enum IsoPulseBench {
+/// The isometric transform with extrusion. Benchmark cases: MP/s of canvas.
+public enum IsoWorkload: Workload {
+    public static let name = "iso"
+    public static let parity = "within 1 level"
+
     /// A deterministic test picture: gradients, rings and a hard edge, opaque.
     static func testPicture(width: Int, height: Int) -> Image8 {
         var pixels = [UInt8](repeating: 255, count: width * height * 4)
@@ -19,16 +21,7 @@ enum IsoPulseBench {
         return Image8(width: width, height: height, pixels: pixels)
     }
 
-    static func validateImages(_ candidate: BenchOutput, _ reference: BenchOutput) throws -> BenchValidation {
-        guard let a = candidate.image, let b = reference.image else { throw GlintError("validation needs images from both runs") }
-        let d = try ImageCompare.compare(a, b)
-        let passed = Tolerance.oneLevel.passes(d)
-        let summary = "max \(Format.short(d.overall.maxAbs)) level\(d.overall.maxAbs == 1 ? "" : "s"), "
-            + "PSNR " + (d.overall.psnr.isFinite ? Format.fixed(d.overall.psnr, 1) + " dB" : "inf")
-        return BenchValidation(passed: passed, summary: summary, metrics: d.json)
-    }
-
-    static func isoCases(_ kind: BenchSuiteKind) -> [BenchCase] {
+    public static func benchCases(_ kind: BenchSuiteKind) -> [BenchCase] {
         let sizes: [(Int, Int)] = kind == .quick ? [(160, 120)] : kind == .standard ? [(3840, 2160)] : [(1920, 1080), (3840, 2160)]
         return sizes.flatMap { size in
             [("iso-square", 0.0), ("iso-rounded", 48.0)].map { name, radius in
@@ -45,7 +38,7 @@ enum IsoPulseBench {
         let frozen = job
         let (cw, ch) = job.canvasSize
         return BenchCase(
-            workload: "iso", name: name, width: width, height: height,
+            workload: IsoWorkload.name, name: name, width: width, height: height,
             parameters: .object([("depth", .number(20)), ("corner_radius", .number(radius)), ("ss", .int(4)),
                                  ("canvas", .array([.int(Int64(cw)), .int(Int64(ch))]))]),
             unit: .megaPixels, tolerance: "8-bit channels within 1 level",
@@ -54,29 +47,16 @@ enum IsoPulseBench {
                 return BenchRun(wallSeconds: r.wallSeconds, kernelSeconds: r.kernelSeconds, work: Double(cw * ch),
                                 output: detailed ? BenchOutput(image: r.image) : nil)
             },
-            validate: validateImages)
+            validate: { try BenchValidation.images($0, $1) })
+    }
+}
+
+/// Compared within one level.
+extension IsoJob: ComparableJob {
+    public func comparisonRun(on backend: Backend, detailed: Bool) async throws -> ComparisonRun {
+        let r = try await IsoRenderer.render(self, on: backend)
+        return ComparisonRun(image: r.image, wallSeconds: r.wallSeconds, kernelSeconds: r.kernelSeconds)
     }
 
-    static func pulseCases(_ kind: BenchSuiteKind) -> [BenchCase] {
-        let (w, h) = kind == .quick ? (160, 120) : (1920, 1080)
-        var job = PulseJob()
-        job.width = w
-        job.height = h
-        job.frames = 1
-        let frozen = job
-        // A frame in the middle of an oscillation: the colour is not a corner case.
-        let frame = 37
-        return [BenchCase(
-            workload: "pulse", name: "pulse-frame", width: w, height: h,
-            parameters: .object([("frame", .int(Int64(frame))), ("hue", .number(job.hue)),
-                                 ("purity_center", .number(job.purityCenter)), ("purity_range", .number(job.purityRange))]),
-            unit: .frames, tolerance: "8-bit channels within 1 level",
-            run: { backend, detailed in
-                let start = Clock.now()
-                let r = try PulseRenderer.render(frozen, frame: frame, on: backend)
-                return BenchRun(wallSeconds: Clock.now() - start, kernelSeconds: r.kernelSeconds, work: 1,
-                                output: detailed ? BenchOutput(image: r.image) : nil)
-            },
-            validate: validateImages)]
-    }
+    public var comparisonTolerance: Tolerance { .oneLevel }
 }

@@ -1,47 +1,13 @@
 import GlintCL
 import GlintCore
-#if canImport(Glibc)
-import Glibc
-#endif
 
-/// A deterministic RGBA test picture: gradients, a sine pattern, hard-edged squares and noise
-/// (edges and noise are where blur methods differ most).
-public enum TestPicture {
-    public static func make(width: Int, height: Int, seed: UInt64 = 1, shift: Int = 0) -> Image8 {
-        var pixels = [UInt8](repeating: 255, count: width * height * 4)
-        for y in 0..<height {
-            for x in 0..<width {
-                let i = (y * width + x) * 4
-                let xs = x + shift
-                let squares = ((xs / 24) + (y / 24)) % 2 == 0
-                pixels[i] = UInt8(truncatingIfNeeded: xs * 255 / max(width - 1, 1))
-                let wave: Double = sin(Double(xs) / 9) * cos(Double(y) / 7)
-                let s: Double = (wave * 0.5 + 0.5) * 255
-                pixels[i + 1] = UInt8(max(0, min(255, s)))
-                let noise = CounterRNG.philox(x: UInt32(xs), y: UInt32(y), sample: 0, dim: 0, seed: seed).x
-                pixels[i + 2] = squares ? UInt8(truncatingIfNeeded: noise >> 24) : 40
-            }
-        }
-        return Image8(width: width, height: height, pixels: pixels)
-    }
-}
-
-/// Per-backend state that timed runs reuse (a video pipeline keeps its buffers), made on first use.
-final class BenchStateCache<State: Sendable>: Sendable {
-    private let states = Locked<[String: State]>([:])
-    func get(_ backend: Backend, make: () throws -> State) rethrows -> State {
-        let key = backend.label
-        if let s = states.withLock({ $0[key] }) { return s }
-        let s = try make()
-        states.withLock { $0[key] = s }
-        return s
-    }
-}
-
-/// The blur's benchmark cases: 8-bit RGBA at OpenCV's comparison sigmas (2, 10, 20, 40) with the
+/// The Gaussian blur. Benchmark cases: 8-bit RGBA at OpenCV's comparison sigmas (2, 10, 20, 40) with the
 /// auto method, each method alone, and float. Throughput: megapixels per second. Wall time
 /// includes, on OpenCL, writing the image to the device and reading the result back.
-enum BlurBench {
+public enum BlurWorkload: Workload {
+    public static let name = "blur"
+    public static let parity = "within 1 level (8-bit), relative error at most 1e-5 (float)"
+
     struct Spec {
         let name: String
         let sigma: Double
@@ -49,7 +15,7 @@ enum BlurBench {
         var float = false
     }
 
-    static func cases(_ kind: BenchSuiteKind) -> [BenchCase] {
+    public static func benchCases(_ kind: BenchSuiteKind) -> [BenchCase] {
         let standard: [Spec] = [
             Spec(name: "u8-sigma2", sigma: 2), Spec(name: "u8-sigma10", sigma: 10),
             Spec(name: "u8-sigma20", sigma: 20), Spec(name: "u8-sigma40", sigma: 40),
@@ -89,7 +55,7 @@ enum BlurBench {
         ])
         let n = width * height * 4
         return BenchCase(
-            workload: "blur", name: s.name, width: width, height: height, parameters: parameters, unit: .megaPixels,
+            workload: name, name: s.name, width: width, height: height, parameters: parameters, unit: .megaPixels,
             tolerance: s.float ? "float max relative error 1e-5" : "8-bit channels within 1 level",
             run: { backend, detailed in
                 let state = try cache.get(backend) {
@@ -163,50 +129,31 @@ enum BlurBench {
         } else {
             throw GlintError("validation needs images from both runs")
         }
-        let o = difference.overall
         let summary = difference.fullScale == 1
-            ? "max relative error \(Format.significant(o.maxRelative, 3))"
-            : "max \(Format.short(o.maxAbs)) level\(o.maxAbs == 1 ? "" : "s"), PSNR " + (o.psnr.isFinite ? Format.fixed(o.psnr, 1) + " dB" : "inf")
+            ? "max relative error \(Format.significant(difference.overall.maxRelative, 3))" : difference.levelSummary
         return BenchValidation(passed: tolerance.passes(difference), summary: summary, metrics: difference.json)
     }
 }
 
-/// The mist's benchmark case: whole frames (blur + weights + drops + compose, and on OpenCL the
-/// camera upload and the frame read-back) with a moving camera (two pictures alternating), so
-/// every frame blurs. Throughput: frames per second over a run of frames. PNG writing is not timed.
-enum MistBench {
-    static func cases(_ kind: BenchSuiteKind) -> [BenchCase] {
-        switch kind {
-        case .quick: return [make(width: 320, height: 180, frames: 10)]
-        case .standard: return [make(width: 1920, height: 1080, frames: 30)]
-        case .full: return [make(width: 1920, height: 1080, frames: 30), make(width: 3840, height: 2160, frames: 10)]
+/// A blur job as `glint compare` runs it, on an 8-bit or a float image.
+public enum BlurComparison: ComparableJob {
+    case eightBit(BlurJob, Image8)
+    case float(BlurJob, ImageF)
+
+    public func comparisonRun(on backend: Backend, detailed: Bool) async throws -> ComparisonRun {
+        switch self {
+        case .float(let job, let image):
+            let r = try await BlurRenderer.blur(image, job, on: backend)
+            return ComparisonRun(image: r.image.to8Bit(), floatImage: r.image, wallSeconds: r.wallSeconds, kernelSeconds: r.kernelSeconds)
+        case .eightBit(let job, let image):
+            let r = try await BlurRenderer.blur(image, job, on: backend)
+            return ComparisonRun(image: r.image, wallSeconds: r.wallSeconds, kernelSeconds: r.kernelSeconds)
         }
     }
 
-    static func make(width: Int, height: Int, frames: Int) -> BenchCase {
-        var job = MistJob()
-        job.frames = frames
-        job.seed = 1
-        let pictures = [TestPicture.make(width: width, height: height), TestPicture.make(width: width, height: height, shift: 3)]
-        let frozen = job
-        let parameters = JSON.object([
-            ("frames", .int(Int64(frames))), ("sigma", .number(job.sigma)), ("drops", .int(Int64(job.drops))),
-            ("method", .string(job.method.rawValue)), ("camera", .string("two pictures alternating (a blur every frame)")),
-        ])
-        return BenchCase(
-            workload: "mist", name: "frames-sigma40", width: width, height: height, parameters: parameters, unit: .frames,
-            tolerance: "8-bit channels within 1 level (last frame)",
-            run: { backend, detailed in
-                let renderer = try MistRenderer(job: frozen, width: width, height: height, backend: backend)
-                // The first frame builds programs and touches every buffer: outside the timing.
-                var last = try await renderer.renderNext(camera: pictures[0])
-                let kernelBefore = renderer.kernelSeconds
-                let start = Clock.now()
-                for f in 1..<max(frames, 2) { last = try await renderer.renderNext(camera: pictures[f % 2]) }
-                let wall = Clock.now() - start
-                return BenchRun(wallSeconds: wall, kernelSeconds: renderer.kernelSeconds - kernelBefore,
-                                work: Double(max(frames, 2) - 1), output: detailed ? BenchOutput(image: last) : nil)
-            },
-            validate: { candidate, reference in try BlurBench.validateImages(candidate, reference) })
+    /// 8-bit: within 1 level; float: max relative error 1e-5.
+    public var comparisonTolerance: Tolerance {
+        if case .float = self { return .floatRelative }
+        return .oneLevel
     }
 }

@@ -1,12 +1,15 @@
 import GlintCore
 
-/// The ray tracer's benchmark cases: the book cover at depth 50 (Msamples/s = pixel samples
+/// Ray Tracing in One Weekend. Benchmark cases: the book cover at depth 50 (Msamples/s = pixel samples
 /// per second on the median wall time), validated against the Swift path statistically
 /// (docs/DESIGN.md: mean absolute difference < 0.5% of full scale, PSNR >= 40 dB, differing pixels
 /// reported), since the two paths' transcendental functions differ in the last bits and a
 /// path that turns on such a bit diverges.
-enum RayTraceBench {
-    static func cases(_ kind: BenchSuiteKind) -> [BenchCase] {
+public enum RTWorkload: Workload {
+    public static let name = "rtow"
+    public static let parity = "mean difference below 0.5% of full scale and PSNR at least 40 dB"
+
+    public static func benchCases(_ kind: BenchSuiteKind) -> [BenchCase] {
         switch kind {
         case .quick: return [make("cover", 160, 90, spp: 2)]
         case .standard: return [make("cover", 400, 225, spp: 16), make("cover", 1200, 800, spp: 8)]
@@ -24,7 +27,7 @@ enum RayTraceBench {
         job.maxDepth = 50
         let frozen = job
         return BenchCase(
-            workload: "rtow", name: "\(sceneName)-spp\(spp)", width: width, height: height,
+            workload: name, name: "\(sceneName)-spp\(spp)", width: width, height: height,
             parameters: .object([("scene", .string(sceneName)), ("spp", .int(Int64(spp))), ("depth", .int(50)), ("seed", .int(0))]),
             unit: .megaSamples, tolerance: "mean absolute difference < 0.5% of full scale, PSNR >= 40 dB",
             run: { backend, detailed in
@@ -42,4 +45,15 @@ enum RayTraceBench {
                 return BenchValidation(passed: passed, summary: summary, metrics: d.json)
             })
     }
+}
+
+/// Compared statistically (docs/DESIGN.md): the two paths' transcendental functions differ in
+/// the last bits, and a path that turns on such a bit diverges.
+extension RTJob: ComparableJob {
+    public func comparisonRun(on backend: Backend, detailed: Bool) async throws -> ComparisonRun {
+        let r = try await RTRenderer.render(self, on: backend)
+        return ComparisonRun(image: r.image, wallSeconds: r.wallSeconds, kernelSeconds: r.kernelSeconds)
+    }
+
+    public var comparisonTolerance: Tolerance { .statistical }
 }

@@ -1,4 +1,3 @@
-import GlintCL
 import GlintCore
 
 /// The seed's linear oscillator: starts at 0.5 going up; each tick adds or subtracts 0.01 and
@@ -55,18 +54,18 @@ public struct PulseJob: Sendable {
 
     public func validate() throws(GlintError) {
         try ImageLimits.check(width: width, height: height)
-        guard frames >= 1 && frames <= Self.maxFrames else { throw GlintError("--frames must be 1 to \(Self.maxFrames) (got \(frames))") }
+        guard frames >= 1 && frames <= Self.maxFrames else { throw GlintError(field: "frames", "must be 1 to \(Self.maxFrames) (got \(frames))") }
         guard fps.isFinite && Self.fpsRange.contains(fps) else {
-            throw GlintError("--fps must be between \(Format.short(Self.fpsRange.lowerBound)) and \(Format.short(Self.fpsRange.upperBound)), got \(fps)")
+            throw GlintError(field: "fps", "must be between \(Format.short(Self.fpsRange.lowerBound)) and \(Format.short(Self.fpsRange.upperBound)), got \(fps)")
         }
         // The oscillator steps once per tick, so a long sequence at a low rate (a million frames
         // at 0.001 fps: 6e10 ticks) would run for hours before the first frame.
         let ticks = Double(frames - 1) * PulseOscillator.ticksPerSecond / fps
         guard ticks <= Double(Self.maxTicks) else {
-            throw GlintError("--frames \(frames) at --fps \(Format.short(fps)) spans \(Format.short(ticks)) oscillator ticks (60 a second), over the limit of \(Self.maxTicks): use fewer frames or a higher --fps")
+            throw GlintError(field: "frames", "\(frames) at \(Format.short(fps)) frames per second span \(Format.short(ticks)) oscillator ticks (60 a second), over the limit of \(Self.maxTicks): use fewer frames or a higher rate")
         }
-        for (name, v) in [("--hue", hue), ("--purity-center", purityCenter), ("--purity-range", purityRange)] {
-            guard v.isFinite && v >= 0 && v <= 1 else { throw GlintError("\(name) must be in [0, 1] (got \(v))") }
+        for (name, v) in [("hue", hue), ("purityCenter", purityCenter), ("purityRange", purityRange)] {
+            guard v.isFinite && v >= 0 && v <= 1 else { throw GlintError(field: name, "must be in [0, 1] (got \(v))") }
         }
     }
 
@@ -118,83 +117,5 @@ public struct PulseJob: Sendable {
             out.append(color(location: o.location, frame: k))
         }
         return out
-    }
-}
-
-/// Fills pulse frames on a backend.
-public enum PulseRenderer {
-    /// Frame `k` of `job`: the whole frame in the oscillator's colour, opaque.
-    public static func render(_ job: PulseJob, frame k: Int, on backend: Backend) throws -> (image: Image8, kernelSeconds: Double) {
-        try job.validate()
-        let hsv = job.color(frame: k)
-        switch backend {
-        case .cpu:
-            return (fillCPU(width: job.width, height: job.height, hsv: hsv), 0)
-        case .opencl(let cc):
-            return try fillCL(width: job.width, height: job.height, hsv: hsv, on: cc)
-        }
-    }
-
-    /// Renders every frame in order, handing each to `body` (frame index, image, kernel seconds).
-    /// The program, kernel and frame buffer are made once for the whole sequence.
-    public static func renderSequence(_ job: PulseJob, on backend: Backend,
-                                      body: (Int, Image8, Double) throws -> Void) throws {
-        try job.validate()
-        let colors = job.colors()
-        switch backend {
-        case .cpu:
-            for (k, hsv) in colors.enumerated() { try body(k, fillCPU(width: job.width, height: job.height, hsv: hsv), 0) }
-        case .opencl(let cc):
-            let fill = try CLFill(width: job.width, height: job.height, on: cc)
-            for (k, hsv) in colors.enumerated() {
-                let (image, seconds) = try fill.run(hsv)
-                try body(k, image, seconds)
-            }
-        }
-    }
-
-    /// Work-items for `count` pixels: PULSE_RUN (64) pixels each, in whole groups of 16.
-    static func items(_ count: Int) -> Int { ((count + 63) / 64 + 15) / 16 * 16 }
-
-    /// The Swift twin of `pulse_fill`.
-    public static func fillCPU(width: Int, height: Int, hsv: SIMD3<Float>) -> Image8 {
-        let c = Color.hsvToRGB(hsv.x, hsv.y, hsv.z)
-        let pixel: [UInt8] = [Color.to8Bit(c.x), Color.to8Bit(c.y), Color.to8Bit(c.z), 255]
-        var bytes = [UInt8](repeating: 0, count: width * height * 4)
-        bytes.withUnsafeMutableBufferPointer { out in
-            for i in 0 ..< width * height {
-                out[i * 4] = pixel[0]; out[i * 4 + 1] = pixel[1]; out[i * 4 + 2] = pixel[2]; out[i * 4 + 3] = 255
-            }
-        }
-        return Image8(width: width, height: height, pixels: bytes)
-    }
-
-    static func fillCL(width: Int, height: Int, hsv: SIMD3<Float>, on cc: ComputeContext) throws -> (image: Image8, kernelSeconds: Double) {
-        try CLFill(width: width, height: height, on: cc).run(hsv)
-    }
-
-    /// `pulse_fill` on one device: the kernel and the frame buffer, made once for any number of frames.
-    struct CLFill {
-        let cc: ComputeContext
-        let kernel: Kernel
-        let out: Buffer<UInt8>
-        let width: Int, height: Int
-
-        init(width: Int, height: Int, on cc: ComputeContext) throws {
-            self.cc = cc
-            self.width = width
-            self.height = height
-            kernel = try cc.program("pulse.cl").kernel("pulse_fill")
-            out = try Buffer<UInt8>(context: cc.context, count: width * height * 4, access: .writeOnly)
-        }
-
-        /// One frame in colour `hsv`, read back; and the kernel's time.
-        func run(_ hsv: SIMD3<Float>) throws -> (image: Image8, kernelSeconds: Double) {
-            let count = width * height
-            try kernel.setArguments(out, hsv.x, hsv.y, hsv.z, Int32(count))
-            let event = try cc.queue.enqueue(kernel, global: [PulseRenderer.items(count)], local: [16])
-            let pixels = try out.read(queue: cc.queue)
-            return (Image8(width: width, height: height, pixels: pixels), Double(try event.durationNanoseconds()) * 1e-9)
-        }
     }
 }

@@ -1,4 +1,5 @@
 import GlintCore
+import GlintTestSupport
 import GlintWorkloads
 import Testing
 
@@ -30,7 +31,7 @@ func busyJob(frames: Int = 12, seed: UInt64 = 3) -> MistJob {
         let image = TestPicture.make(width: 64, height: 40)
         let cpu = try await render(job, image, on: .cpu)
         let cl = try await render(job, image, on: try openCL())
-        for (f, (a, b)) in zip(cpu, cl).enumerated() { #expect(maxDifference(a, b) <= 1, "frame \(f)") }
+        for (f, (a, b)) in zip(cpu, cl).enumerated() { #expect(try maxDifference(a, b) <= 1, "frame \(f)") }
     }
 
     /// A moving camera (a new image each frame) also matches, the blur running every frame.
@@ -42,7 +43,7 @@ func busyJob(frames: Int = 12, seed: UInt64 = 3) -> MistJob {
         let b = try MistRenderer(job: job, width: 50, height: 30, backend: try openCL())
         for f in 0..<4 {
             let x = try await a.renderNext(camera: pictures[f % 2]), y = try await b.renderNext(camera: pictures[f % 2])
-            #expect(maxDifference(x, y) <= 1)
+            #expect(try maxDifference(x, y) <= 1)
         }
     }
 
@@ -57,7 +58,7 @@ func busyJob(frames: Int = 12, seed: UInt64 = 3) -> MistJob {
         var last = image
         for f in 0..<100 { last = try await r.renderNext(camera: f == 0 ? image : nil) }
         let blurred = try await BlurRenderer.blur(image, BlurJob(sigma: 4), on: .cpu).image
-        #expect(maxDifference(last, blurred) <= 1)
+        #expect(try maxDifference(last, blurred) <= 1)
         // 100 float steps of 0.01 reach 1 to within float rounding (0.9999993).
         #expect(try r.weights().allSatisfy { $0 > 0.99999 })
         // Halfway, the window is half fogged: neither sharp nor blurred.

@@ -1,0 +1,132 @@
+// `glint devices`, the choice of device (--device, GLINT_DEVICE) and the program cache, in the
+// "glint command line" suite (FractalCLITests.swift) whose renders they use.
+
+import Foundation
+import GlintCore
+import Testing
+
+extension CLITests {
+    @Test("with no OpenCL driver, cpu still works and devices says what to install")
+    func noOpenCLPlatform() throws {
+        try withSandbox { box in
+            // An empty vendors folder: the ICD loader finds no driver at all.
+            let vendors = box.path("no-vendors")
+            try FileManager.default.createDirectory(atPath: vendors, withIntermediateDirectories: true)
+            let env: [String: String?] = ["OCL_ICD_VENDORS": vendors]
+            let devices = try box.run(["devices"], env: env)
+            #expect(devices.status == 0, "\(devices)")
+            #expect(devices.stdout.contains("cpu"))
+            #expect(!devices.stdout.contains("opencl:0"))
+            #expect(devices.stdout.contains("no OpenCL platform") && devices.stdout.contains("pocl-opencl-icd"), "\(devices)")
+            #expect(devices.stdout.contains("auto        -> cpu"))
+            let cpu = try box.run(["fractal", "mandelbrot", "--size", "32x32", "-o", "a.png"], env: env)
+            #expect(cpu.status == 0 && cpu.stdout.contains("cpu"), "auto without OpenCL should use the Swift path: \(cpu)")
+            let cl = try box.run(["fractal", "mandelbrot", "--size", "32x32", "-o", "b.png", "--device", "opencl"], env: env)
+            #expect(cl.status != 0 && cl.stderrLines.count == 1 && cl.stderr.contains("no OpenCL platform"), "\(cl)")
+            #expect(!FileManager.default.fileExists(atPath: box.path("b.png")))
+        }
+    }
+
+    @Test("glint devices lists cpu and opencl:0")
+    func devicesText() throws {
+        try withSandbox { box in
+            let r = try box.run(["devices"])
+            #expect(r.status == 0, "\(r)")
+            #expect(r.stderr.isEmpty, "\(r)")
+            let lines = r.stdoutLines
+            #expect(lines.contains { $0.hasPrefix("cpu ") }, "no cpu line\n\(r)")
+            #expect(lines.contains { $0.hasPrefix("opencl:0 ") }, "no opencl:0 line\n\(r)")
+            #expect(lines.contains { $0.hasPrefix("auto") }, "no auto line\n\(r)")
+        }
+    }
+
+    @Test("glint devices --json is JSON with an opencl array of described devices")
+    func devicesJSON() throws {
+        try withSandbox { box in
+            let r = try box.run(["devices", "--json"])
+            #expect(r.status == 0, "\(r)")
+            let object = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8))
+            let root = try #require(object as? [String: Any], "the JSON is not an object\n\(r)")
+            let opencl = try #require(root["opencl"] as? [Any], "no \"opencl\" array\n\(r)")
+            #expect(opencl.count >= 1, "no OpenCL device listed\n\(r)")
+            for case let (i, entry) in opencl.enumerated() {
+                let d = try #require(entry as? [String: Any], "device \(i) is not an object")
+                #expect((d["name"] as? String)?.isEmpty == false, "device \(i): name")
+                #expect((d["type"] as? String).map { ["gpu", "cpu", "accelerator", "other"].contains($0) } == true,
+                        "device \(i): type \(String(describing: d["type"]))")
+                #expect(((d["compute_units"] as? NSNumber)?.intValue ?? 0) >= 1, "device \(i): compute_units")
+                #expect(d["fp64"] is Bool, "device \(i): fp64 \(String(describing: d["fp64"]))")
+                #expect(d["driver_version"] is String, "device \(i): driver_version")
+            }
+            #expect(root["auto"] is String, "no \"auto\"")
+        }
+    }
+
+    // GLINT_DEVICE.
+    @Test("GLINT_DEVICE=cpu picks the CPU path")
+    func glintDeviceEnvironment() throws {
+        try withSandbox { box in
+            let r = try box.run(smallRender([]), env: ["GLINT_DEVICE": "cpu"])
+            #expect(r.status == 0, "\(r)")
+            expectWrote(r, file: "out.png", device: "cpu")
+            #expect(pngHeader(try box.bytes("out.png"))?.width == 64)
+        }
+    }
+
+    @Test("GLINT_DEVICE=bogus fails with one clear error and writes nothing")
+    func glintDeviceBogus() throws {
+        try withSandbox { box in
+            let r = try box.run(smallRender([]), env: ["GLINT_DEVICE": "bogus"])
+            expectCleanFailure(r, kind: .runtime, mentions: ["bogus"])
+            #expect(box.listing().isEmpty, "files left: \(box.listing())")
+        }
+    }
+
+    @Test("--device wins over GLINT_DEVICE")
+    func deviceOptionOverridesEnvironment() throws {
+        try withSandbox { box in
+            let r = try box.run(smallRender(["--device", "cpu"]), env: ["GLINT_DEVICE": "bogus"])
+            #expect(r.status == 0, "\(r)")
+            expectWrote(r, file: "out.png", device: "cpu")
+        }
+    }
+
+    // Warm start from the program cache.
+    @Test("a second OpenCL run loads its programs from the disk cache")
+    func warmStart() throws {
+        try withSandbox { box in
+            let args = smallRender(["--device", "opencl", "--verbose"])
+            let first = try box.run(args)
+            #expect(first.status == 0, "\(first)")
+            expectWrote(first, file: "out.png", device: "opencl")
+            let s1 = try #require(buildStats(first.stdout), "no 'programs:' line in --verbose output\n\(first)")
+            #expect(s1.compiled >= 1, "the first run should compile (cache empty)\n\(first)")
+            let cached = (try? FileManager.default.contentsOfDirectory(
+                atPath: box.cache.appendingPathComponent("programs").path)) ?? []
+            #expect(cached.contains { $0.hasSuffix(".bin") }, "no program binary in GLINT_CACHE_DIR/programs: \(cached)")
+
+            let second = try box.run(args)
+            #expect(second.status == 0, "\(second)")
+            let s2 = try #require(buildStats(second.stdout), "no 'programs:' line in --verbose output\n\(second)")
+            #expect(s2.compiled == 0, "the second run compiled again\n\(second)")
+            #expect(s2.fromDisk >= 1, "the second run did not use the disk cache\n\(second)")
+            #expect(try box.bytes("out.png").prefix(8).elementsEqual(pngSignature))
+        }
+    }
+
+    @Test("GLINT_KERNEL_CACHE=off compiles every time and writes no cache")
+    func kernelCacheOff() throws {
+        try withSandbox { box in
+            let args = smallRender(["--device", "opencl", "--verbose"])
+            for run in 1...2 {
+                let r = try box.run(args, env: ["GLINT_KERNEL_CACHE": "off"])
+                #expect(r.status == 0, "\(r)")
+                expectWrote(r, file: "out.png", device: "opencl")
+                let s = try #require(buildStats(r.stdout), "no 'programs:' line in --verbose output\n\(r)")
+                #expect(s.compiled >= 1 && s.fromDisk == 0, "run \(run) with the cache off\n\(r)")
+            }
+            let cacheContents = (try? FileManager.default.contentsOfDirectory(atPath: box.cache.path)) ?? []
+            #expect(cacheContents.isEmpty, "the cache was written although it is off: \(cacheContents)")
+        }
+    }
+}
