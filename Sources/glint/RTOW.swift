@@ -42,7 +42,7 @@ struct RTOW: PassSource {
           glint rtow --scene my.json --pfm linear.pfm --device cpu
         """
 
-    @Option(help: ArgumentHelp("ch8 | ch10 | cover | FILE.json", valueName: "scene"), transform: SceneChoice.init(parsing:))
+    @Option(help: ArgumentHelp("ch8 | ch10 | cover | FILE.json (default: ch10)", valueName: "scene"), transform: SceneChoice.init(parsing:))
     var scene = SceneChoice.builtin("ch10")
 
     @Option(name: .shortAndLong, help: "Output PNG (gamma 2, 8-bit RGB; with --bit-depth 16, 16-bit linear RGB).")
