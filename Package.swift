@@ -25,6 +25,9 @@ let package = Package(
                        providers: [.apt(["ocl-icd-opencl-dev", "opencl-headers"])]),
         .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"])]),
+        // GNU MPFR (and GMP under it): the deep zoom's arbitrary-precision reference orbit.
+        .systemLibrary(name: "CMPFR", path: "Sources/CMPFR", pkgConfig: "mpfr",
+                       providers: [.apt(["libmpfr-dev"])]),
 
         // The structs shared with the kernels, defined once in Kernels/common/types.h.
         .systemLibrary(name: "CGlintTypes", path: "Sources/CGlintTypes"),
@@ -43,7 +46,7 @@ let package = Package(
 
         // The workloads: backend choice, shared compute contexts and one folder per workload.
         .target(name: "GlintWorkloads",
-                dependencies: ["GlintCL", "GlintCore", "GlintKernels", "CGlintTypes"],
+                dependencies: ["GlintCL", "GlintCore", "GlintKernels", "CGlintTypes", "CMPFR"],
                 swiftSettings: simdSettings),
 
         // The command-line tool.
@@ -65,6 +68,7 @@ let package = Package(
         .testTarget(name: "RayTraceTests", dependencies: ["GlintWorkloads", "GlintCore", "GlintCL", "GlintKernels", "CGlintTypes",
                                                           "GlintTestSupport"]),
         .testTarget(name: "BlurMistTests", dependencies: ["GlintWorkloads", "GlintCore", "GlintCL", "CGlintTypes", "GlintTestSupport"]),
+        .testTarget(name: "DeepZoomTests", dependencies: ["GlintWorkloads", "GlintCore", "CMPFR"]),
         .testTarget(name: "CLITests", dependencies: ["glint", "GlintCore", "GlintTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,114 @@
+import CMPFR
+import GlintCore
+
+/// The Mandelbrot orbit of the view centre C, computed in MPFR at the precision the zoom needs and
+/// stored rounded to Double: the reference that perturbation (PerturbationCPU) iterates the
+/// pixels' small deltas against.
+///
+/// O[0] = 0, O[1] = C, O[n+1] = O[n]² + C, each step correctly rounded at `precisionBits`. The
+/// orbit ends after `maxIterations + 2` points (O[0] ... O[maxIterations+1]: a sample at the
+/// centre then follows the reference through all its `maxIterations` steps without rebasing), or
+/// at the first point with |O[n]|² > max(R², 4), which is kept (computed from the stored Doubles).
+///
+/// Memory: 16 bytes per point (a Double each for re and im), so 16 × (maxIterations + 2) bytes at
+/// most: 16 MB for a million iterations, 256 MB at Glint's limit of 2^24.
+public struct ReferenceOrbit: Sendable {
+    /// Re O[n] rounded to nearest Double.
+    public let re: [Double]
+    /// Im O[n] rounded to nearest Double.
+    public let im: [Double]
+    /// MPFR precision of the iteration, in bits.
+    public let precisionBits: Int
+    /// Whether the last point escaped (|O|² > max(R², 4)); false if the orbit ran to its full length.
+    public let escaped: Bool
+    /// The escape radius R and the iteration limit it was computed for.
+    public let bailout: Double
+    public let maxIterations: Int
+    /// Image pixel spacing 2 / (zoom × height) in the complex plane, computed in MPFR and rounded
+    /// once to Double (0 or subnormal past Double's range).
+    public let pixelSpacing: Double
+
+    /// Number of points (at least 2: O[0] and O[1]).
+    public var count: Int { re.count }
+
+    /// The MPFR precision a zoom needs: max(64, ⌊log2(zoom)⌋ + 64) bits; 64 bits past the pixel
+    /// spacing's order of magnitude (for images up to 2^40 pixels high, comfortably more than
+    /// a Double's 53 that the deltas are added to).
+    public static func precisionBits(zoom: DeepNumber) -> Int {
+        guard let l = zoom.log2Magnitude, !zoom.isNegative else { return 64 }
+        return max(64, Int(l) + 64)
+    }
+
+    /// Parses the decimal strings and computes the orbit (see the type's documentation).
+    /// Errors (GlintError, one line): a centre or zoom that is not a plain decimal number, a zoom
+    /// that is not positive, height < 1, bailout not above 1 or not finite, maxIterations < 1.
+    public init(centerRe: String, centerIm: String, zoom: String, height: Int, bailout: Double,
+                maxIterations: Int) throws(GlintError) {
+        try self.init(centerRe: DeepNumber(parsing: centerRe, field: "center re"),
+                      centerIm: DeepNumber(parsing: centerIm, field: "center im"),
+                      zoom: DeepNumber(parsing: zoom, field: "zoom"),
+                      height: height, bailout: bailout, maxIterations: maxIterations)
+    }
+
+    public init(centerRe: DeepNumber, centerIm: DeepNumber, zoom: DeepNumber, height: Int, bailout: Double,
+                maxIterations: Int) throws(GlintError) {
+        try Self.check(zoom: zoom, height: height, bailout: bailout, maxIterations: maxIterations)
+        let bits = Self.precisionBits(zoom: zoom)
+        precisionBits = bits
+        self.bailout = bailout
+        self.maxIterations = maxIterations
+        pixelSpacing = Self.pixelSpacing(zoom: zoom, height: height, precision: bits)
+
+        let cr = MPFRNumber(centerRe, precision: bits), ci = MPFRNumber(centerIm, precision: bits)
+        let limit = max(bailout * bailout, 4)
+        let length = maxIterations + 2
+        var re = [Double](), im = [Double]()
+        re.reserveCapacity(length)
+        im.reserveCapacity(length)
+        re.append(0); im.append(0)
+
+        // x + iy = O[n]; each step: x² and y² first, then y = 2xy + ci (from the old x, y),
+        // then x = x² - y² + cr.
+        let x = MPFRNumber(precision: bits), y = MPFRNumber(precision: bits)
+        let x2 = MPFRNumber(precision: bits), y2 = MPFRNumber(precision: bits)
+        x.set(cr); y.set(ci)
+        var didEscape = false
+        while true {
+            let dr = x.toDouble(), di = y.toDouble()
+            re.append(dr); im.append(di)
+            if !(dr * dr + di * di <= limit) { didEscape = true; break }
+            if re.count == length { break }
+            x2.setSquare(x)
+            y2.setSquare(y)
+            y.setProduct(x, y)
+            y.setScaled(y, byPowerOfTwo: 1)
+            y.setSum(y, ci)
+            x.setDifference(x2, y2)
+            x.setSum(x, cr)
+        }
+        escaped = didEscape
+        self.re = re
+        self.im = im
+    }
+
+    /// 2 / (zoom × height), in MPFR at `precision` bits, rounded once to Double.
+    public static func pixelSpacing(zoom: DeepNumber, height: Int, precision: Int) -> Double {
+        let z = MPFRNumber(zoom, precision: precision)
+        mpfr_mul_ui(z.raw, z.raw, UInt(height), MPFR_RNDN)
+        z.setQuotient(2, z)
+        return z.toDouble()
+    }
+
+    static func check(zoom: DeepNumber, height: Int, bailout: Double, maxIterations: Int) throws(GlintError) {
+        guard !zoom.isZero, !zoom.isNegative else {
+            throw GlintError(field: "zoom", "must be a positive number (got \(DeepNumber.quoted(zoom.text)))")
+        }
+        guard height >= 1 else { throw GlintError(field: "height", "must be at least 1 (got \(height))") }
+        guard bailout.isFinite, bailout > 1, bailout <= FractalJob.maxBailout else {
+            throw GlintError(field: "bailout", "must be above 1 and at most 1e9 (got \(bailout))")
+        }
+        guard (1...FractalJob.maxIterationLimit).contains(maxIterations) else {
+            throw GlintError(field: "maxIterations", "must be between 1 and \(FractalJob.maxIterationLimit) (got \(maxIterations))")
+        }
+    }
+}

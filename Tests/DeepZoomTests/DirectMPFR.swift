@@ -1,0 +1,73 @@
+import CMPFR
+import GlintWorkloads
+
+/// The test's yardstick: z = z² + c iterated directly in MPFR for one sample, c = centre + dc
+/// with the centre read from its decimal text at `precision` bits, with Glint's escape-count
+/// contract (z0 = c; count the steps with |z|² <= R²; stop at the first with |z|² > R²; at most
+/// maxIterations; mag = |z|² at escape, else 0). It calls MPFR directly and shares no code with
+/// the perturbation path under test (not DeepNumber, not MPFRNumber, not ReferenceOrbit).
+struct DirectMPFR {
+    let centerRe: String
+    let centerIm: String
+    let precision: Int
+    let bailout2: Double
+    let maxIterations: Int
+
+    /// max(64, ⌊log2(zoom)⌋ + 64) from MPFR's own reading of the zoom: zoom = m × 2^e with
+    /// 0.5 <= m < 1, so ⌊log2(zoom)⌋ = e - 1 (barring the zoom rounding up to a power of 2).
+    static func precision(zoom: String) -> Int {
+        let z = UnsafeMutablePointer<__mpfr_struct>.allocate(capacity: 1)
+        defer { mpfr_clear(z); z.deallocate() }
+        mpfr_init2(z, 256)
+        precondition(mpfr_set_str(z, zoom, 10, MPFR_RNDN) == 0)
+        var e = 0
+        _ = mpfr_get_d_2exp(&e, z, MPFR_RNDN)
+        return max(64, e - 1 + 64)
+    }
+
+    /// 2 / (zoom × height) in MPFR at `precision` bits, rounded to Double.
+    static func spacing(zoom: String, height: Int, precision: Int) -> Double {
+        let z = UnsafeMutablePointer<__mpfr_struct>.allocate(capacity: 1)
+        defer { mpfr_clear(z); z.deallocate() }
+        mpfr_init2(z, precision)
+        precondition(mpfr_set_str(z, zoom, 10, MPFR_RNDN) == 0)
+        mpfr_mul_ui(z, z, UInt(height), MPFR_RNDN)
+        mpfr_ui_div(z, 2, z, MPFR_RNDN)
+        return mpfr_get_d(z, MPFR_RNDN)
+    }
+
+    func escape(dcRe: Double, dcIm: Double) -> (count: UInt32, mag: Float) {
+        // cr, ci, x, y, x², y², |z|²
+        let v = UnsafeMutablePointer<__mpfr_struct>.allocate(capacity: 7)
+        for i in 0..<7 { mpfr_init2(v + i, mpfr_prec_t(precision)) }
+        defer {
+            for i in 0..<7 { mpfr_clear(v + i) }
+            v.deallocate()
+        }
+        let cr = v, ci = v + 1, x = v + 2, y = v + 3, x2 = v + 4, y2 = v + 5, m = v + 6
+        precondition(mpfr_set_str(cr, centerRe, 10, MPFR_RNDN) == 0)
+        precondition(mpfr_set_str(ci, centerIm, 10, MPFR_RNDN) == 0)
+        mpfr_add_d(cr, cr, dcRe, MPFR_RNDN)
+        mpfr_add_d(ci, ci, dcIm, MPFR_RNDN)
+        mpfr_set(x, cr, MPFR_RNDN)
+        mpfr_set(y, ci, MPFR_RNDN)
+        var count: UInt32 = 0
+        for _ in 0..<maxIterations {
+            mpfr_sqr(x2, x, MPFR_RNDN)
+            mpfr_sqr(y2, y, MPFR_RNDN)
+            mpfr_mul(y, x, y, MPFR_RNDN)
+            mpfr_mul_2ui(y, y, 1, MPFR_RNDN)
+            mpfr_add(y, y, ci, MPFR_RNDN)
+            mpfr_sub(x, x2, y2, MPFR_RNDN)
+            mpfr_add(x, x, cr, MPFR_RNDN)
+            mpfr_sqr(x2, x, MPFR_RNDN)
+            mpfr_sqr(y2, y, MPFR_RNDN)
+            mpfr_add(m, x2, y2, MPFR_RNDN)
+            if !(mpfr_cmp_d(m, bailout2) <= 0) {
+                return (count, Float(mpfr_get_d(m, MPFR_RNDN)))
+            }
+            count += 1
+        }
+        return (count, 0)
+    }
+}
