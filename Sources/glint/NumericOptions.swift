@@ -168,6 +168,18 @@ func numberPair(_ option: String, _ range: NumberRange, example: String) -> @Sen
     }
 }
 
+/// `--zoom`: a positive decimal of any size (1e1000), at least 1e-9.
+let zoomValue: @Sendable (String) throws -> DeepNumber = { text in
+    let z: DeepNumber
+    do { z = try DeepNumber(parsing: text[...].trimmingCharacters(), field: "--zoom") } catch let e as GlintError {
+        throw optionValueError(e.message)
+    }
+    guard !z.isNegative, !z.isZero, let l = z.log10Magnitude, l >= -9 else {
+        throw optionValueError("--zoom must be a positive number of at least 1e-9, got \(JSON.printable(text, limit: 40))")
+    }
+    return z
+}
+
 /// `WxH` checked while parsing.
 func imageSize(_ option: String) -> @Sendable (String) throws -> ImageSize {
     { text in

@@ -58,6 +58,7 @@ protocol PassSource: WorkloadCommand {}
 /// The command-line flag of a job field, where it is not `--` and the field in kebab case.
 private let flagOfField = [
     "maxIterations": "--iterations", "supersampling": "--ss", "samplesPerPixel": "--spp", "maxDepth": "--depth",
+    "center re": "--center (real part)", "center im": "--center (imaginary part)",
 ]
 
 /// `--corner-radius` for `cornerRadius`, `--iterations` for `maxIterations`.

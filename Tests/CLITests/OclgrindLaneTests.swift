@@ -114,7 +114,14 @@ private let fractalCases: [OclgrindCase] = fractalPrecisionCases() + fractalForm
     OclgrindCase(name: "fractal mandelbrot double smooth no-skip",
                  args: ["fractal", "mandelbrot", "--size", "16x12", "--iterations", "48", "--precision", "double", "--smooth",
                         "--no-skip"]),
+    OclgrindCase(name: "fractal mandelbrot perturbation 1e30", args: perturbationArgs),
 ]
+
+/// A deep view (1e30 by the seahorse point) rendered by perturbation: perturb_escape (then
+/// fractal_color, so not among the uninitialised-value cases).
+private let perturbationArgs = ["fractal", "mandelbrot", "--size", "12x8", "--iterations", "200", "--precision", "perturbation",
+                                "--center", "-0.743643887037158704752191506114774,0.131825904205311970493132056385139",
+                                "--zoom", "1e30", "--smooth", "--palette", "fire"]
 
 private let rtowCases: [OclgrindCase] = ["ch8", "ch10", "cover"].map { scene in
     OclgrindCase(name: "rtow \(scene)",

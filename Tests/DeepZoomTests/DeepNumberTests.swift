@@ -2,222 +2,260 @@ import CMPFR
 import Foundation
 import GlintCore
 import GlintWorkloads
-import XCTest
+import Testing
 
 /// Decimal text of any length, MPFR values, precisions and the reference orbit.
-final class DeepNumberTests: XCTestCase {
-    func testRejectsGarbageWithOneLineErrors() {
-        let cases: [(String, String)] = [
-            ("1e", "no digits in the exponent"),
-            ("abc", "unexpected \"a\" at character 1"),
-            ("--5", "unexpected \"-\" at character 2"),
-            ("", "empty"),
-            (".", "no digits"),
-            ("+", "no digits"),
-            ("e5", "no digits"),
-            ("1.2.3", "unexpected \".\" at character 4"),
-            (" 1", "unexpected \" \" at character 1"),
-            ("1 ", "unexpected \" \" at character 2"),
-            ("inf", "unexpected \"i\" at character 1"),
-            ("nan", "unexpected \"n\" at character 1"),
-            ("0x10", "unexpected \"x\" at character 2"),
-            ("1e+-3", "no digits in the exponent"),
-            ("1_000", "unexpected \"_\" at character 2"),
-            ("1\n2", "unexpected \"\\n\" at character 2"),
-            ("1e999999999999999999999", "exponent beyond"),
-            ("π", "unexpected \"π\" at character 1"),
-        ]
-        for (text, why) in cases {
-            XCTAssertThrowsError(try DeepNumber(parsing: text, field: "zoom"), "\(text.debugDescription)") { error in
-                let message = (error as? GlintError)?.message ?? "\(error)"
-                XCTAssertTrue(message.hasPrefix("zoom must be a plain decimal number"), message)
-                XCTAssertTrue(message.contains(String(reflecting: text)) || text.count > 40, message)
-                XCTAssertTrue(message.contains(why), "\(message) should say \(why)")
-                XCTAssertFalse(message.contains("\n"), "one line: \(message)")
-            }
+@Suite struct DeepNumberTests {
+    /// Text that is not a plain decimal number, and what its one-line error must say.
+    static let garbage: [(text: String, why: String)] = [
+        ("1e", "no digits in the exponent"),
+        ("abc", "unexpected \"a\" at character 1"),
+        ("--5", "unexpected \"-\" at character 2"),
+        ("", "empty"),
+        (".", "no digits"),
+        ("+", "no digits"),
+        ("e5", "no digits"),
+        ("1.2.3", "unexpected \".\" at character 4"),
+        (" 1", "unexpected \" \" at character 1"),
+        ("1 ", "unexpected \" \" at character 2"),
+        ("inf", "unexpected \"i\" at character 1"),
+        ("nan", "unexpected \"n\" at character 1"),
+        ("0x10", "unexpected \"x\" at character 2"),
+        ("1e+-3", "no digits in the exponent"),
+        ("1_000", "unexpected \"_\" at character 2"),
+        ("1\n2", "unexpected \"\\n\" at character 2"),
+        ("1e999999999999999999999", "exponent beyond"),
+        ("π", "unexpected \"π\" at character 1"),
+    ]
+
+    @Test(arguments: garbage)
+    func rejectsGarbageWithOneLineErrors(_ text: String, _ why: String) {
+        let error = #expect(throws: (any Error).self, "\(text.debugDescription)") {
+            try DeepNumber(parsing: text, field: "zoom")
         }
+        guard let error else { return }
+        let message = (error as? GlintError)?.message ?? "\(error)"
+        #expect(message.hasPrefix("zoom must be a plain decimal number"), "\(message)")
+        #expect(message.contains(String(reflecting: text)) || text.count > 40, "\(message)")
+        #expect(message.contains(why), "\(message) should say \(why)")
+        #expect(!message.contains("\n"), "one line: \(message)")
+    }
+
+    @Test func cutsLongTextsAndNamesTheField() {
         // A long text is cut in the message.
         let long = String(repeating: "1", count: 100) + "x"
-        XCTAssertThrowsError(try DeepNumber(parsing: long)) { error in
+        let error = #expect(throws: (any Error).self) { try DeepNumber(parsing: long) }
+        if let error {
             let message = (error as? GlintError)?.message ?? ""
-            XCTAssertTrue(message.hasPrefix("number must be"), message)
-            XCTAssertTrue(message.contains("...\""), message)
-            XCTAssertLessThan(message.count, 160, message)
+            #expect(message.hasPrefix("number must be"), "\(message)")
+            #expect(message.contains("...\""), "\(message)")
+            #expect(message.count < 160, "\(message)")
         }
-        XCTAssertThrowsError(try MPFRNumber(parsing: "--5", precision: 64, field: "center re")) { error in
-            XCTAssertTrue("\(error)".hasPrefix("center re must be a plain decimal number"), "\(error)")
+        let mpfrError = #expect(throws: (any Error).self) {
+            try MPFRNumber(parsing: "--5", precision: 64, field: "center re")
+        }
+        if let mpfrError {
+            #expect("\(mpfrError)".hasPrefix("center re must be a plain decimal number"), "\(mpfrError)")
         }
     }
 
-    func testAcceptsPlainDecimals() throws {
-        func check(_ text: String, negative: Bool, significand: String, exponent: Int,
-                   file: StaticString = #filePath, line: UInt = #line) throws {
-            let n = try DeepNumber(parsing: text)
-            XCTAssertEqual(n.isNegative, negative, text, file: file, line: line)
-            XCTAssertEqual(n.significand, significand, text, file: file, line: line)
-            XCTAssertEqual(n.exponent, exponent, text, file: file, line: line)
-        }
-        try check("1e1000", negative: false, significand: "1", exponent: 1000)
-        try check("-0.5", negative: true, significand: "5", exponent: -1)
-        try check("+3.2e-4", negative: false, significand: "32", exponent: -5)
-        try check("3.2E+4", negative: false, significand: "32", exponent: 3)
-        try check(".5", negative: false, significand: "5", exponent: -1)
-        try check("5.", negative: false, significand: "5", exponent: 0)
-        try check("00120.0300", negative: false, significand: "12003", exponent: -2)
-        try check("-0", negative: true, significand: "", exponent: 0)
-        try check("0.000e7", negative: false, significand: "", exponent: 0)
-        try check("-0.743643887037158704752191506114774", negative: true,
-                  significand: "743643887037158704752191506114774", exponent: -33)
+    /// Plain decimal text, and its reading: the sign, the significant digits and the power of ten
+    /// of the last of them (zero has no significant digits).
+    static let plainDecimals: [(text: String, negative: Bool, significand: String, exponent: Int)] = [
+        ("1e1000", false, "1", 1000),
+        ("-0.5", true, "5", -1),
+        ("+3.2e-4", false, "32", -5),
+        ("3.2E+4", false, "32", 3),
+        (".5", false, "5", -1),
+        ("5.", false, "5", 0),
+        ("00120.0300", false, "12003", -2),
+        ("-0", true, "", 0),
+        ("0.000e7", false, "", 0),
+        ("-0.743643887037158704752191506114774", true, "743643887037158704752191506114774", -33),
+    ]
 
+    @Test(arguments: plainDecimals)
+    func acceptsPlainDecimals(_ text: String, _ negative: Bool, _ significand: String, _ exponent: Int) throws {
+        let n = try DeepNumber(parsing: text)
+        #expect(n.isNegative == negative, "\(text)")
+        #expect(n.significand == significand, "\(text)")
+        #expect(n.exponent == exponent, "\(text)")
+    }
+
+    @Test func acceptsTwoHundredDigits() throws {
         // 200 significant digits, read by MPFR at 700 bits: its 200-digit decimal rendering is the text.
         let digits = (0..<200).map { i in String((i * 7 + 3) % 10) }.joined()
         let text = "-1." + digits.dropFirst() + "e-7"
         let n = try DeepNumber(parsing: text)
-        XCTAssertEqual(n.significand.count, 200)
+        #expect(n.significand.count == 200)
         let v = try MPFRNumber(parsing: text, precision: 700)
-        XCTAssertEqual(v.decimalString(digits: 200), text)
-        XCTAssertEqual(v.toDouble(), Double(text.prefix(25) + "e-7"))
+        #expect(v.decimalString(digits: 200) == text)
+        #expect(v.toDouble() == Double(text.prefix(25) + "e-7"))
     }
 
-    func testMPFRNumber() throws {
+    @Test func mpfrNumber() throws {
         let big = try MPFRNumber(parsing: "1e1000", precision: 64)
-        XCTAssertEqual(big.toDouble(), .infinity)
+        #expect(big.toDouble() == .infinity)
         let (m, e) = big.toDoubleExponent()
         // 1e1000 = m × 2^e: log2(1e1000) = 3321.93, so e = 3322 and m = 2^(3321.93 - 3322).
-        XCTAssertEqual(e, 3322)
-        XCTAssertEqual(m, 0.5 * pow(2.0, 0.9280948873623478703194294893901758648313930), accuracy: 1e-15)
+        #expect(e == 3322)
+        let expectedM = 0.5 * pow(2.0, 0.9280948873623478703194294893901758648313930)
+        #expect(abs(m - expectedM) <= 1e-15, "m \(m) vs \(expectedM)")
         let tiny = try MPFRNumber(parsing: "-3e-1000", precision: 64)
-        XCTAssertEqual(tiny.toDouble(), -0.0)
+        #expect(tiny.toDouble() == -0.0)
         let (tm, te) = tiny.toDoubleExponent()
-        XCTAssertLessThan(tm, -0.5)
-        XCTAssertEqual(te, -3320)
-        XCTAssertEqual(MPFRNumber(precision: 80).toDoubleExponent().mantissa, 0)
+        #expect(tm < -0.5)
+        #expect(te == -3320)
+        #expect(MPFRNumber(precision: 80).toDoubleExponent().mantissa == 0)
 
         let a = try MPFRNumber(parsing: "1.5", precision: 200)
         let b = MPFRNumber(0.25, precision: 200)
-        XCTAssertEqual(a.adding(b).toDouble(), 1.75)
-        XCTAssertEqual(a.subtracting(b).toDouble(), 1.25)
-        XCTAssertEqual(a.multiplied(by: b).toDouble(), 0.375)
-        XCTAssertEqual(a.squared().toDouble(), 2.25)
-        XCTAssertEqual(a.adding(-2).toDouble(), -0.5)
-        XCTAssertEqual(a.adding(-2).sign, -1)
-        XCTAssertEqual(a.precision, 200)
+        #expect(a.adding(b).toDouble() == 1.75)
+        #expect(a.subtracting(b).toDouble() == 1.25)
+        #expect(a.multiplied(by: b).toDouble() == 0.375)
+        #expect(a.squared().toDouble() == 2.25)
+        #expect(a.adding(-2).toDouble() == -0.5)
+        #expect(a.adding(-2).sign == -1)
+        #expect(a.precision == 200)
         // Beyond a Double's 53 bits: (1 + 2^-100)² - 1 = 2^-99 + 2^-200, exact at 256 bits.
         let x = MPFRNumber(1, precision: 256)
         let eps = MPFRNumber(precision: 256)
         eps.setScaled(MPFRNumber(1, precision: 256), byPowerOfTwo: -100)
         x.setSum(x, eps)
         let y = x.squared().adding(-1)
-        XCTAssertEqual(y.toDoubleExponent().exponent, -98)
-        XCTAssertEqual(y.subtracting(y.squared()).compare(0), 1)
-        XCTAssertEqual(MPFRNumber(0.1, precision: 53).decimalString(digits: 20), "1.0000000000000000555e-1")
-        XCTAssertEqual(MPFRNumber(0, precision: 53).decimalString(), "0")
+        #expect(y.toDoubleExponent().exponent == -98)
+        #expect(y.subtracting(y.squared()).compare(0) == 1)
+        #expect(MPFRNumber(0.1, precision: 53).decimalString(digits: 20) == "1.0000000000000000555e-1")
+        #expect(MPFRNumber(0, precision: 53).decimalString() == "0")
     }
 
-    func testPrecisionFromZoomDigits() throws {
-        func bits(_ zoom: String) throws -> Int { ReferenceOrbit.precisionBits(zoom: try DeepNumber(parsing: zoom)) }
-        XCTAssertEqual(try bits("1"), 64)
-        XCTAssertEqual(try bits("0.001"), 64)
-        XCTAssertEqual(try bits("1e20"), 66 + 64)
-        XCTAssertEqual(try bits("1e100"), 332 + 64)
-        XCTAssertEqual(try bits("1e300"), 996 + 64)
-        XCTAssertEqual(try bits("1e1000"), 3321 + 64)
-        XCTAssertEqual(try bits("2.5e1000000"), 3321929 + 64)
-        XCTAssertEqual(try bits("123456789012345678901234567890"), 96 + 64)
-        for zoom in ["1e20", "1e100", "1e300", "1e1000", "7.77e77", "123456789012345678901234567890"] {
-            XCTAssertEqual(try bits(zoom), DirectMPFR.precision(zoom: zoom), zoom)
-        }
+    static func bits(_ zoom: String) throws -> Int { ReferenceOrbit.precisionBits(zoom: try DeepNumber(parsing: zoom)) }
+
+    /// Zooms and the precision of their reference orbits, in bits.
+    static let zoomPrecisions: [(zoom: String, bits: Int)] = [
+        ("1", 64),
+        ("0.001", 64),
+        ("1e20", 66 + 64),
+        ("1e100", 332 + 64),
+        ("1e300", 996 + 64),
+        ("1e1000", 3321 + 64),
+        ("2.5e1000000", 3321929 + 64),
+        ("123456789012345678901234567890", 96 + 64),
+    ]
+
+    @Test(arguments: zoomPrecisions)
+    func precisionFromZoomDigits(_ zoom: String, _ bits: Int) throws {
+        #expect(try Self.bits(zoom) == bits, "zoom \(zoom)")
     }
 
-    func testReferenceOrbit() throws {
+    @Test(arguments: ["1e20", "1e100", "1e300", "1e1000", "7.77e77", "123456789012345678901234567890"])
+    func precisionAgreesWithDirectMPFR(_ zoom: String) throws {
+        #expect(try Self.bits(zoom) == DirectMPFR.precision(zoom: zoom), "\(zoom)")
+    }
+
+    @Test func referenceOrbit() throws {
         // Interior centre: the full length, maxIterations + 2 points.
         let inside = try ReferenceOrbit(centerRe: "-0.1", centerIm: "0.1", zoom: "1e40", height: 100, bailout: 2,
                                         maxIterations: 50)
-        XCTAssertEqual(inside.count, 52)
-        XCTAssertFalse(inside.escaped)
-        XCTAssertEqual(inside.precisionBits, 132 + 64)
-        XCTAssertEqual(inside.re[0], 0)
-        XCTAssertEqual(inside.im[0], 0)
-        XCTAssertEqual(inside.re[1], -0.1)
-        XCTAssertEqual(inside.im[1], 0.1)
-        XCTAssertEqual(inside.re[2], 0.01 - 0.01 - 0.1, accuracy: 1e-17)
-        XCTAssertEqual(inside.im[2], 2 * -0.1 * 0.1 + 0.1, accuracy: 1e-17)
-        XCTAssertEqual(inside.pixelSpacing, 2e-42, accuracy: 2e-42 * 1e-15)
+        #expect(inside.count == 52)
+        #expect(!inside.escaped)
+        #expect(inside.precisionBits == 132 + 64)
+        #expect(inside.re[0] == 0)
+        #expect(inside.im[0] == 0)
+        #expect(inside.re[1] == -0.1)
+        #expect(inside.im[1] == 0.1)
+        #expect(abs(inside.re[2] - (0.01 - 0.01 - 0.1)) <= 1e-17, "re[2] \(inside.re[2])")
+        #expect(abs(inside.im[2] - (2 * -0.1 * 0.1 + 0.1)) <= 1e-17, "im[2] \(inside.im[2])")
+        #expect(abs(inside.pixelSpacing - 2e-42) <= 2e-42 * 1e-15, "pixel spacing \(inside.pixelSpacing)")
 
         // An escaping centre stops at its first point beyond max(R², 4), which is kept.
         let outside = try ReferenceOrbit(centerRe: "0.5", centerIm: "0.1", zoom: "1e40", height: 100, bailout: 2,
                                          maxIterations: 1000)
-        XCTAssertTrue(outside.escaped)
+        #expect(outside.escaped)
         let last = outside.count - 1
-        XCTAssertGreaterThan(outside.re[last] * outside.re[last] + outside.im[last] * outside.im[last], 4)
-        XCTAssertLessThanOrEqual(outside.re[last - 1] * outside.re[last - 1] + outside.im[last - 1] * outside.im[last - 1], 4)
+        let lastMag = outside.re[last] * outside.re[last] + outside.im[last] * outside.im[last]
+        let beforeMag = outside.re[last - 1] * outside.re[last - 1] + outside.im[last - 1] * outside.im[last - 1]
+        #expect(lastMag > 4, "|z|² at the last point: \(lastMag)")
+        #expect(beforeMag <= 4, "|z|² at the point before: \(beforeMag)")
         // A larger bailout: a longer orbit.
         let outside10 = try ReferenceOrbit(centerRe: "0.5", centerIm: "0.1", zoom: "1e40", height: 100, bailout: 10,
                                            maxIterations: 1000)
-        XCTAssertGreaterThan(outside10.count, outside.count)
+        #expect(outside10.count > outside.count)
 
         // C itself escapes: 2 points, and a sample there still gets the direct count (0).
         let far = try ReferenceOrbit(centerRe: "3", centerIm: "0", zoom: "1e30", height: 10, bailout: 2, maxIterations: 10)
-        XCTAssertEqual(far.count, 2)
-        XCTAssertEqual(PerturbationCPU.escape(orbit: far, dcRe: 0, dcIm: 0).count, 0)
-        XCTAssertEqual(PerturbationCPU.escape(orbit: far, dcRe: 0, dcIm: 0).mag, 144)
+        #expect(far.count == 2)
+        #expect(PerturbationCPU.escape(orbit: far, dcRe: 0, dcIm: 0).count == 0)
+        #expect(PerturbationCPU.escape(orbit: far, dcRe: 0, dcIm: 0).mag == 144)
         // R = 3: the orbit of 1.5 is 0, 1.5, 3.75 (|3.75|² > 9); the sample at c = 1 (1, 2, 5) outlives
         // it by one step, rebasing at the orbit's end, and escapes after 1 step.
         let nearR3 = try ReferenceOrbit(centerRe: "1.5", centerIm: "0", zoom: "1e30", height: 10, bailout: 3, maxIterations: 10)
-        XCTAssertEqual(nearR3.count, 3)
-        XCTAssertEqual(PerturbationCPU.escape(orbit: nearR3, dcRe: -0.5, dcIm: 0).count, 1)
-        XCTAssertEqual(PerturbationCPU.escape(orbit: nearR3, dcRe: -0.5, dcIm: 0).mag, 25)
+        #expect(nearR3.count == 3)
+        #expect(PerturbationCPU.escape(orbit: nearR3, dcRe: -0.5, dcIm: 0).count == 1)
+        #expect(PerturbationCPU.escape(orbit: nearR3, dcRe: -0.5, dcIm: 0).mag == 25)
 
         // Errors name the field.
-        XCTAssertThrowsError(try ReferenceOrbit(centerRe: "0", centerIm: "0", zoom: "0", height: 10, bailout: 2, maxIterations: 10)) {
-            XCTAssertTrue("\($0)".hasPrefix("zoom must be a positive number"), "\($0)")
+        let zeroZoom = #expect(throws: (any Error).self) {
+            try ReferenceOrbit(centerRe: "0", centerIm: "0", zoom: "0", height: 10, bailout: 2, maxIterations: 10)
         }
-        XCTAssertThrowsError(try ReferenceOrbit(centerRe: "0", centerIm: "1i", zoom: "1", height: 10, bailout: 2, maxIterations: 10)) {
-            XCTAssertTrue("\($0)".hasPrefix("center im must be a plain decimal number"), "\($0)")
+        if let zeroZoom {
+            #expect("\(zeroZoom)".hasPrefix("zoom must be a positive number"), "\(zeroZoom)")
         }
-        XCTAssertThrowsError(try ReferenceOrbit(centerRe: "0", centerIm: "0", zoom: "-1e5", height: 10, bailout: 2, maxIterations: 10))
-        XCTAssertThrowsError(try ReferenceOrbit(centerRe: "0", centerIm: "0", zoom: "1", height: 10, bailout: 1, maxIterations: 10))
-        XCTAssertThrowsError(try ReferenceOrbit(centerRe: "0", centerIm: "0", zoom: "1", height: 10, bailout: 2, maxIterations: 0))
+        let badIm = #expect(throws: (any Error).self) {
+            try ReferenceOrbit(centerRe: "0", centerIm: "1i", zoom: "1", height: 10, bailout: 2, maxIterations: 10)
+        }
+        if let badIm {
+            #expect("\(badIm)".hasPrefix("center im must be a plain decimal number"), "\(badIm)")
+        }
+        #expect(throws: (any Error).self) {
+            try ReferenceOrbit(centerRe: "0", centerIm: "0", zoom: "-1e5", height: 10, bailout: 2, maxIterations: 10)
+        }
+        #expect(throws: (any Error).self) {
+            try ReferenceOrbit(centerRe: "0", centerIm: "0", zoom: "1", height: 10, bailout: 1, maxIterations: 10)
+        }
+        #expect(throws: (any Error).self) {
+            try ReferenceOrbit(centerRe: "0", centerIm: "0", zoom: "1", height: 10, bailout: 2, maxIterations: 0)
+        }
     }
 
-    func testDeepViewLimits() throws {
+    @Test func deepViewLimits() throws {
         // 1e300 at 12 rows: sample spacing 1.7e-301, accepted; 2x supersampling or 24 rows: refused.
         try DeepView(centerRe: "0", centerIm: "0", zoom: "1e300", width: 16, height: 12, maxIterations: 10).validate()
         for (height, ss) in [(12, 2), (24, 1)] {
             let v = try DeepView(centerRe: "0", centerIm: "0", zoom: "1e300", width: 16, height: height, supersampling: ss,
                                  maxIterations: 10)
-            XCTAssertThrowsError(try v.validate()) {
-                XCTAssertTrue("\($0)".hasPrefix("zoom \"1e300\" with \(height) rows"), "\($0)")
-                XCTAssertTrue("\($0)".contains("beyond double-delta perturbation"), "\($0)")
+            let error = #expect(throws: (any Error).self, "\(height) rows, supersampling \(ss)") { try v.validate() }
+            if let error {
+                #expect("\(error)".hasPrefix("zoom \"1e300\" with \(height) rows"), "\(error)")
+                #expect("\(error)".contains("beyond double-delta perturbation"), "\(error)")
             }
         }
         let absurd = try DeepView(centerRe: "0", centerIm: "0", zoom: "1e99999999", width: 16, height: 12, maxIterations: 10)
-        XCTAssertThrowsError(try absurd.validate())
+        #expect(throws: (any Error).self) { try absurd.validate() }
         let noRows = try DeepView(centerRe: "0", centerIm: "0", zoom: "1", width: 16, height: 0, maxIterations: 10)
-        XCTAssertThrowsError(try noRows.validate())
+        #expect(throws: (any Error).self) { try noRows.validate() }
     }
 
     /// The sample deltas are FractalCPU.View.re/im less the centre, bit for bit.
-    func testSampleDelta() {
+    @Test(arguments: [(0, 0, 1), (3, 5, 1), (17, 2, 3), (41, 20, 3)])
+    func sampleDelta(_ sx: Int, _ sy: Int, _ ss: Int) {
         let s = 2.0 / (1e5 * 7)
-        for (sx, sy, ss) in [(0, 0, 1), (3, 5, 1), (17, 2, 3), (41, 20, 3)] {
-            let d = PerturbationCPU.sampleDelta(sx: sx, sy: sy, width: 15, height: 7, supersampling: ss, spacing: s)
-            let offRe = ((Double(sx) + 0.5) / Double(ss) - 7.5) * s
-            let offIm = ((Double(sy) + 0.5) / Double(ss) - 3.5) * s
-            XCTAssertEqual(d.re, 0 + offRe)
-            XCTAssertEqual(d.im, 0 - offIm)
-        }
+        let d = PerturbationCPU.sampleDelta(sx: sx, sy: sy, width: 15, height: 7, supersampling: ss, spacing: s)
+        let offRe = ((Double(sx) + 0.5) / Double(ss) - 7.5) * s
+        let offIm = ((Double(sy) + 0.5) / Double(ss) - 3.5) * s
+        #expect(d.re == 0 + offRe)
+        #expect(d.im == 0 - offIm)
     }
 
     /// The Misiurewicz centre of PerturbationTests: z5(c) - z4(c) vanishes to its 345 digits.
-    func testMisiurewiczCentreIsPrePeriodic() {
+    @Test func misiurewiczCentreIsPrePeriodic() {
         let bits = 1300
         let v = UnsafeMutablePointer<__mpfr_struct>.allocate(capacity: 8)
         for i in 0..<8 { mpfr_init2(v + i, mpfr_prec_t(bits)) }
         defer { for i in 0..<8 { mpfr_clear(v + i) }; v.deallocate() }
         let cr = v, ci = v + 1, x = v + 2, y = v + 3, t = v + 4, x4 = v + 5, y4 = v + 6, d = v + 7
-        XCTAssertEqual(mpfr_set_str(cr, PerturbationTests.misiurewiczRe, 10, MPFR_RNDN), 0)
-        XCTAssertEqual(mpfr_set_str(ci, PerturbationTests.misiurewiczIm, 10, MPFR_RNDN), 0)
+        #expect(mpfr_set_str(cr, PerturbationTests.misiurewiczRe, 10, MPFR_RNDN) == 0)
+        #expect(mpfr_set_str(ci, PerturbationTests.misiurewiczIm, 10, MPFR_RNDN) == 0)
         mpfr_set_zero(x, 1); mpfr_set_zero(y, 1)
         for n in 1...5 {
             mpfr_sqr(t, x, MPFR_RNDN); mpfr_sqr(d, y, MPFR_RNDN); mpfr_sub(t, t, d, MPFR_RNDN)  // x² - y²
@@ -228,11 +266,11 @@ final class DeepNumberTests: XCTestCase {
         mpfr_sub(x, x, x4, MPFR_RNDN); mpfr_sub(y, y, y4, MPFR_RNDN)
         var e = 0
         _ = mpfr_get_d_2exp(&e, x, MPFR_RNDN)
-        XCTAssertLessThan(e, -1120, "|Re(z5 - z4)| under 2^-1120 ≈ 1e-337")
+        #expect(e < -1120, "|Re(z5 - z4)| under 2^-1120 ≈ 1e-337")
         _ = mpfr_get_d_2exp(&e, y, MPFR_RNDN)
-        XCTAssertLessThan(e, -1120, "|Im(z5 - z4)| under 2^-1120 ≈ 1e-337")
+        #expect(e < -1120, "|Im(z5 - z4)| under 2^-1120 ≈ 1e-337")
         // ... and z4 itself is not 0 (so c is not the centre of a hyperbolic component).
         let (a, b) = (mpfr_get_d(x4, MPFR_RNDN), mpfr_get_d(y4, MPFR_RNDN))
-        XCTAssertGreaterThan(a * a + b * b, 0.01)
+        #expect(a * a + b * b > 0.01, "|z4|² \(a * a + b * b)")
     }
 }

@@ -2,13 +2,14 @@ import CMPFR
 import Foundation
 import GlintCore
 import GlintWorkloads
-import XCTest
+import Testing
 
 /// Deep-zoom views where perturbation (double deltas, Zhuoran rebasing) must give the escape
-/// counts of direct arbitrary-precision iteration: at most 1% of samples may differ.
-final class PerturbationTests: XCTestCase {
+/// counts of direct arbitrary-precision iteration: at most 1% of samples may differ. One view at
+/// a time: each comparison already spreads over every core, and prints its times.
+@Suite(.serialized) struct PerturbationTests {
     /// A view, and where its centre comes from.
-    struct Location {
+    struct Location: Sendable, CustomTestStringConvertible {
         let name: String
         let re: String
         let im: String
@@ -16,6 +17,8 @@ final class PerturbationTests: XCTestCase {
         let width: Int
         let height: Int
         let maxIterations: Int
+
+        var testDescription: String { name }
     }
 
     /// The seahorse-valley point used by many deep-zoom videos. It lies inside a period-8007
@@ -34,7 +37,7 @@ final class PerturbationTests: XCTestCase {
     /// c ≈ -0.10109636 + 0.95628651i), to 345 decimal places: Newton's method on
     /// z_{5}(c) - z_{4}(c) in MPFR at 1300 bits. Misiurewicz points are on the boundary at every
     /// depth, so each zoom into one shows filaments with a spread of counts; the reference is
-    /// pre-periodic and never escapes. `testMisiurewiczCentreIsPrePeriodic` checks the digits.
+    /// pre-periodic and never escapes. `DeepNumberTests.misiurewiczCentreIsPrePeriodic` checks the digits.
     static let misiurewiczRe =
         "-0.101096363845622161025785445738622565463805442826253483876931177660780840740470584274821" +
         "219810516779033404531908556741193971546144260911882355703907680301615758418143435454482306" +
@@ -64,42 +67,37 @@ final class PerturbationTests: XCTestCase {
         im: "0.13182590420531197049313205638594067897295227932891896620912767746551348173829833723473896427",
         zoom: "1e30", width: 16, height: 12, maxIterations: 30000)
 
-    func testSeahorse1e20() async throws {
+    @Test func seahorse1e20() async throws {
         let r = try await compare(Self.seahorse)
-        XCTAssertEqual(r.interior, 0, "every sample of this view escapes")
-        XCTAssertFalse(r.orbit.escaped, "the seahorse point is inside a minibrot")
+        #expect(r.interior == 0, "every sample of this view escapes")
+        #expect(!r.orbit.escaped, "the seahorse point is inside a minibrot")
     }
 
     /// The reference orbit of a Misiurewicz point, computed at finite precision, leaves its
     /// repelling cycle and escapes too, but only after every sample has.
-    func testMisiurewicz1e100() async throws {
-        let r = try await compare(Self.misiurewicz100)
-        XCTAssertGreaterThan(r.distinctCounts, 10)
-        XCTAssertGreaterThan(r.orbit.count, Int(r.maxCount) + 2)
+    @Test(arguments: [misiurewicz100, misiurewicz300])
+    func misiurewicz(_ l: Location) async throws {
+        let r = try await compare(l)
+        #expect(r.distinctCounts > 10, "distinct counts in \(l.name)")
+        #expect(r.orbit.count > Int(r.maxCount) + 2, "orbit \(r.orbit.count) points, counts up to \(r.maxCount)")
     }
 
-    func testMisiurewicz1e300() async throws {
-        let r = try await compare(Self.misiurewicz300)
-        XCTAssertGreaterThan(r.distinctCounts, 10)
-        XCTAssertGreaterThan(r.orbit.count, Int(r.maxCount) + 2)
-    }
-
-    func testMinibrotInteriorAndEscapingReference() async throws {
+    @Test func minibrotInteriorAndEscapingReference() async throws {
         let r = try await compare(Self.minibrot)
-        XCTAssertGreaterThan(r.interior, 20, "interior samples (count = maxIterations)")
-        XCTAssertGreaterThan(r.samples - r.interior, 20, "escaping samples")
-        XCTAssertTrue(r.orbit.escaped, "the reference escapes before some samples")
-        XCTAssertLessThan(r.orbit.count, Self.minibrot.maxIterations)
+        #expect(r.interior > 20, "interior samples (count = maxIterations)")
+        #expect(r.samples - r.interior > 20, "escaping samples")
+        #expect(r.orbit.escaped, "the reference escapes before some samples")
+        #expect(r.orbit.count < Self.minibrot.maxIterations)
     }
 
     /// Zoom 1 (the whole set, counts 0 to maxIterations) with supersampling: perturbation at a
     /// shallow zoom, where the reference (-0.75, 0: the cusp between the cardioid and the
     /// period-2 bulb) needs rebasing often.
-    func testWholeSetSupersampled() async throws {
+    @Test func wholeSetSupersampled() async throws {
         let r = try await compare(Location(name: "whole set", re: "-0.75", im: "0", zoom: "1",
                                            width: 16, height: 12, maxIterations: 500), supersampling: 2)
-        XCTAssertGreaterThan(r.interior, 20)
-        XCTAssertGreaterThan(r.distinctCounts, 10)
+        #expect(r.interior > 20)
+        #expect(r.distinctCounts > 10)
     }
 
     // MARK: comparison
@@ -123,18 +121,18 @@ final class PerturbationTests: XCTestCase {
         let perturbationSeconds = Date().timeIntervalSince(t0)
 
         let precision = DirectMPFR.precision(zoom: l.zoom)
-        XCTAssertEqual(image.orbit.precisionBits, precision, "precision of \(l.name)")
+        #expect(image.orbit.precisionBits == precision, "precision of \(l.name)")
         let spacing = DirectMPFR.spacing(zoom: l.zoom, height: l.height, precision: precision)
-        XCTAssertEqual(image.orbit.pixelSpacing, spacing, "pixel spacing of \(l.name)")
+        #expect(image.orbit.pixelSpacing == spacing, "pixel spacing of \(l.name)")
         let direct = DirectMPFR(centerRe: l.re, centerIm: l.im, precision: precision,
                                 bailout2: Double(Float(bailout * bailout)), maxIterations: l.maxIterations)
 
         let sw = l.width * ss, sh = l.height * ss
-        XCTAssertEqual(image.sampleWidth, sw)
-        XCTAssertEqual(image.sampleHeight, sh)
+        #expect(image.sampleWidth == sw)
+        #expect(image.sampleHeight == sh)
         // The direct reference: one sample row per task (MPFR is thread-safe where it keeps its
         // caches and flags per thread, which Debian's build does).
-        XCTAssertNotEqual(mpfr_buildopt_tls_p(), 0, "this MPFR is not thread-safe")
+        #expect(mpfr_buildopt_tls_p() != 0, "this MPFR is not thread-safe")
         let expectedCounts = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: sw * sh)
         let expectedMags = UnsafeMutableBufferPointer<Float>.allocate(capacity: sw * sh)
         defer { expectedCounts.deallocate(); expectedMags.deallocate() }
@@ -182,10 +180,10 @@ final class PerturbationTests: XCTestCase {
             "perturbation \(String(format: "%.3f", perturbationSeconds)) s, direct MPFR \(String(format: "%.2f", directSeconds)) s" +
             (firstDifferences.isEmpty ? "" : "; first: " + firstDifferences.joined(separator: ", "))
         print(line)
-        XCTAssertLessThanOrEqual(share, 0.01, line)
+        #expect(share <= 0.01, "\(line)")
         // Where both escape at the same step, |z|² agrees well enough for smooth colouring: under
         // a quarter of a palette step (a wrong final point would be whole steps off).
-        XCTAssertLessThan(worstSmooth, 0.25, line)
+        #expect(worstSmooth < 0.25, "\(line)")
         return Result(samples: samples, differing: differing, interior: interior,
                       distinctCounts: Set(expectedCounts).count, maxCount: expectedCounts.max() ?? 0, orbit: image.orbit)
     }

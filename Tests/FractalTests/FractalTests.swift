@@ -36,7 +36,7 @@ func testTexture() -> Image8 {
 @Suite struct FractalParityTests {
     static let formulas: [FractalFormula] = [.mandelbrot, .julia, .burningShip, .sierpinskiJulia]
 
-    @Test(arguments: formulas, Precision.allCases)
+    @Test(arguments: formulas, [Precision.float, .double])
     func countsAreIdenticalAndColoursWithinOne(_ formula: FractalFormula, _ precision: Precision) async throws {
         // A zoomed view near the boundary as well as the whole set: both exercise long orbits.
         for (zoom, dx) in [(1.0, 0.0), (7.0, 0.31)] {
@@ -55,7 +55,7 @@ func testTexture() -> Image8 {
     }
 
     /// GPUs run one sample per work-item (LANES=1), CPUs a vector: run the GPU shape on PoCL too.
-    @Test(arguments: formulas, Precision.allCases)
+    @Test(arguments: formulas, [Precision.float, .double])
     func theGPUShapedKernelAgrees(_ formula: FractalFormula, _ precision: Precision) async throws {
         for smooth in [false, true] {
             let j = job(formula, 40, 30) { $0.precision = precision; $0.maxIterations = 150; $0.smooth = smooth; $0.bailout = 16 }
@@ -83,7 +83,7 @@ func testTexture() -> Image8 {
         }
     }
 
-    @Test(arguments: Precision.allCases)
+    @Test(arguments: [Precision.float, .double])
     func imageJuliaAgrees(_ precision: Precision) async throws {
         let j = job(.imageJulia) {
             $0.texture = testTexture()
@@ -148,7 +148,7 @@ func testTexture() -> Image8 {
 
     @Test func mandelbrotIsSymmetricAboutTheRealAxis() async throws {
         for backend in [Backend.cpu, try openCL()] {
-            for precision in Precision.allCases {
+            for precision in [Precision.float, .double] {
                 let j = job(.mandelbrot, 60, 40) { $0.precision = precision; $0.maxIterations = 300 }
                 let counts = try #require(try await render(j, on: backend).counts)
                 for y in 0..<20 {
@@ -183,7 +183,7 @@ func testTexture() -> Image8 {
     /// including long orbits right at the cardioid's cusp and the bulbs' joint.
     @Test func interiorSkippingChangesNoCount() async throws {
         for backend in [Backend.cpu, try openCL()] {
-            for precision in Precision.allCases {
+            for precision in [Precision.float, .double] {
                 for (re, im, zoom, iterations) in [(-0.75, 0.0, 1.0, 256), (0.25, 0.0, 40.0, 3000), (-0.75, 0.0, 60.0, 3000),
                                                    (-0.1, 0.65, 12.0, 2000)] {
                     var j = job(.mandelbrot, 48, 32) {

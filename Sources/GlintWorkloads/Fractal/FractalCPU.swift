@@ -142,6 +142,7 @@ enum FractalCPU {
         case (.float, true): row(FloatLanes16.self, View<Float>(p), p, formula, skip, true, sy, counts, mags)
         case (.double, false): row(DoubleLanes8.self, View<Double>(p), p, formula, skip, false, sy, counts, mags)
         case (.double, true): row(DoubleLanes8.self, View<Double>(p), p, formula, skip, true, sy, counts, mags)
+        case (.perturbation, _): preconditionFailure("perturbation rows are PerturbationCPU.row's")
         }
     }
 

@@ -36,6 +36,22 @@ public enum FractalFormula: Int32, CaseIterable, Sendable {
 
 public enum Precision: String, CaseIterable, Sendable {
     case float, double
+    /// Deep zoom (Mandelbrot): each sample iterated as a Double delta against a reference orbit of
+    /// the centre computed in arbitrary precision (ReferenceOrbit, PerturbationCPU), with rebasing.
+    case perturbation
+
+    /// The first precision that renders `job` faithfully: float, then double, then (Mandelbrot)
+    /// perturbation; when none does, the deepest the formula has (its validate says why).
+    public static func automatic(for job: FractalJob) -> Precision {
+        for candidate in [Precision.float, .double, .perturbation] {
+            var j = job
+            j.precision = candidate
+            // image-julia's texture is read later; its size does not decide the precision.
+            if j.formula == .imageJulia && j.texture == nil { j.texture = Image8(width: 1, height: 1) }
+            if (try? j.validate()) != nil { return candidate }
+        }
+        return job.formula == .mandelbrot ? .perturbation : .double
+    }
 }
 
 /// One fractal render, fully described. A render is a pure function of this value.
@@ -58,6 +74,11 @@ public struct FractalJob: Sendable {
     /// Julia constant.
     public var cRe = -0.76
     public var cIm = 0.15
+    /// The centre and zoom as the decimal text they were given in (any number of digits), when
+    /// given so: the perturbation's reference orbit is computed from these; nil means the
+    /// Doubles above. The Doubles stay the nearest values (the zoom may be +inf past 1e308).
+    public var exactCenter: (re: String, im: String)?
+    public var exactZoom: String?
     /// Main-cardioid and period-2-bulb skipping (Mandelbrot only); changes speed, never pixels.
     public var skipInterior = true
     /// The image-julia texture.
@@ -76,7 +97,20 @@ public struct FractalJob: Sendable {
     /// Checks every field; one clear line for the first bad one.
     public func validate() throws(GlintError) {
         try ImageLimits.check(width: width, height: height)
-        guard zoom.isFinite, zoom > 0 else { throw GlintError(field: "zoom", "must be a positive number (got \(zoom))") }
+        if precision == .perturbation {
+            guard formula == .mandelbrot else {
+                throw GlintError(field: "precision", "perturbation renders mandelbrot (deep zoom of \(formula.name) is not built yet)")
+            }
+            guard (1...Self.maxIterationLimit).contains(maxIterations) else {
+                throw GlintError(field: "maxIterations", "must be between 1 and \(Self.maxIterationLimit) (got \(maxIterations))")
+            }
+            try deepView().validate()
+            return
+        }
+        guard zoom > 0 else { throw GlintError(field: "zoom", "must be a positive number (got \(zoom))") }
+        guard zoom.isFinite else {
+            throw GlintError(field: "zoom", "\(exactZoom ?? "\(zoom)") is beyond double precision; deep zoom (perturbation) renders mandelbrot so far")
+        }
         guard centerRe.isFinite, centerIm.isFinite else { throw GlintError(field: "center", "must be finite") }
         guard (1...Self.maxIterationLimit).contains(maxIterations) else {
             throw GlintError(field: "maxIterations", "must be between 1 and \(Self.maxIterationLimit) (got \(maxIterations))")
@@ -104,6 +138,13 @@ public struct FractalJob: Sendable {
         if precision == .float, !Float(s).isNormal || Float(s) < Float(magnitude).ulp {
             throw GlintError(field: "zoom", "\(zoom) at this centre is beyond float precision (neighbouring pixels would coincide): use double precision")
         }
+    }
+
+    /// The view as perturbation sees it: centre and zoom as decimal text.
+    public func deepView() throws(GlintError) -> DeepView {
+        try DeepView(centerRe: exactCenter?.re ?? "\(centerRe)", centerIm: exactCenter?.im ?? "\(centerIm)",
+                     zoom: exactZoom ?? "\(zoom)", width: width, height: height, supersampling: supersampling,
+                     maxIterations: maxIterations, bailout: bailout)
     }
 
     /// The struct the kernels read (and the Swift twin reads the same fields).

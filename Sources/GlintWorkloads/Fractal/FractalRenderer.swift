@@ -34,7 +34,7 @@ public enum FractalRenderer {
         var result: FractalResult
         switch backend {
         case .cpu:
-            result = await renderCPU(job, outputs: outputs, progress: progress)
+            result = try await renderCPU(job, outputs: outputs, progress: progress)
         case .opencl(let cc):
             result = try renderCL(job, on: cc, outputs: outputs, progress: progress)
         }
@@ -51,8 +51,8 @@ public enum FractalRenderer {
 
     // MARK: Swift CPU path
 
-    static func renderCPU(_ job: FractalJob, outputs: Outputs, progress: Progress?) async -> FractalResult {
-        let p = job.params
+    static func renderCPU(_ job: FractalJob, outputs: Outputs, progress: Progress?) async throws -> FractalResult {
+        let (p, orbit) = try deepParams(job)
         let w = job.width, h = job.height, ss = job.supersampling, sw = w * ss
         let image = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: w * h * 4)
         let wantCounts = outputs.counts && ss == 1
@@ -80,10 +80,13 @@ public enum FractalRenderer {
                     case .float:
                         FractalCPU.escapeTextureRow(FractalCPU.View<Float>(p), p, texture: texture, sy: sy,
                                                     counts: sampleCounts + o, mags: mags + o, texels: texels + o)
-                    case .double:
+                    case .double, .perturbation:   // image-julia is never perturbed (validate)
                         FractalCPU.escapeTextureRow(FractalCPU.View<Double>(p), p, texture: texture, sy: sy,
                                                     counts: sampleCounts + o, mags: mags + o, texels: texels + o)
                     }
+                } else if let orbit {
+                    PerturbationCPU.row(orbit: orbit, width: w, height: h, supersampling: ss, sy: sy,
+                                        counts: sampleCounts + o, mags: mags + o)
                 } else {
                     FractalCPU.escapeRow(p, formula: formula, precision: precision, skip: skip, sy: sy,
                                          counts: sampleCounts + o, mags: mags + o)
@@ -106,6 +109,19 @@ public enum FractalRenderer {
                              counts: wantCounts ? Array(counts) : nil,
                              iterations: outputs.iterations ? rowIterations.reduce(0, &+) : nil,
                              kernelSeconds: 0, wallSeconds: 0)
+    }
+
+    /// The kernels' params and, for perturbation, the reference orbit of the centre (computed in
+    /// MPFR) with the pixel spacing from it (the zoom may be past Double's range).
+    static func deepParams(_ job: FractalJob) throws -> (GlintFractalParams, ReferenceOrbit?) {
+        var p = job.params
+        guard job.precision == .perturbation else { return (p, nil) }
+        let view = try job.deepView()
+        let orbit = try ReferenceOrbit(centerRe: view.centerRe, centerIm: view.centerIm, zoom: view.zoom,
+                                       height: view.height, bailout: view.bailout, maxIterations: view.maxIterations)
+        p.scale_bits = orbit.pixelSpacing.bitPattern
+        p.scale = 0
+        return (p, orbit)
     }
 
     // MARK: OpenCL path
@@ -138,22 +154,26 @@ public enum FractalRenderer {
 
     static func renderCL(_ job: FractalJob, on cc: ComputeContext, outputs: Outputs,
                          progress: Progress?, device: Buffer<UInt8>? = nil) throws -> FractalResult {
-        if job.precision == .double && !cc.supportsFP64 {
-            throw GlintError(field: "precision", "double needs fp64, which \(cc.deviceName) lacks; use float or another device")
+        if job.precision != .float && !cc.supportsFP64 {
+            throw GlintError(field: "precision", "\(job.precision.rawValue) needs fp64, which \(cc.deviceName) lacks; use float or another device")
         }
-        let p = job.params
+        let (p, orbit) = try deepParams(job)
         let w = job.width, h = job.height, ss = job.supersampling, sw = w * ss
         let lanes = lanes(for: job, on: cc, override: outputs.lanes)
         let isTexture = job.formula == .imageJulia
         let useLUT = FractalCPU.usesLUT(p)
         let wantColour = outputs.colour && device == nil
-        let fused = useLUT && ss == 1 && !isTexture && !wantColour
+        let fused = useLUT && ss == 1 && !isTexture && !wantColour && orbit == nil
         let program = try cc.program("fractal.cl", defines: [
             "FUSED_COLOR=\(fused ? 1 : 0)", "COLOR_F32=\(wantColour ? 1 : 0)",
             "FORMULA=\(job.formula.rawValue)", "DOUBLE=\(job.precision == .double ? 1 : 0)",
             "LANES=\(lanes)", "SKIP=\(job.skipInterior ? 1 : 0)", "TRACK_MAG=\(job.smooth ? 1 : 0)",
         ])
-        let escape = try program.kernel(isTexture ? "fractal_escape_texture" : "fractal_escape")
+        let escape = orbit == nil ? try program.kernel(isTexture ? "fractal_escape_texture" : "fractal_escape")
+                                  : try cc.program("perturb.cl").kernel("perturb_escape")
+        // The reference orbit, uploaded once for every strip.
+        let orbitRe = try Buffer<Double>(queue: cc.queue, copying: orbit?.re ?? [0])
+        let orbitIm = try Buffer<Double>(queue: cc.queue, copying: orbit?.im ?? [0])
         let color = try program.kernel("fractal_color")
 
         let stripRows = max(1, min(h, stripSamples / (sw * ss)))
@@ -186,14 +206,16 @@ public enum FractalRenderer {
         while row < h {
             let rows = min(stripRows, h - row)
             let sampleRows = Int32(rows * ss)
-            if isTexture {
+            if let orbit {
+                try escape.setArguments(counts, mags, orbitRe, orbitIm, Int32(orbit.count), StructArgument(p), Int32(row * ss), sampleRows)
+            } else if isTexture {
                 try escape.setArguments(counts, mags, texels, texture, StructArgument(p), Int32(row * ss), sampleRows)
             } else if fused {
                 try escape.setArguments(counts, mags, lut8, strip, StructArgument(p), Int32(row * ss), sampleRows, writeCounts)
             } else {
                 try escape.setArguments(counts, mags, StructArgument(p), Int32(row * ss), sampleRows, writeCounts)
             }
-            var events = [try cc.launch(escape, items: [(sw + lanes - 1) / lanes, rows * ss])]
+            var events = [try cc.launch(escape, items: [orbit == nil ? (sw + lanes - 1) / lanes : sw, rows * ss])]
             if wantColour {
                 try color.setArguments(counts, mags, texels, texture, lut, strip, stripF32, StructArgument(p), Int32(rows),
                                        Int32(useLUT ? 1 : 0))
