@@ -20,6 +20,28 @@ public enum FractalWorkload: Workload {
         var skip = true
         var center: (Double, Double)? = nil
         var zoom = 1.0
+        /// A deep view: centre and zoom as decimal text (perturbation).
+        var exactCenter: (re: String, im: String)? = nil
+        var exactZoom: String? = nil
+    }
+
+    /// The Misiurewicz point M(4,1) to 345 digits (pre-periodic: every zoom into it shows
+    /// filaments with a spread of counts), for the deep-zoom cases.
+    static let misiurewicz = (
+        re: "-0.101096363845622161025785445738622565463805442826253483876931177660780840740470584274821" +
+            "219810516779033404531908556741193971546144260911882355703907680301615758418143435454482306" +
+            "810666402941937826741189160781952644899539699533446682339312669900981755715042520653886699" +
+            "186134433396160061056277538514425960956070356822164327995613303692671476037780",
+        im: "0.9562865108091415007710960577299774358098333365105291700343143215005246590657167325269784" +
+            "107873398072043444724926469284366752406567465722656200815719741551313831228054884443810571" +
+            "677870203738395055477279309548311953190385170024877917670113105649462054553485859930615004" +
+            "42739744776204598008597391597760386427667074404225333535432356685940471232746")
+
+    /// Perturbation at zoom `zoom` into the Misiurewicz point: escape counts about 800 at 1e100
+    /// and 2400 at 1e290 (effective iterations: every step a sample takes counts).
+    static func deep(_ zoom: String, iterations: Int) -> Spec {
+        Spec(name: "mandelbrot-perturbation-\(zoom)", formula: .mandelbrot, precision: .perturbation, iterations: iterations,
+             smooth: true, bailout: 2, exactCenter: misiurewicz, exactZoom: zoom)
     }
 
     public static func benchCases(_ kind: BenchSuiteKind) -> [BenchCase] {
@@ -31,9 +53,10 @@ public enum FractalWorkload: Workload {
         ]
         switch kind {
         case .quick:
-            return standard.map { make($0, 320, 240) }
+            return standard.map { make($0, 320, 240) } + [make(deep("1e100", iterations: 5000), 160, 120)]
         case .standard:
             return standard.map { make($0, 1920, 1080) }
+                + [make(deep("1e100", iterations: 5000), 480, 320), make(deep("1e290", iterations: 8000), 480, 320)]
         case .full:
             let heavy: [Spec] = [
                 Spec(name: "mandelbrot-float-noskip", formula: .mandelbrot, skip: false),
@@ -42,6 +65,7 @@ public enum FractalWorkload: Workload {
                      smooth: true, palette: .ocean, bailout: 256, center: (-0.7435669, 0.1314023), zoom: 2e4),
             ]
             return (standard + heavy).map { make($0, 1920, 1080) } + standard.map { make($0, 3840, 2160) }
+                + [make(deep("1e100", iterations: 5000), 960, 640), make(deep("1e290", iterations: 8000), 960, 640)]
         }
     }
 
@@ -58,19 +82,26 @@ public enum FractalWorkload: Workload {
         job.skipInterior = s.skip
         if let c = s.center { (job.centerRe, job.centerIm) = c }
         job.zoom = s.zoom
+        job.exactCenter = s.exactCenter
+        if let z = s.exactZoom {
+            job.exactZoom = z
+            job.zoom = Double(z) ?? .infinity
+        }
         let frozen = job
         let parameters = JSON.object([
             ("formula", .string(s.formula.name)), ("precision", .string(s.precision.rawValue)),
             ("iterations", .int(Int64(s.iterations))), ("bailout", .number(s.bailout)),
             ("smooth", .bool(s.smooth)), ("palette", .string(s.palette.name)),
             ("supersampling", .int(Int64(s.supersampling))), ("skip_interior", .bool(s.skip)),
-            ("center", .array([.number(job.centerRe), .number(job.centerIm)])), ("zoom", .number(s.zoom)),
+            ("center", .array([.number(job.centerRe), .number(job.centerIm)])),
+            ("zoom", s.exactZoom.map { .string($0) } ?? .number(s.zoom)),
+            ("center_digits", .int(Int64(s.exactCenter?.re.count ?? 0))),
         ])
         return BenchCase(
             workload: name, name: s.name, width: width, height: height, parameters: parameters,
             unit: .gigaIterations, tolerance: "escape counts identical; colours within 1 level",
             unsupported: { backend in
-                if s.precision == .double, case .opencl(let cc) = backend, !cc.supportsFP64 {
+                if s.precision != .float, case .opencl(let cc) = backend, !cc.supportsFP64 {
                     return "\(cc.deviceName) has no fp64"
                 }
                 return nil
