@@ -67,21 +67,26 @@ public final class Program: @unchecked Sendable {
     }
 
     /// The device binary, for the on-disk cache.
+    ///
+    /// The size and the bytes are read in one pass of the gate. Oclgrind serialises the module
+    /// anew for each of the two queries, and the bitcode carries state of the LLVM context that
+    /// every program of the cl_context shares (a build of another program adds to it); it then
+    /// copies the whole bitcode into the caller's buffer without a bound. With a build on another
+    /// thread between the two queries, the binary came out longer than the size just reported and
+    /// overran this array (heap corruption: `free(): invalid next size`, `double free or
+    /// corruption` in ConcurrentUseTests' Oclgrind child). Within one pass nothing can change it.
     public func binary() throws(CLError) -> [UInt8] {
-        let gate = context.gate
-        let size = try infoValue("clGetProgramInfo", Int.self) { size, value, returned in
-            gate.pass { clGetProgramInfo(handle, cl_program_info(CL_PROGRAM_BINARY_SIZES), size, value, returned) }
-        }
-        guard size > 0 else { return [] }
-        var bytes = [UInt8](repeating: 0, count: size)
-        let status: cl_int = bytes.withUnsafeMutableBufferPointer { buffer in
-            var pointer: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
-            return withUnsafeMutablePointer(to: &pointer) { pp in
-                gate.pass {
-                    clGetProgramInfo(handle, cl_program_info(CL_PROGRAM_BINARIES),
-                                     MemoryLayout<UnsafeMutablePointer<UInt8>?>.size, pp, nil)
-                }
+        let (status, bytes): (cl_int, [UInt8]) = context.gate.pass {
+            var size = 0
+            let sized = clGetProgramInfo(handle, cl_program_info(CL_PROGRAM_BINARY_SIZES), MemoryLayout<Int>.size, &size, nil)
+            guard sized == CL_SUCCESS, size > 0 else { return (sized, []) }
+            var bytes = [UInt8](repeating: 0, count: size)
+            let status: cl_int = bytes.withUnsafeMutableBufferPointer { buffer in
+                var pointer: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
+                return clGetProgramInfo(handle, cl_program_info(CL_PROGRAM_BINARIES),
+                                        MemoryLayout<UnsafeMutablePointer<UInt8>?>.size, &pointer, nil)
             }
+            return (status, bytes)
         }
         try check("clGetProgramInfo", status)
         return bytes

@@ -17,7 +17,7 @@ public enum PNG {
         static let linearRGBA = rgba | UInt32(PNG_FORMAT_FLAG_LINEAR)
     }
 
-    private static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
     /// Decodes any PNG (grey, palette, 16-bit, interlaced...) to 8-bit RGBA.
     /// libpng converts the samples to sRGB on the way, as its simplified API defines.
@@ -130,9 +130,10 @@ public enum PNG {
     }
 
     /// Encodes an 8-bit sRGB PNG: RGBA, or RGB when `alpha` is false (the alpha byte is
-    /// dropped, not composited). The bytes are stored exactly as given.
-    public static func encode(_ image: Image8, alpha: Bool = true) throws(GlintError) -> [UInt8] {
-        try encode8(image, alpha: alpha, context: "cannot encode PNG")
+    /// dropped, not composited). The bytes are stored exactly as given. Each of `text` becomes a
+    /// tEXt chunk before the image data (see `addingText`).
+    public static func encode(_ image: Image8, alpha: Bool = true, text: [TextEntry] = []) throws(GlintError) -> [UInt8] {
+        try encode8(image, alpha: alpha, text: text, context: "cannot encode PNG")
     }
 
     /// Encodes a 16-bit PNG from `width * height * 4` straight (not premultiplied) RGBA samples;
@@ -143,43 +144,44 @@ public enum PNG {
     /// 16-bit images with alpha and divides it back out while writing; this function premultiplies
     /// first, so opaque pixels are stored exactly, partly transparent ones to within about
     /// 32768/alpha, and libpng stores the colour of fully transparent pixels as 65535.
-    public static func encode16(width: Int, height: Int, rgba16: [UInt16], alpha: Bool) throws(GlintError) -> [UInt8] {
-        try encode16(width: width, height: height, rgba16: rgba16, alpha: alpha, context: "cannot encode PNG")
+    public static func encode16(width: Int, height: Int, rgba16: [UInt16], alpha: Bool,
+                                text: [TextEntry] = []) throws(GlintError) -> [UInt8] {
+        try encode16(width: width, height: height, rgba16: rgba16, alpha: alpha, text: text, context: "cannot encode PNG")
     }
 
     /// Encodes a linear-light float image as a 16-bit PNG (`encode16` of `image.to16Bit()`):
     /// each channel clamped to [0, 1] and rounded to the nearest of 65536 levels.
-    public static func encode16(linear image: ImageF, alpha: Bool) throws(GlintError) -> [UInt8] {
-        try encode16(width: image.width, height: image.height, rgba16: image.to16Bit(), alpha: alpha)
+    public static func encode16(linear image: ImageF, alpha: Bool, text: [TextEntry] = []) throws(GlintError) -> [UInt8] {
+        try encode16(width: image.width, height: image.height, rgba16: image.to16Bit(), alpha: alpha, text: text)
     }
 
     /// Writes an 8-bit PNG (see `encode`) to a temporary name, then renames it to `path`.
-    public static func write(_ image: Image8, to path: String, alpha: Bool = true) throws(GlintError) {
-        try FileIO.writeAtomically(path, encode8(image, alpha: alpha, context: "cannot write \(path)"))
+    public static func write(_ image: Image8, to path: String, alpha: Bool = true, text: [TextEntry] = []) throws(GlintError) {
+        try FileIO.writeAtomically(path, encode8(image, alpha: alpha, text: text, context: "cannot write \(path)"))
     }
 
     /// Writes a 16-bit PNG (see `encode16`) to a temporary name, then renames it to `path`.
-    public static func write16(width: Int, height: Int, rgba16: [UInt16], alpha: Bool, to path: String) throws(GlintError) {
-        let png = try encode16(width: width, height: height, rgba16: rgba16, alpha: alpha, context: "cannot write \(path)")
+    public static func write16(width: Int, height: Int, rgba16: [UInt16], alpha: Bool, to path: String,
+                               text: [TextEntry] = []) throws(GlintError) {
+        let png = try encode16(width: width, height: height, rgba16: rgba16, alpha: alpha, text: text, context: "cannot write \(path)")
         try FileIO.writeAtomically(path, png)
     }
 
     // MARK: - Internals
 
-    private static func encode8(_ image: Image8, alpha: Bool, context: String) throws(GlintError) -> [UInt8] {
+    private static func encode8(_ image: Image8, alpha: Bool, text: [TextEntry], context: String) throws(GlintError) -> [UInt8] {
         try checkSize(image.width, image.height, context)
-        if alpha {
-            return try compress(image.width, image.height, Format.rgba, image.pixels, context)
-        }
-        return try compress(image.width, image.height, Format.rgb, dropAlpha(image.pixels), context)
+        let png = alpha ? try compress(image.width, image.height, Format.rgba, image.pixels, context)
+                        : try compress(image.width, image.height, Format.rgb, dropAlpha(image.pixels), context)
+        return try addingText(text, to: png, context: context)
     }
 
-    private static func encode16(width: Int, height: Int, rgba16: [UInt16], alpha: Bool,
+    private static func encode16(width: Int, height: Int, rgba16: [UInt16], alpha: Bool, text: [TextEntry],
                                  context: String) throws(GlintError) -> [UInt8] {
         try checkSize(width, height, context)
         precondition(rgba16.count == width * height * 4, "encode16: need \(width * height * 4) samples, got \(rgba16.count)")
         guard alpha else {
-            return try compress(width, height, Format.linearRGB, dropAlpha(rgba16), context)
+            return try addingText(text, to: compress(width, height, Format.linearRGB, dropAlpha(rgba16), context), context: context)
         }
         var premultiplied = rgba16
         premultiplied.withUnsafeMutableBufferPointer { p in
@@ -189,7 +191,7 @@ public enum PNG {
                 for c in i..<(i + 3) { p[c] = UInt16((UInt32(p[c]) * a + 32767) / 65535) }
             }
         }
-        return try compress(width, height, Format.linearRGBA, premultiplied, context)
+        return try addingText(text, to: compress(width, height, Format.linearRGBA, premultiplied, context), context: context)
     }
 
     private static func checkSize(_ width: Int, _ height: Int, _ context: String) throws(GlintError) {

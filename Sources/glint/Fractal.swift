@@ -29,56 +29,82 @@ struct Fractal: PassSource {
           glint fractal image-julia --texture logo.png -o tex.png
           glint fractal mandelbrot --frames 120 --ramp zoom=1:1e4 --ramp center=-0.75,0:-0.7435669,0.1314023 --iterations 1500 -o zoom --video zoom.mp4
           glint fractal julia --frames 60 --ramp c=-0.8,0.156:-0.7,0.27 -o julia-frames
+          glint fractal --location deeper.png --size 3840x2160 -o poster.png
+          glint fractal --location deeper.png --print-location > deeper.kfr
         """
 
-    @Argument(help: ArgumentHelp("mandelbrot | julia | burning-ship | sierpinski-julia | image-julia",
+    @Argument(help: ArgumentHelp("mandelbrot | julia | burning-ship | sierpinski-julia | image-julia (with --location: the file's, else mandelbrot)",
                                  valueName: "formula"),
               transform: choice("formula", FractalFormula.allCases, name: { $0.name }))
-    var formula: FractalFormula
+    var formulaArgument: FractalFormula?
 
     @Option(name: .shortAndLong, help: "Output PNG (default: <formula>.png).")
     var output: String?
 
-    @Option(parsing: .unconditional, help: "Image size WxH (sides 1 to \(ImageLimits.maxSide)). (default: 1200x800)", transform: imageSize("--size"))
-    var size = ImageSize(width: 1200, height: 800)
+    @Option(name: .customLong("size"), parsing: .unconditional,
+            help: ArgumentHelp("Image size WxH (sides 1 to \(ImageLimits.maxSide)). (default: 1200x800)", valueName: "size"),
+            transform: imageSize("--size"))
+    var sizeOption: ImageSize?
 
-    @Option(parsing: .unconditional, help: "View centre X,Y in the complex plane, each within +-1e9 (default: the formula's whole-set view).",
+    @Option(name: .customLong("center"), parsing: .unconditional,
+            help: ArgumentHelp("View centre X,Y in the complex plane, each within +-1e9 (default: the formula's whole-set view).", valueName: "center"),
             transform: numberPair("--center", Limits.planeCoordinate, example: "-0.75,0.1"))
-    var center: NumberPair?
+    var centerOption: NumberPair?
 
-    @Option(parsing: .unconditional,
+    @Option(name: .customLong("zoom"), parsing: .unconditional,
             help: ArgumentHelp("Zoom: at 1 the image height spans 2 units; any positive decimal, e.g. 2e4 or 1e100 (at least 1e-9). (default: 1)",
-                               discussion: "Past double precision the render switches to perturbation (see --precision); --center then takes as many digits as the zoom needs."),
+                               discussion: "Past double precision the render switches to perturbation (see --precision); --center then takes as many digits as the zoom needs.",
+                               valueName: "zoom"),
             transform: zoomValue)
-    var zoom: DeepNumber?
+    var zoomOption: DeepNumber?
 
-    @Option(parsing: .unconditional, help: "Iteration limit; points that never escape get this count (1 to \(FractalJob.maxIterationLimit)). (default: 128)",
+    @Option(name: .customLong("iterations"), parsing: .unconditional,
+            help: ArgumentHelp("Iteration limit; points that never escape get this count (1 to \(FractalJob.maxIterationLimit)). (default: 128)",
+                               valueName: "iterations"),
             transform: wholeNumber("--iterations", 1...FractalJob.maxIterationLimit))
-    var iterations = 128
+    var iterationsOption: Int?
 
-    @Option(parsing: .unconditional, help: "Escape radius R: a point has escaped when |z| > R (above 1, at most 1e9). (default: 2)",
+    @Option(name: .customLong("bailout"), parsing: .unconditional,
+            help: ArgumentHelp("Escape radius R: a point has escaped when |z| > R (above 1, at most 1e9). (default: 2)", valueName: "bailout"),
             transform: number("--bailout", Limits.bailout))
-    var bailout = 2.0
+    var bailoutOption: Double?
 
-    @Option(help: "Colour palette: tutorial (the tutorial's sin/cos colouring), grey, fire, ocean, rainbow. (default: tutorial)",
+    @Option(name: .customLong("palette"),
+            help: ArgumentHelp("Colour palette: tutorial (the tutorial's sin/cos colouring), grey, fire, ocean, rainbow. (default: tutorial)",
+                               valueName: "palette"),
             transform: choice("--palette", Color.Palette.allCases, name: { $0.name }))
-    var palette = Color.Palette.tutorial
+    var paletteOption: Color.Palette?
 
-    @Flag(help: "Smooth (continuous) colouring instead of bands; a larger --bailout (e.g. 256) smooths better.")
-    var smooth = false
+    @Flag(name: .customLong("smooth"), inversion: .prefixedNo,
+          help: "Smooth (continuous) colouring instead of bands; a larger --bailout (e.g. 256) smooths better. (default: off, or --location's)")
+    var smoothOption: Bool?
 
-    @Option(name: .customLong("ss"), parsing: .unconditional, help: "Supersampling: N x N samples per pixel (1 to \(FractalJob.maxSupersampling)). (default: 1)",
+    @Option(name: .customLong("ss"), parsing: .unconditional,
+            help: ArgumentHelp("Supersampling: N x N samples per pixel (1 to \(FractalJob.maxSupersampling)). (default: 1)", valueName: "ss"),
             transform: wholeNumber("--ss", 1...FractalJob.maxSupersampling))
-    var supersampling = 1
+    var supersamplingOption: Int?
 
-    @Option(help: ArgumentHelp("Pixel arithmetic: auto, float, double or perturbation. (default: auto)",
-                               discussion: "auto takes the first that keeps neighbouring pixels apart at this zoom and centre: float, then double, then perturbation (Mandelbrot: every pixel a double delta from a reference orbit of the centre computed in arbitrary precision with MPFR, to zooms of about 1e298)."),
+    @Option(name: .customLong("precision"),
+            help: ArgumentHelp("Pixel arithmetic: auto, float, double or perturbation. (default: auto)",
+                               discussion: "auto takes the first that keeps neighbouring pixels apart at this zoom and centre: float, then double, then perturbation (Mandelbrot: every pixel a double delta from a reference orbit of the centre computed in arbitrary precision with MPFR, to zooms of about 1e298). With --location, the precision the file records is kept while it still draws the view faithfully.",
+                               valueName: "precision"),
             transform: choice("--precision", ["auto"] + Precision.allCases.map(\.rawValue), name: { $0 }))
-    var precision = "auto"
+    var precisionOption: String?
 
-    @Option(name: .customLong("c"), parsing: .unconditional, help: "Julia constant RE,IM for julia, sierpinski-julia and image-julia (each within +-1e9). (default: -0.76,0.15)",
+    @Option(name: .customLong("c"), parsing: .unconditional,
+            help: ArgumentHelp("Julia constant RE,IM for julia, sierpinski-julia and image-julia (each within +-1e9). (default: -0.76,0.15)",
+                               valueName: "c"),
             transform: numberPair("--c", Limits.planeCoordinate, example: "-0.8,0.156"))
-    var c = NumberPair(x: -0.76, y: 0.15, description: "-0.76,0.15")
+    var cOption: NumberPair?
+
+    @Option(help: ArgumentHelp("Start from the view recorded in FILE: a PNG glint wrote, or a Kalles Fraktaler .kfr location (its Re, Im, Zoom, Iterations). Options given on the command line override the file's.",
+                               discussion: "Every PNG glint fractal writes records its view (formula, centre, c, zoom, iterations, bailout, palette, smooth, size, ss, precision) in a tEXt chunk.",
+                               valueName: "file"))
+    var location: String?
+
+    @Flag(name: .customLong("print-location"),
+          help: "Print the view (after --location and the options) as Kalles Fraktaler .kfr text (Re, Im, Zoom, Iterations) and exit without rendering.")
+    var printLocation = false
 
     @Option(help: "Texture PNG for image-julia.")
     var texture: String?
@@ -104,6 +130,15 @@ struct Fractal: PassSource {
     static let rampable = ["zoom", "center", "c"]
 
     func validate() throws {
+        // A --location that cannot be read is reported when the command runs (one line, exit 1),
+        // before anything is rendered or written.
+        if let location, (try? FractalLocation.load(location)) == nil { return }
+        if formulaArgument == nil && location == nil {
+            throw ValidationError("missing the formula: glint fractal \(FractalFormula.allCases.map(\.name).joined(separator: "|")) [options], or --location FILE (see 'glint fractal --help')")
+        }
+        if printLocation && animation.isAnimation {
+            throw ValidationError("--print-location prints one view; it does not go with --frames")
+        }
         try animation.check(allowed: Self.rampable)
         for r in try animation.ramps(allowed: Self.rampable) {
             if r.name == "zoom" {
@@ -116,7 +151,7 @@ struct Fractal: PassSource {
                 try checkRamp(r, Limits.planeCoordinate)
             }
         }
-        if formula == .imageJulia && texture == nil {
+        if formula == .imageJulia && texture == nil && !printLocation {
             throw ValidationError("image-julia needs --texture FILE.png")
         }
         // The options together (the supersampled grid, the zoom's precision at the centre), at
@@ -128,6 +163,8 @@ struct Fractal: PassSource {
         for j in ends {
             do { try j.validate() } catch { throw error.usage }
         }
+        // --print-location writes nothing: the outputs are not checked.
+        if printLocation { return }
         if bitDepth == 16 && animation.isAnimation {
             throw ValidationError("--bit-depth 16 writes one 16-bit PNG; --frames writes 8-bit frames")
         }
@@ -146,6 +183,62 @@ struct Fractal: PassSource {
             guard hasSuffix(counts, ["pgm"]) else { throw ValidationError("--counts \(counts): must be a .pgm file") }
             try checkWritable(counts, option: "--counts")
         }
+    }
+
+    // MARK: The view: the command line's options over --location's, over the defaults
+
+    /// The --location file's view: nil without --location, or when the file cannot be read
+    /// (`loadLocation` says why).
+    var fileView: FractalLocation? { location.flatMap { try? FractalLocation.load($0) } }
+
+    /// Reads --location (once per run): a one-line error naming the file when it cannot.
+    func loadLocation() throws(GlintError) {
+        if let location { _ = try FractalLocation.load(location) }
+    }
+
+    var formula: FractalFormula { formulaArgument ?? fileView?.formula ?? .mandelbrot }
+    var size: ImageSize { sizeOption ?? fileView?.size ?? ImageSize(width: 1200, height: 800) }
+    var center: NumberPair? { centerOption ?? fileView?.center }
+    var zoom: DeepNumber? { zoomOption ?? fileView?.zoom }
+    var iterations: Int { iterationsOption ?? fileView?.iterations ?? 128 }
+    var bailout: Double { bailoutOption ?? fileView?.bailout ?? 2.0 }
+    var palette: Color.Palette { paletteOption ?? fileView?.palette ?? .tutorial }
+    var smooth: Bool { smoothOption ?? fileView?.smooth ?? false }
+    var supersampling: Int { supersamplingOption ?? fileView?.supersampling ?? 1 }
+    var c: NumberPair { cOption ?? fileView?.c ?? NumberPair(x: -0.76, y: 0.15, description: "-0.76,0.15") }
+    /// --precision as given, else "auto".
+    var precision: String { precisionOption ?? "auto" }
+
+    /// The precision of `job`: --precision; else the one --location recorded, while it still
+    /// draws this view faithfully (the command line may have moved it); else auto's choice.
+    func chosenPrecision(for job: FractalJob) -> Precision {
+        if let given = precisionOption.flatMap(Precision.init(rawValue:)) { return given }
+        if precisionOption == nil, let recorded = fileView?.precision {
+            var j = job
+            j.precision = recorded
+            if j.formula == .imageJulia && j.texture == nil { j.texture = Image8(width: 1, height: 1) }
+            if (try? j.validate()) != nil { return recorded }
+        }
+        return .automatic(for: job)
+    }
+
+    /// The view `job` renders, as recorded in the PNGs and printed by --print-location.
+    func viewRecord(_ job: FractalJob) -> FractalLocation {
+        var v = FractalLocation()
+        v.formula = job.formula
+        let center = job.exactCenter ?? ("\(job.centerRe)", "\(job.centerIm)")
+        v.center = NumberPair(x: job.centerRe, y: job.centerIm, description: "\(center.re),\(center.im)")
+        v.zoom = try? DeepNumber(parsing: job.exactZoom ?? "\(job.zoom)")
+        let cParts = c.description.split(separator: ",").map { $0.trimmingCharacters() }
+        v.c = NumberPair(x: job.cRe, y: job.cIm, description: cParts.count == 2 ? "\(cParts[0]),\(cParts[1])" : "\(job.cRe),\(job.cIm)")
+        v.iterations = job.maxIterations
+        v.bailout = job.bailout
+        v.palette = job.palette
+        v.smooth = job.smooth
+        v.size = ImageSize(width: job.width, height: job.height)
+        v.supersampling = job.supersampling
+        v.precision = job.precision
+        return v
     }
 
     /// The job from the options, without the texture.
@@ -167,12 +260,13 @@ struct Fractal: PassSource {
         job.palette = palette
         job.smooth = smooth
         job.supersampling = supersampling
-        job.precision = Precision(rawValue: precision) ?? .automatic(for: job)
         job.skipInterior = !noSkip
+        job.precision = chosenPrecision(for: job)
         return job
     }
 
     func makeJob() throws -> FractalJob {
+        try loadLocation()
         var job = baseJob()
         if let texture {
             job.texture = try PNG.read(texture)
@@ -248,7 +342,7 @@ struct Fractal: PassSource {
         }
         let (image, passSeconds) = try await Chain.run(first, on: backend)
         kernels += passSeconds
-        try PNG.write(image, to: file, alpha: true)
+        try PNG.write(image, to: file, alpha: true, text: [viewRecord(job).textEntry])
         if !out.quiet {
             var line = "wrote \(file) (\(image.width)x\(image.height), \(job.formula.name) then \(Chain.passes.map(\.summary).joined(separator: ", then ")), \(backend.label), \(fmt((Clock.now() - start) * 1000, 1)) ms"
             if backend.isOpenCL { line += ", kernels \(fmt(kernels * 1000, 1)) ms, one read-back" }
@@ -258,6 +352,11 @@ struct Fractal: PassSource {
 
     func run() async throws {
         try await reportingErrors(verbose: out.verbose) {
+            try loadLocation()
+            if printLocation {
+                print(viewRecord(baseJob()).kfrText, terminator: "")
+                return
+            }
             let job = try makeJob()
             if let n = animation.frames {
                 if !Chain.passes.isEmpty { throw GlintError("--then passes apply to one image; they do not go with --frames") }
@@ -278,11 +377,13 @@ struct Fractal: PassSource {
             bar.finish()
             // The image and the counts are replaced together or not at all.
             let outputs = OutputSet()
+            // Each PNG records its view (a tEXt chunk, read back by --location).
+            let view = [viewRecord(job).textEntry]
             if bitDepth == 16, let colour = result.colour {
                 // The 16-bit PNG holds linear light: the palette's sRGB values decoded.
-                try outputs.stage(file, PNG.encode16(linear: colour.srgbToLinear(), alpha: false))
+                try outputs.stage(file, PNG.encode16(linear: colour.srgbToLinear(), alpha: false, text: view))
             } else {
-                try outputs.stage(file, PNG.encode(result.image, alpha: false))
+                try outputs.stage(file, PNG.encode(result.image, alpha: false, text: view))
             }
             if let counts, let values = result.counts {
                 try outputs.stage(counts, PGM.encode16(width: job.width, height: job.height,
@@ -305,6 +406,7 @@ extension Fractal {
     func comparisonConflict() -> String? {
         if output != nil || counts != nil { return "fractal: compare writes no render; drop -o/--counts (use --diff or --json)" }
         if animation.isAnimation { return "fractal: compare runs one image; drop --frames" }
+        if printLocation { return "fractal: compare renders; drop --print-location" }
         return nil
     }
 

@@ -1,0 +1,224 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+// PNG text chunks (tEXt): written by inserting chunks into the bytes libpng's simplified API
+// produced (that API writes no text), read back by walking the file's chunks.
+//
+// A tEXt chunk is: length (4 bytes, big-endian, of the data only), "tEXt", the data, and a CRC-32
+// of the type and data. The data is a keyword of 1 to 79 Latin-1 characters, a zero byte, then
+// the text in Latin-1 (no zero byte; lines end in a single LF).
+
+extension PNG {
+    /// One tEXt chunk: a keyword and its text.
+    public struct TextEntry: Sendable, Equatable, CustomStringConvertible {
+        public var keyword: String
+        public var text: String
+
+        public init(keyword: String, text: String) {
+            self.keyword = keyword
+            self.text = text
+        }
+
+        public var description: String { "\(keyword): \(text)" }
+    }
+
+    /// The largest tEXt chunk written or read (its data: keyword, zero byte and text): 1 MiB.
+    public static let maxTextChunkBytes = 1 << 20
+
+    /// The most tEXt chunks a file may hold for `readText`/`text(in:)` (libpng's own default
+    /// limit on cached ancillary chunks is 1000 too).
+    public static let maxTextChunks = 1000
+
+    /// `png` (a whole PNG file's bytes) with one tEXt chunk per entry inserted before its first
+    /// IDAT chunk, in order. Keywords must be 1 to 79 printable Latin-1 characters without
+    /// leading, trailing or double spaces; texts must be Latin-1 without zero characters.
+    public static func addingText(_ entries: [TextEntry], to png: [UInt8]) throws(GlintError) -> [UInt8] {
+        try addingText(entries, to: png, context: "cannot add PNG text")
+    }
+
+    /// The tEXt chunks of a PNG held in memory, in file order. `name` is only used in messages.
+    public static func text(in bytes: [UInt8], name: String) throws(GlintError) -> [TextEntry] {
+        try walkText(name: name) { (offset: Int, count: Int) throws(GlintError) -> [UInt8] in
+            guard offset < bytes.count else { return [] }
+            return Array(bytes[offset..<min(bytes.count, offset + count)])
+        }
+    }
+
+    /// The tEXt chunks of a PNG file, in file order. Only the chunk headers and the tEXt chunks
+    /// are read (the image data is skipped), so this is quick on large images. A tEXt chunk over
+    /// `maxTextChunkBytes`, one whose CRC does not match, or a malformed one is refused with a
+    /// one-line error naming `path`. Other chunks are not checked; a file that ends early
+    /// yields the text chunks before the cut.
+    public static func readText(_ path: String) throws(GlintError) -> [TextEntry] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw GlintError("cannot open \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw GlintError("cannot read \(path): \(String(cString: strerror(errno)))") }
+        if (st.st_mode & S_IFMT) == S_IFDIR { throw GlintError("\(path) is a directory, not a file") }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            // A pipe or device cannot be read at offsets: read it whole, as bounded as PNG.read.
+            let bytes = try FileIO.read(path, head: 33) { head throws(GlintError) in
+                maxPlausibleBytes(try header(head, name: path))
+            }
+            return try text(in: bytes, name: path)
+        }
+        return try walkText(name: path) { (offset: Int, count: Int) throws(GlintError) -> [UInt8] in
+            var out = [UInt8](repeating: 0, count: count)
+            var done = 0
+            while done < count {
+                let n = out.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset + done)) }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw GlintError("cannot read \(path): \(String(cString: strerror(errno)))")
+                }
+                if n == 0 { break }
+                done += n
+            }
+            out.removeLast(count - done)
+            return out
+        }
+    }
+
+    // MARK: - Internals
+
+    /// Walks the chunks after the signature through `read(offset, count)` (which returns fewer
+    /// bytes at the end of the data) and collects the tEXt chunks, up to IEND or the end.
+    private static func walkText(name: String,
+                                 read: (_ offset: Int, _ count: Int) throws(GlintError) -> [UInt8]) throws(GlintError) -> [TextEntry] {
+        _ = try header(read(0, 33), name: name)
+        var entries: [TextEntry] = []
+        var offset = 8
+        var chunks = 0
+        while true {
+            let head = try read(offset, 8)
+            guard head.count == 8 else { break }
+            let length = Int(be32(head, 0))
+            let type = Array(head[4..<8])
+            guard type.allSatisfy(isASCIILetter) else {
+                throw GlintError("cannot read \(name): corrupt PNG (no chunk type at byte \(offset + 4))")
+            }
+            guard length <= 0x7FFF_FFFF else {
+                throw GlintError("cannot read \(name): corrupt PNG (chunk \(typeName(type)) at byte \(offset) claims \(length) bytes)")
+            }
+            if type == Array("IEND".utf8) { break }
+            if type == Array("tEXt".utf8) {
+                guard length <= maxTextChunkBytes else {
+                    throw GlintError("cannot read \(name): a tEXt chunk of \(length) bytes is over the \(maxTextChunkBytes)-byte limit")
+                }
+                let body = try read(offset + 8, length + 4)
+                guard body.count == length + 4 else {
+                    throw GlintError("cannot read \(name): truncated PNG (the tEXt chunk at byte \(offset) is cut short)")
+                }
+                let data = Array(body[0..<length])
+                guard crc32(type + data) == be32(body, length) else {
+                    throw GlintError("cannot read \(name): corrupt tEXt chunk at byte \(offset) (CRC mismatch)")
+                }
+                entries.append(try parseText(data, name: name, offset: offset))
+                guard entries.count <= maxTextChunks else {
+                    throw GlintError("cannot read \(name): more than \(maxTextChunks) tEXt chunks")
+                }
+            }
+            chunks += 1
+            guard chunks <= 1 << 20 else { throw GlintError("cannot read \(name): corrupt PNG (over a million chunks)") }
+            offset += 12 + length
+        }
+        return entries
+    }
+
+    private static func parseText(_ data: [UInt8], name: String, offset: Int) throws(GlintError) -> TextEntry {
+        guard let zero = data.firstIndex(of: 0) else {
+            throw GlintError("cannot read \(name): corrupt tEXt chunk at byte \(offset) (no keyword separator)")
+        }
+        let keyword = latin1(data[..<zero])
+        guard validKeyword(keyword) else {
+            throw GlintError("cannot read \(name): corrupt tEXt chunk at byte \(offset) (bad keyword)")
+        }
+        let text = data[(zero + 1)...]
+        guard !text.contains(0) else {
+            throw GlintError("cannot read \(name): corrupt tEXt chunk at byte \(offset) (a zero byte in its text)")
+        }
+        return TextEntry(keyword: keyword, text: latin1(text))
+    }
+
+    static func addingText(_ entries: [TextEntry], to png: [UInt8], context: String) throws(GlintError) -> [UInt8] {
+        guard !entries.isEmpty else { return png }
+        var chunks: [UInt8] = []
+        for entry in entries {
+            guard validKeyword(entry.keyword) else {
+                throw GlintError("\(context): the keyword \(JSON.printable(entry.keyword, limit: 90)) is not 1 to 79 printable Latin-1 characters without leading, trailing or double spaces")
+            }
+            guard let text = latin1Bytes(entry.text), !text.contains(0) else {
+                throw GlintError("\(context): the text of \(entry.keyword) is not Latin-1 without zero characters")
+            }
+            let data = latin1Bytes(entry.keyword)! + [0] + text
+            guard data.count <= maxTextChunkBytes else {
+                throw GlintError("\(context): the text of \(entry.keyword) (\(data.count) bytes) is over the \(maxTextChunkBytes)-byte limit")
+            }
+            let body = Array("tEXt".utf8) + data
+            chunks += bytes32(UInt32(data.count)) + body + bytes32(crc32(body))
+        }
+        // Before the first IDAT: the place every reader looks, and ahead of the image data.
+        guard png.count >= 33, png[0..<8].elementsEqual(signature) else { throw GlintError("\(context): not a PNG") }
+        var offset = 8
+        while offset + 8 <= png.count {
+            let type = Array(png[(offset + 4)..<(offset + 8)])
+            if type == Array("IDAT".utf8) || type == Array("IEND".utf8) {
+                return Array(png[..<offset]) + chunks + Array(png[offset...])
+            }
+            offset += 12 + Int(be32(png, offset))
+        }
+        throw GlintError("\(context): the PNG has no IDAT chunk")
+    }
+
+    /// PNG keywords: 1 to 79 characters of Latin-1 32...126 or 161...255, with no leading,
+    /// trailing or consecutive spaces.
+    static func validKeyword(_ keyword: String) -> Bool {
+        guard let bytes = latin1Bytes(keyword), (1...79).contains(bytes.count) else { return false }
+        guard bytes.allSatisfy({ (32...126).contains($0) || $0 >= 161 }) else { return false }
+        if bytes.first == 32 || bytes.last == 32 { return false }
+        return !zip(bytes, bytes.dropFirst()).contains { $0 == 32 && $1 == 32 }
+    }
+
+    private static func latin1<C: Collection<UInt8>>(_ bytes: C) -> String {
+        String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
+    }
+
+    private static func latin1Bytes(_ text: String) -> [UInt8]? {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.unicodeScalars.count)
+        for s in text.unicodeScalars {
+            guard s.value < 256 else { return nil }
+            out.append(UInt8(s.value))
+        }
+        return out
+    }
+
+    private static func isASCIILetter(_ b: UInt8) -> Bool { (65...90).contains(b) || (97...122).contains(b) }
+
+    private static func typeName(_ type: [UInt8]) -> String { String(decoding: type, as: UTF8.self) }
+
+    private static func be32(_ bytes: [UInt8], _ i: Int) -> UInt32 {
+        bytes[i..<(i + 4)].reduce(0) { $0 << 8 | UInt32($1) }
+    }
+
+    private static func bytes32(_ v: UInt32) -> [UInt8] {
+        [UInt8(v >> 24), UInt8(truncatingIfNeeded: v >> 16), UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v)]
+    }
+
+    /// CRC-32 as PNG chunks use it (ISO 3309 / ITU-T V.42, reflected polynomial 0xEDB88320).
+    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for b in bytes { crc = crcTable[Int((crc ^ UInt32(b)) & 0xFF)] ^ (crc >> 8) }
+        return ~crc
+    }
+
+    private static let crcTable: [UInt32] = (0..<256).map { n in
+        var c = UInt32(n)
+        for _ in 0..<8 { c = (c & 1) != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+        return c
+    }
+}
