@@ -20,5 +20,5 @@ if ! command -v swift >/dev/null 2>&1; then
     exit 1
 fi
 
-swift build -c release
+swift build -c release --product glint
 echo "setup: built .build/release/glint"

@@ -548,8 +548,12 @@ while IFS= read -r line; do
     elif (( collect )) && [[ -z ${line// /} || $line == *OPTIONS:* ]]; then break
     fi
     if (( collect )); then
+        # The list is "a | b | c"; a remark in parentheses may follow it.
+        last=0
+        [[ $line == *'('* ]] && { line=${line%%(*}; last=1; }
         IFS=' |' read -ra words <<<"$line"
         for word in "${words[@]}"; do [[ $word =~ ^[a-z][a-z0-9-]*$ ]] && FORMULAS+=("$word"); done
+        (( last )) && break
     fi
 done <<<"$help_text"
 (( ${#FORMULAS[@]} )) || FORMULAS=(mandelbrot julia burning-ship sierpinski-julia image-julia)
@@ -581,6 +585,13 @@ parity fractal-mandelbrot-deep-double fractal mandelbrot --size "$FRACTAL_SIZE" 
 parity fractal-mandelbrot-noskip-ss2 fractal mandelbrot --size "$FRACTAL_SIZE" --no-skip --ss 2
 parity fractal-julia-ss3-rainbow fractal julia --size "$FRACTAL_SIZE" --c -0.4,0.6 --ss 3 --smooth --bailout 64 --palette rainbow
 parity fractal-mandelbrot-16bit fractal mandelbrot --size "$FRACTAL_SIZE" --bit-depth 16 --smooth --bailout 256 --palette grey
+# Deep zoom by perturbation (double deltas against an MPFR reference orbit): the Misiurewicz
+# point M(4,1) to 345 digits, at 1e100 and 1e290.
+M41="-0.101096363845622161025785445738622565463805442826253483876931177660780840740470584274821219810516779033404531908556741193971546144260911882355703907680301615758418143435454482306810666402941937826741189160781952644899539699533446682339312669900981755715042520653886699186134433396160061056277538514425960956070356822164327995613303692671476037780,0.956286510809141500771096057729977435809833336510529170034314321500524659065716732526978410787339807204344472492646928436675240656746572265620081571974155131383122805488444381057167787020373839505547727930954831195319038517002487791767011310564946205455348585993061500442739744776204598008597391597760386427667074404225333535432356685940471232746"
+parity fractal-mandelbrot-perturbation-1e100 fractal mandelbrot --size "$FRACTAL_SIZE" --center "$M41" --zoom 1e100 \
+    --iterations 5000 --smooth
+parity fractal-mandelbrot-perturbation-1e290 fractal mandelbrot --size "$FRACTAL_SIZE" --center "$M41" --zoom 1e290 \
+    --iterations 8000
 
 # Ray tracing: the three scenes, and the camera gestures.
 for scene in ch8 ch10 cover; do
