@@ -71,10 +71,19 @@ public enum FileIO {
         guard fd >= 0 else { throw GlintError("cannot open \(path): \(errnoText())") }
         defer { close(fd) }
         if isDirectory(path) { throw GlintError("\(path) is a directory, not a file") }
+        return try read(fd, count: count, path: path)
+    }
+
+    /// Up to `count` bytes of `fd`, at `offset` (pread) or at its position when nil, retrying
+    /// on EINTR: fewer only at the end of the file. `path` names it in errors.
+    static func read(_ fd: Int32, count: Int, offset: Int? = nil, path: String) throws(GlintError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, count - done) }
+            let n = bytes.withUnsafeMutableBytes { b in
+                if let offset { pread(fd, b.baseAddress! + done, count - done, off_t(offset + done)) }
+                else { Glibc.read(fd, b.baseAddress! + done, count - done) }
+            }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw GlintError("cannot read \(path): \(errnoText())")

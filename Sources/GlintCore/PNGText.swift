@@ -54,10 +54,10 @@ extension PNG {
     /// yields the text chunks before the cut.
     public static func readText(_ path: String) throws(GlintError) -> [TextEntry] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw GlintError("cannot open \(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw GlintError("cannot open \(path): \(FileIO.errnoText())") }
         defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0 else { throw GlintError("cannot read \(path): \(String(cString: strerror(errno)))") }
+        guard fstat(fd, &st) == 0 else { throw GlintError("cannot read \(path): \(FileIO.errnoText())") }
         if (st.st_mode & S_IFMT) == S_IFDIR { throw GlintError("\(path) is a directory, not a file") }
         guard (st.st_mode & S_IFMT) == S_IFREG else {
             // A pipe or device cannot be read at offsets: read it whole, as bounded as PNG.read.
@@ -67,19 +67,7 @@ extension PNG {
             return try text(in: bytes, name: path)
         }
         return try walkText(name: path) { (offset: Int, count: Int) throws(GlintError) -> [UInt8] in
-            var out = [UInt8](repeating: 0, count: count)
-            var done = 0
-            while done < count {
-                let n = out.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset + done)) }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw GlintError("cannot read \(path): \(String(cString: strerror(errno)))")
-                }
-                if n == 0 { break }
-                done += n
-            }
-            out.removeLast(count - done)
-            return out
+            try FileIO.read(fd, count: count, offset: offset, path: path)
         }
     }
 
