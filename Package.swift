@@ -69,7 +69,7 @@ let package = Package(
                                                           "GlintTestSupport"]),
         .testTarget(name: "BlurMistTests", dependencies: ["GlintWorkloads", "GlintCore", "GlintCL", "CGlintTypes", "GlintTestSupport"]),
         .testTarget(name: "DeepZoomTests", dependencies: ["GlintWorkloads", "GlintCore", "CMPFR"]),
-        .testTarget(name: "CLITests", dependencies: ["glint", "GlintCore", "GlintTestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["glint", "GlintCore", "GlintWorkloads", "GlintTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

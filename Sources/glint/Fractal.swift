@@ -14,9 +14,11 @@ struct Fractal: PassSource {
         z^2 + 0.5*c/z^2. image-julia samples --texture at z each step (texture coordinates, v up, \
         nothing outside [0.01, 0.99]) and stops on alpha > 0.1; samples never stopped are grey (it/80).
 
-        Deep zoom (Mandelbrot): --center and --zoom take decimals of any length; past double \
-        precision each sample is iterated as a double delta from a reference orbit of the \
-        centre computed in arbitrary precision (MPFR), with rebasing (--precision).
+        Deep zoom (Mandelbrot), to 1e1000 and far beyond: --center and --zoom take decimals of \
+        any length; past double precision each sample is iterated as a small delta from a \
+        reference orbit of the centre computed in arbitrary precision (MPFR), with rebasing, \
+        an exponent of its own while it is tiny, and bilinear approximation skipping \
+        iterations (--precision, --no-bla). --location reads a Glint PNG or a .kfr file.
 
         Escape counts are identical on every backend; colours agree within 1 (8-bit), within \
         2 of 65535 with --bit-depth 16.
@@ -86,7 +88,7 @@ struct Fractal: PassSource {
 
     @Option(name: .customLong("precision"),
             help: ArgumentHelp("Pixel arithmetic: auto, float, double or perturbation. (default: auto)",
-                               discussion: "auto takes the first that keeps neighbouring pixels apart at this zoom and centre: float, then double, then perturbation (Mandelbrot: every pixel a double delta from a reference orbit of the centre computed in arbitrary precision with MPFR, to zooms of about 1e298). With --location, the precision the file records is kept while it still draws the view faithfully.",
+                               discussion: "auto takes the first that keeps neighbouring pixels apart at this zoom and centre: float, then double, then perturbation (Mandelbrot, any depth: every sample a small delta from a reference orbit of the centre computed in arbitrary precision with MPFR, carried with its own exponent while it is tiny, iterations skipped by bilinear approximation unless --no-bla). With --location, the precision the file records is kept while it still draws the view faithfully.",
                                valueName: "precision"),
             transform: choice("--precision", ["auto"] + Precision.allCases.map(\.rawValue), name: { $0 }))
     var precisionOption: String?
@@ -108,6 +110,11 @@ struct Fractal: PassSource {
 
     @Option(help: "Texture PNG for image-julia.")
     var texture: String?
+
+    @Flag(name: .customLong("bla"), inversion: .prefixedNo,
+          help: ArgumentHelp("Perturbation: skip iterations by bilinear approximation (default: on).",
+                             discussion: "--no-bla iterates every step of every pixel: much slower at depth, for comparing the two. Escape counts can differ in a few pixels."))
+    var bla = true
 
     @Flag(name: .customLong("no-skip"), help: "Iterate inside the main cardioid and period-2 bulb too (Mandelbrot; same pixels, slower).")
     var noSkip = false
@@ -261,6 +268,7 @@ struct Fractal: PassSource {
         job.smooth = smooth
         job.supersampling = supersampling
         job.skipInterior = !noSkip
+        job.bla = bla
         job.precision = chosenPrecision(for: job)
         return job
     }
@@ -391,7 +399,7 @@ struct Fractal: PassSource {
             }
             try outputs.commit()
             if !out.quiet {
-                let how = job.precision == .perturbation ? ", perturbation" : ""
+                let how = job.precision == .perturbation ? (job.bla ? ", perturbation" : ", perturbation without BLA") : ""
                 var line = "wrote \(file) (\(job.width)x\(job.height), \(job.formula.name)\(how), \(backend.label), \(fmt(result.wallSeconds * 1000, 1)) ms"
                 if backend.isOpenCL { line += ", kernels \(fmt(result.kernelSeconds * 1000, 1)) ms" }
                 print(line + ")")

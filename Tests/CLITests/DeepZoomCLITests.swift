@@ -1,4 +1,5 @@
 import Foundation
+import GlintWorkloads
 import Testing
 
 /// Deep zoom from the command line: decimal centres and zooms of any length, precision chosen
@@ -37,6 +38,12 @@ struct DeepZoomCLITests {
         View(name: "Misiurewicz 1e100, smooth, ss 2", center: misiurewicz, zoom: "1e100", iterations: 5000,
              extra: ["--smooth", "--palette", "rainbow", "--ss", "2"]),
         View(name: "Misiurewicz 1e290", center: misiurewicz, zoom: "1e290", iterations: 8000),
+        View(name: "Misiurewicz 1e300 without BLA", center: misiurewicz, zoom: "1e300", iterations: 3000,
+             extra: ["--no-bla"]),
+        View(name: "Misiurewicz 1e1000, smooth", center: DeepLocations.misiurewicz41.re + "," + DeepLocations.misiurewicz41.im,
+             zoom: "1e1000", iterations: 9000, extra: ["--smooth", "--palette", "ocean"]),
+        View(name: "M(30,1) 1e100, 33,000 iterations", center: DeepLocations.elephant30.re + "," + DeepLocations.elephant30.im,
+             zoom: "1e100", iterations: 40000),
     ]
 
     @Test("counts identical on the Swift path and OpenCL", arguments: views)
@@ -70,7 +77,7 @@ struct DeepZoomCLITests {
     }
 
     @Test("deep zoom refusals are one line and exit 2", arguments: [
-        (["--zoom", "1e400"], "beyond double-delta perturbation"),
+        (["--zoom", "1e1000001"], "beyond the deepest zoom"),
         (["--zoom", "1e5x"], "--zoom"),
         (["--zoom", "-1e20"], "--zoom"),
         (["--zoom", "1e30", "--precision", "perturbation", "--ss", "2"], nil as String?),

@@ -12,6 +12,7 @@
 // simulator it fails and says what to install.
 
 import Foundation
+import GlintWorkloads
 import Testing
 
 /// The vendors folder that makes Oclgrind the only OpenCL platform of a child process.
@@ -115,6 +116,10 @@ private let fractalCases: [OclgrindCase] = fractalPrecisionCases() + fractalForm
                  args: ["fractal", "mandelbrot", "--size", "16x12", "--iterations", "48", "--precision", "double", "--smooth",
                         "--no-skip"]),
     OclgrindCase(name: "fractal mandelbrot perturbation 1e30", args: perturbationArgs),
+    // 1e1000: the deltas' tiny phase (mantissa and exponent) and the BLA table's long steps.
+    OclgrindCase(name: "fractal mandelbrot perturbation 1e1000",
+                 args: ["fractal", "mandelbrot", "--size", "12x8", "--iterations", "9000", "--zoom", "1e1000",
+                        "--center", DeepLocations.misiurewicz41.re + "," + DeepLocations.misiurewicz41.im]),
 ]
 
 /// A deep view (1e30 by the seahorse point) rendered by perturbation: perturb_escape (then

@@ -219,17 +219,15 @@ import Testing
     }
 
     @Test func deepViewLimits() throws {
-        // 1e300 at 12 rows: sample spacing 1.7e-301, accepted; 2x supersampling or 24 rows: refused.
-        try DeepView(centerRe: "0", centerIm: "0", zoom: "1e300", width: 16, height: 12, maxIterations: 10).validate()
-        for (height, ss) in [(12, 2), (24, 1)] {
-            let v = try DeepView(centerRe: "0", centerIm: "0", zoom: "1e300", width: 16, height: height, supersampling: ss,
-                                 maxIterations: 10)
-            let error = #expect(throws: (any Error).self, "\(height) rows, supersampling \(ss)") { try v.validate() }
-            if let error {
-                #expect("\(error)".hasPrefix("zoom \"1e300\" with \(height) rows"), "\(error)")
-                #expect("\(error)".contains("beyond double-delta perturbation"), "\(error)")
-            }
+        // Any depth up to 2^maxLog2Zoom (about 1e1000000), supersampled or not; past it, refused
+        // on the zoom's digits before any MPFR work.
+        for (zoom, ss) in [("1e300", 2), ("1e1000", 1), ("1e10000", 4), ("3.2e999999", 1)] {
+            try DeepView(centerRe: "0", centerIm: "0", zoom: zoom, width: 16, height: 12, supersampling: ss,
+                         maxIterations: 10).validate()
         }
+        let tooDeep = try DeepView(centerRe: "0", centerIm: "0", zoom: "1e1000001", width: 16, height: 12, maxIterations: 10)
+        let error = #expect(throws: (any Error).self) { try tooDeep.validate() }
+        if let error { #expect("\(error)".contains("beyond the deepest zoom"), "\(error)") }
         let absurd = try DeepView(centerRe: "0", centerIm: "0", zoom: "1e99999999", width: 16, height: 12, maxIterations: 10)
         #expect(throws: (any Error).self) { try absurd.validate() }
         let noRows = try DeepView(centerRe: "0", centerIm: "0", zoom: "1", width: 16, height: 0, maxIterations: 10)

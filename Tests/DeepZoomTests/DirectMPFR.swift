@@ -36,7 +36,25 @@ struct DirectMPFR {
         return mpfr_get_d(z, MPFR_RNDN)
     }
 
+    /// The same spacing as mantissa × 2^exponent, the mantissa in [1, 2), at any depth.
+    static func spacingParts(zoom: String, height: Int, precision: Int) -> (mantissa: Double, exponent: Int) {
+        let z = UnsafeMutablePointer<__mpfr_struct>.allocate(capacity: 1)
+        defer { mpfr_clear(z); z.deallocate() }
+        mpfr_init2(z, precision)
+        precondition(mpfr_set_str(z, zoom, 10, MPFR_RNDN) == 0)
+        mpfr_mul_ui(z, z, UInt(height), MPFR_RNDN)
+        mpfr_ui_div(z, 2, z, MPFR_RNDN)
+        var e = 0
+        let m = mpfr_get_d_2exp(&e, z, MPFR_RNDN)
+        return (m * 2, e - 1)
+    }
+
     func escape(dcRe: Double, dcIm: Double) -> (count: UInt32, mag: Float) {
+        escape(dRe: dcRe, dIm: dcIm, exponent: 0)
+    }
+
+    /// The escape of c = centre + (dRe, dIm) × 2^exponent (the offset exact in MPFR at any depth).
+    func escape(dRe: Double, dIm: Double, exponent: Int) -> (count: UInt32, mag: Float) {
         // cr, ci, x, y, x², y², |z|²
         let v = UnsafeMutablePointer<__mpfr_struct>.allocate(capacity: 7)
         for i in 0..<7 { mpfr_init2(v + i, mpfr_prec_t(precision)) }
@@ -47,8 +65,13 @@ struct DirectMPFR {
         let cr = v, ci = v + 1, x = v + 2, y = v + 3, x2 = v + 4, y2 = v + 5, m = v + 6
         precondition(mpfr_set_str(cr, centerRe, 10, MPFR_RNDN) == 0)
         precondition(mpfr_set_str(ci, centerIm, 10, MPFR_RNDN) == 0)
-        mpfr_add_d(cr, cr, dcRe, MPFR_RNDN)
-        mpfr_add_d(ci, ci, dcIm, MPFR_RNDN)
+        // The offset, exactly: (x, y) = d × 2^exponent, then c += offset.
+        mpfr_set_d(x, dRe, MPFR_RNDN)
+        mpfr_set_d(y, dIm, MPFR_RNDN)
+        mpfr_mul_2si(x, x, exponent, MPFR_RNDN)
+        mpfr_mul_2si(y, y, exponent, MPFR_RNDN)
+        mpfr_add(cr, cr, x, MPFR_RNDN)
+        mpfr_add(ci, ci, y, MPFR_RNDN)
         mpfr_set(x, cr, MPFR_RNDN)
         mpfr_set(y, ci, MPFR_RNDN)
         var count: UInt32 = 0

@@ -55,6 +55,16 @@ import Testing
     /// Counts about 2429-2468; sample spacing 1.7e-301, near the end of what double deltas can do.
     static let misiurewicz300 = Location(name: "Misiurewicz 1e300", re: misiurewiczRe, im: misiurewiczIm,
                                          zoom: "1e300", width: 16, height: 12, maxIterations: 5000)
+    /// Counts about 8100-8175; sample spacing about 2^-3326: deltas in the tiny phase (mantissa and
+    /// exponent) for some 7000 iterations. The centre to 1250 digits (DeepLocations; its first 345
+    /// are the digits above).
+    static let misiurewicz1000 = Location(name: "Misiurewicz 1e1000", re: DeepLocations.misiurewicz41.re,
+                                          im: DeepLocations.misiurewicz41.im, zoom: "1e1000", width: 16, height: 12,
+                                          maxIterations: 9000)
+    /// Counts about 33,000 at 1e100 (M(30,1) by the cusp at 1/4): long BLA steps.
+    static let elephant100 = Location(name: "M(30,1) 1e100", re: DeepLocations.elephant30.re,
+                                      im: DeepLocations.elephant30.im, zoom: "1e100", width: 16, height: 12,
+                                      maxIterations: 40000)
 
     /// The period-8007 minibrot by the seahorse point (its nucleus by Newton's method on z_8007(c)
     /// in MPFR), with the view centre moved off it by (-1e-30, +0.8e-30): about a third of the
@@ -75,11 +85,27 @@ import Testing
 
     /// The reference orbit of a Misiurewicz point, computed at finite precision, leaves its
     /// repelling cycle and escapes too, but only after every sample has.
-    @Test(arguments: [misiurewicz100, misiurewicz300])
+    @Test(arguments: [misiurewicz100, misiurewicz300, misiurewicz1000])
     func misiurewicz(_ l: Location) async throws {
+        #expect(DeepLocations.misiurewicz41.re.hasPrefix(Self.misiurewiczRe.dropLast(2)))
+        #expect(DeepLocations.misiurewicz41.im.hasPrefix(Self.misiurewiczIm.dropLast(2)))
         let r = try await compare(l)
         #expect(r.distinctCounts > 10, "distinct counts in \(l.name)")
         #expect(r.orbit.count > Int(r.maxCount) + 2, "orbit \(r.orbit.count) points, counts up to \(r.maxCount)")
+    }
+
+    /// Step-by-step perturbation (no BLA) meets the same bar, in both phases of the delta.
+    @Test(arguments: [misiurewicz300, misiurewicz1000])
+    func withoutBLA(_ l: Location) async throws {
+        let r = try await compare(l, bla: false)
+        #expect(r.distinctCounts > 10, "distinct counts in \(l.name)")
+    }
+
+    /// Long BLA steps over a view whose samples need about 33,000 iterations.
+    @Test func elephantValley1e100() async throws {
+        let r = try await compare(Self.elephant100)
+        #expect(r.interior == 0)
+        #expect(r.maxCount > 30000)
     }
 
     @Test func minibrotInteriorAndEscapingReference() async throws {
@@ -113,17 +139,19 @@ import Testing
 
     /// Every sample of the view by perturbation and by direct MPFR iteration; fails if over 1%
     /// of the counts differ, and prints the share and the times.
-    func compare(_ l: Location, supersampling ss: Int = 1, bailout: Double = 2) async throws -> Result {
+    func compare(_ l: Location, supersampling ss: Int = 1, bailout: Double = 2, bla: Bool = true) async throws -> Result {
         let view = try DeepView(centerRe: l.re, centerIm: l.im, zoom: l.zoom, width: l.width, height: l.height,
                                 supersampling: ss, maxIterations: l.maxIterations, bailout: bailout)
         let t0 = Date()
-        let image = try await PerturbationCPU.render(view)
+        let image = try await PerturbationCPU.render(view, bla: bla)
         let perturbationSeconds = Date().timeIntervalSince(t0)
 
         let precision = DirectMPFR.precision(zoom: l.zoom)
         #expect(image.orbit.precisionBits == precision, "precision of \(l.name)")
         let spacing = DirectMPFR.spacing(zoom: l.zoom, height: l.height, precision: precision)
         #expect(image.orbit.pixelSpacing == spacing, "pixel spacing of \(l.name)")
+        let parts = DirectMPFR.spacingParts(zoom: l.zoom, height: l.height, precision: precision)
+        #expect(image.orbit.spacingMantissa == parts.mantissa && image.orbit.spacingExponent == parts.exponent)
         let direct = DirectMPFR(centerRe: l.re, centerIm: l.im, precision: precision,
                                 bailout2: Double(Float(bailout * bailout)), maxIterations: l.maxIterations)
 
@@ -141,9 +169,9 @@ import Testing
         await CPUParallel.forEach(sh) { sy in
             for sx in 0..<sw {
                 // FractalCPU.View.re/im less the centre, written out independently.
-                let dcRe = ((Double(sx) + 0.5) / Double(ss) - Double(l.width) * 0.5) * spacing
-                let dcIm = -(((Double(sy) + 0.5) / Double(ss) - Double(l.height) * 0.5) * spacing)
-                let r = direct.escape(dcRe: dcRe, dcIm: dcIm)
+                let dRe = ((Double(sx) + 0.5) / Double(ss) - Double(l.width) * 0.5) * parts.mantissa
+                let dIm = -(((Double(sy) + 0.5) / Double(ss) - Double(l.height) * 0.5) * parts.mantissa)
+                let r = direct.escape(dRe: dRe, dIm: dIm, exponent: parts.exponent)
                 counts[sy * sw + sx] = r.count
                 mags[sy * sw + sx] = r.mag
             }
@@ -172,7 +200,7 @@ import Testing
         let samples = sw * sh
         let share = Double(differing) / Double(samples)
         let range = (expectedCounts.min() ?? 0)...(expectedCounts.max() ?? 0)
-        let line = "\(l.name): \(samples) samples, \(differing) differ (\(String(format: "%.2f", share * 100))%), " +
+        let line = "\(l.name)\(bla ? "" : " without BLA"): \(samples) samples, \(differing) differ (\(String(format: "%.2f", share * 100))%), " +
             "counts \(range.lowerBound)...\(range.upperBound), \(interior) interior, " +
             "orbit \(image.orbit.count) points at \(precision) bits\(image.orbit.escaped ? " (escapes)" : ""), " +
             "|z|² at escape off by over 1e-3 relative in \(magsOff) (worst \(worstMag), " +

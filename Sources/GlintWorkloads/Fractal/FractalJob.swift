@@ -81,6 +81,9 @@ public struct FractalJob: Sendable {
     public var exactZoom: String?
     /// Main-cardioid and period-2-bulb skipping (Mandelbrot only); changes speed, never pixels.
     public var skipInterior = true
+    /// Perturbation: skip iterations by bilinear approximation (BLATable). Off iterates every
+    /// step (slower; for comparison). Counts may differ slightly between the two.
+    public var bla = true
     /// The image-julia texture.
     public var texture: Image8?
 

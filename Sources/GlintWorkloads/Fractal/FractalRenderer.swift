@@ -52,7 +52,7 @@ public enum FractalRenderer {
     // MARK: Swift CPU path
 
     static func renderCPU(_ job: FractalJob, outputs: Outputs, progress: Progress?) async throws -> FractalResult {
-        let (p, orbit) = try deepParams(job)
+        let (p, orbit, table) = try deepParams(job)
         let w = job.width, h = job.height, ss = job.supersampling, sw = w * ss
         let image = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: w * h * 4)
         let wantCounts = outputs.counts && ss == 1
@@ -85,7 +85,7 @@ public enum FractalRenderer {
                                                     counts: sampleCounts + o, mags: mags + o, texels: texels + o)
                     }
                 } else if let orbit {
-                    PerturbationCPU.row(orbit: orbit, width: w, height: h, supersampling: ss, sy: sy,
+                    PerturbationCPU.row(orbit: orbit, table: table, width: w, height: h, supersampling: ss, sy: sy,
                                         counts: sampleCounts + o, mags: mags + o)
                 } else {
                     FractalCPU.escapeRow(p, formula: formula, precision: precision, skip: skip, sy: sy,
@@ -112,16 +112,18 @@ public enum FractalRenderer {
     }
 
     /// The kernels' params and, for perturbation, the reference orbit of the centre (computed in
-    /// MPFR) with the pixel spacing from it (the zoom may be past Double's range).
-    static func deepParams(_ job: FractalJob) throws -> (GlintFractalParams, ReferenceOrbit?) {
+    /// MPFR) with the pixel spacing from it (the zoom may be past Double's range), and its BLA
+    /// table unless the job turns BLA off.
+    static func deepParams(_ job: FractalJob) throws -> (GlintFractalParams, ReferenceOrbit?, BLATable?) {
         var p = job.params
-        guard job.precision == .perturbation else { return (p, nil) }
+        guard job.precision == .perturbation else { return (p, nil, nil) }
         let view = try job.deepView()
         let orbit = try ReferenceOrbit(centerRe: view.centerRe, centerIm: view.centerIm, zoom: view.zoom,
                                        height: view.height, bailout: view.bailout, maxIterations: view.maxIterations)
-        p.scale_bits = orbit.pixelSpacing.bitPattern
+        p.scale_bits = orbit.spacingMantissa.bitPattern
         p.scale = 0
-        return (p, orbit)
+        let table = job.bla ? BLATable(orbit: orbit, dcMax: PerturbationCPU.dcMax(orbit: orbit, width: view.width, height: view.height)) : nil
+        return (p, orbit, table)
     }
 
     // MARK: OpenCL path
@@ -157,7 +159,7 @@ public enum FractalRenderer {
         if job.precision != .float && !cc.supportsFP64 {
             throw GlintError(field: "precision", "\(job.precision.rawValue) needs fp64, which \(cc.deviceName) lacks; use float or another device")
         }
-        let (p, orbit) = try deepParams(job)
+        let (p, orbit, table) = try deepParams(job)
         let w = job.width, h = job.height, ss = job.supersampling, sw = w * ss
         let lanes = lanes(for: job, on: cc, override: outputs.lanes)
         let isTexture = job.formula == .imageJulia
@@ -174,6 +176,11 @@ public enum FractalRenderer {
         // The reference orbit, uploaded once for every strip.
         let orbitRe = try Buffer<Double>(queue: cc.queue, copying: orbit?.re ?? [0])
         let orbitIm = try Buffer<Double>(queue: cc.queue, copying: orbit?.im ?? [0])
+        // The BLA table (one dummy element each when there is none).
+        let t = table ?? BLATable.empty
+        let blaReals = try Buffer<Double>(queue: cc.queue, copying: t.reals.isEmpty ? [0] : t.reals)
+        let blaInts = try Buffer<Int32>(queue: cc.queue, copying: t.ints.isEmpty ? [0] : t.ints)
+        let blaLevels = try Buffer<Int32>(queue: cc.queue, copying: t.levels == 0 ? [0, 0] : t.levelOffsets + t.levelCounts)
         let color = try program.kernel("fractal_color")
 
         let stripRows = max(1, min(h, stripSamples / (sw * ss)))
@@ -207,7 +214,8 @@ public enum FractalRenderer {
             let rows = min(stripRows, h - row)
             let sampleRows = Int32(rows * ss)
             if let orbit {
-                try escape.setArguments(counts, mags, orbitRe, orbitIm, Int32(orbit.count), StructArgument(p), Int32(row * ss), sampleRows)
+                try escape.setArguments(counts, mags, orbitRe, orbitIm, Int32(orbit.count), blaReals, blaInts, blaLevels,
+                                        Int32(t.levels), Int32(orbit.spacingExponent), StructArgument(p), Int32(row * ss), sampleRows)
             } else if isTexture {
                 try escape.setArguments(counts, mags, texels, texture, StructArgument(p), Int32(row * ss), sampleRows)
             } else if fused {

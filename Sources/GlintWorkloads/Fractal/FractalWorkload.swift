@@ -23,25 +23,27 @@ public enum FractalWorkload: Workload {
         /// A deep view: centre and zoom as decimal text (perturbation).
         var exactCenter: (re: String, im: String)? = nil
         var exactZoom: String? = nil
+        var bla = true
     }
 
-    /// The Misiurewicz point M(4,1) to 345 digits (pre-periodic: every zoom into it shows
-    /// filaments with a spread of counts), for the deep-zoom cases.
-    static let misiurewicz = (
-        re: "-0.101096363845622161025785445738622565463805442826253483876931177660780840740470584274821" +
-            "219810516779033404531908556741193971546144260911882355703907680301615758418143435454482306" +
-            "810666402941937826741189160781952644899539699533446682339312669900981755715042520653886699" +
-            "186134433396160061056277538514425960956070356822164327995613303692671476037780",
-        im: "0.9562865108091415007710960577299774358098333365105291700343143215005246590657167325269784" +
-            "107873398072043444724926469284366752406567465722656200815719741551313831228054884443810571" +
-            "677870203738395055477279309548311953190385170024877917670113105649462054553485859930615004" +
-            "42739744776204598008597391597760386427667074404225333535432356685940471232746")
+    /// Perturbation at zoom `zoom` into `point` (DeepLocations), with BLA or step by step
+    /// (effective iterations: every step a sample takes counts, skipped or not).
+    static func deep(_ label: String, _ point: DeepLocations.Point, _ zoom: String, iterations: Int, bla: Bool = true) -> Spec {
+        Spec(name: "mandelbrot-deep-\(zoom)\(label)\(bla ? "" : "-nobla")", formula: .mandelbrot, precision: .perturbation,
+             iterations: iterations, smooth: true, bailout: 2, exactCenter: point, exactZoom: zoom, bla: bla)
+    }
 
-    /// Perturbation at zoom `zoom` into the Misiurewicz point: escape counts about 800 at 1e100
-    /// and 2400 at 1e290 (effective iterations: every step a sample takes counts).
-    static func deep(_ zoom: String, iterations: Int) -> Spec {
-        Spec(name: "mandelbrot-perturbation-\(zoom)", formula: .mandelbrot, precision: .perturbation, iterations: iterations,
-             smooth: true, bailout: 2, exactCenter: misiurewicz, exactZoom: zoom)
+    /// The deep cases: medians of about 33,200 iterations at 1e100 and 25,900 at 1e300 (the
+    /// M(30,1) points by the cusp), step-by-step perturbation (`-nobla`) on smaller images of the
+    /// same views for the BLA's speed-up in effective iterations per second, and 1e1000 at M(4,1)
+    /// (counts about 8,110).
+    static func deepCases(scale: Int) -> [BenchCase] {
+        let (w, h) = (160 * scale, 120 * scale), (sw, sh) = (20 * scale, 15 * scale)
+        return [make(deep("", DeepLocations.elephant30, "1e100", iterations: 50000), w, h),
+                make(deep("", DeepLocations.elephant30, "1e100", iterations: 50000, bla: false), sw, sh),
+                make(deep("", DeepLocations.elephant30b, "1e300", iterations: 50000), w, h),
+                make(deep("", DeepLocations.elephant30b, "1e300", iterations: 50000, bla: false), sw, sh),
+                make(deep("", DeepLocations.misiurewicz41, "1e1000", iterations: 10000), w, h)]
     }
 
     public static func benchCases(_ kind: BenchSuiteKind) -> [BenchCase] {
@@ -53,10 +55,10 @@ public enum FractalWorkload: Workload {
         ]
         switch kind {
         case .quick:
-            return standard.map { make($0, 320, 240) } + [make(deep("1e100", iterations: 5000), 160, 120)]
+            return standard.map { make($0, 320, 240) } + [make(deep("", DeepLocations.elephant30, "1e100", iterations: 50000), 80, 60)]
         case .standard:
             return standard.map { make($0, 1920, 1080) }
-                + [make(deep("1e100", iterations: 5000), 480, 320), make(deep("1e290", iterations: 8000), 480, 320)]
+                + deepCases(scale: 3)
         case .full:
             let heavy: [Spec] = [
                 Spec(name: "mandelbrot-float-noskip", formula: .mandelbrot, skip: false),
@@ -65,7 +67,7 @@ public enum FractalWorkload: Workload {
                      smooth: true, palette: .ocean, bailout: 256, center: (-0.7435669, 0.1314023), zoom: 2e4),
             ]
             return (standard + heavy).map { make($0, 1920, 1080) } + standard.map { make($0, 3840, 2160) }
-                + [make(deep("1e100", iterations: 5000), 960, 640), make(deep("1e290", iterations: 8000), 960, 640)]
+                + deepCases(scale: 4)
         }
     }
 
@@ -83,6 +85,7 @@ public enum FractalWorkload: Workload {
         if let c = s.center { (job.centerRe, job.centerIm) = c }
         job.zoom = s.zoom
         job.exactCenter = s.exactCenter
+        job.bla = s.bla
         if let z = s.exactZoom {
             job.exactZoom = z
             job.zoom = Double(z) ?? .infinity
@@ -96,6 +99,7 @@ public enum FractalWorkload: Workload {
             ("center", .array([.number(job.centerRe), .number(job.centerIm)])),
             ("zoom", s.exactZoom.map { .string($0) } ?? .number(s.zoom)),
             ("center_digits", .int(Int64(s.exactCenter?.re.count ?? 0))),
+            ("bla", .bool(s.bla)),
         ])
         return BenchCase(
             workload: name, name: s.name, width: width, height: height, parameters: parameters,

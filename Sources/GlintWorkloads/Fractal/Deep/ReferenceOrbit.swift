@@ -27,6 +27,10 @@ public struct ReferenceOrbit: Sendable {
     /// Image pixel spacing 2 / (zoom × height) in the complex plane, computed in MPFR and rounded
     /// once to Double (0 or subnormal past Double's range).
     public let pixelSpacing: Double
+    /// The same spacing at any depth: `spacingMantissa` × 2^`spacingExponent`, the mantissa in
+    /// [1, 2) rounded to 53 bits (where the spacing is a normal Double, exactly `pixelSpacing`).
+    public let spacingMantissa: Double
+    public let spacingExponent: Int
 
     /// Number of points (at least 2: O[0] and O[1]).
     public var count: Int { re.count }
@@ -58,6 +62,7 @@ public struct ReferenceOrbit: Sendable {
         self.bailout = bailout
         self.maxIterations = maxIterations
         pixelSpacing = Self.pixelSpacing(zoom: zoom, height: height, precision: bits)
+        (spacingMantissa, spacingExponent) = Self.spacing(zoom: zoom, height: height, precision: bits)
 
         let cr = MPFRNumber(centerRe, precision: bits), ci = MPFRNumber(centerIm, precision: bits)
         let limit = max(bailout * bailout, 4)
@@ -97,6 +102,15 @@ public struct ReferenceOrbit: Sendable {
         mpfr_mul_ui(z.raw, z.raw, UInt(height), MPFR_RNDN)
         z.setQuotient(2, z)
         return z.toDouble()
+    }
+
+    /// 2 / (zoom × height) as mantissa × 2^exponent, mantissa in [1, 2), at any depth.
+    public static func spacing(zoom: DeepNumber, height: Int, precision: Int) -> (mantissa: Double, exponent: Int) {
+        let z = MPFRNumber(zoom, precision: precision)
+        mpfr_mul_ui(z.raw, z.raw, UInt(height), MPFR_RNDN)
+        z.setQuotient(2, z)
+        let (m, e) = z.toDoubleExponent()   // m in [0.5, 1)
+        return (m * 2, e - 1)
     }
 
     static func check(zoom: DeepNumber, height: Int, bailout: Double, maxIterations: Int) throws(GlintError) {
