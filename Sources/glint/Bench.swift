@@ -43,6 +43,9 @@ struct Bench: AsyncParsableCommand {
     @Flag(help: "The suite. (default: --standard)")
     var kind = BenchSuiteKind.standard
 
+    @Option(name: .customLong("case"), help: ArgumentHelp("Run only the cases whose name contains TEXT (repeatable), e.g. --case deep.", valueName: "text"))
+    var caseFilters: [String] = []
+
     @Option(name: .long, help: "Run on this backend only (auto, cpu, opencl, opencl:N, gpu); default: the Swift CPU path and every OpenCL device.")
     var device: String?
 
@@ -77,8 +80,8 @@ struct Bench: AsyncParsableCommand {
             if let file, file != "-" { try checkWritable(file, option: option) }
         }
         if let chart, !hasSuffix(chart, ["svg"]) { throw ValidationError("--chart \(chart): must be an .svg file") }
-        if results != nil && (device != nil || seconds != nil || kind != .standard || !workloads.isEmpty) {
-            throw ValidationError("--results reports a saved run: it takes no workloads, --device, --seconds, --quick or --full")
+        if results != nil && (device != nil || seconds != nil || kind != .standard || !workloads.isEmpty || !caseFilters.isEmpty) {
+            throw ValidationError("--results reports a saved run: it takes no workloads, --case, --device, --seconds, --quick or --full")
         }
     }
 
@@ -122,7 +125,12 @@ struct Bench: AsyncParsableCommand {
     private func runSuite() async throws -> BenchReport {
         let start = Clock.now()
         let chosen = Workloads.all.map { $0.workload }.filter { workloads.isEmpty || workloads.contains($0.name) }
-        let cases = BenchSuite.cases(kind, of: chosen)
+        let cases = BenchSuite.cases(kind, of: chosen).filter { c in
+            caseFilters.isEmpty || caseFilters.contains { c.name.contains($0) }
+        }
+        if cases.isEmpty {
+            throw GlintError("no \(kind.rawValue) bench case matches --case \(caseFilters.joined(separator: ", --case "))")
+        }
         var backends: [(name: String, backend: Backend)] = []
         let inventory = DeviceInventory.scan()
         if let device {
