@@ -16,7 +16,7 @@ struct AnimationOptions: ParsableArguments {
             transform: number("--fps", Limits.fps))
     var fps = 30.0
 
-    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Ramp a parameter over the animation: NAME=FROM:TO, repeatable (e.g. zoom=1:1e4, center=-0.75,0:-0.7435,0.1314, c=-0.8,0.156:-0.7,0.27). Zoom moves geometrically, the rest linearly.",
+    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Ramp a parameter over the animation: NAME=FROM:TO, repeatable (e.g. zoom=1:1e300, center=-0.75,0:-0.7435,0.1314, c=-0.8,0.156:-0.7,0.27). Zoom moves geometrically, to any depth, the rest linearly; a fractal frame's zoom and centre are exact decimals (recorded in its PNG), and the frames at one centre share one reference orbit.",
                                valueName: "name=from:to"))
     var ramp: [String] = []
 
@@ -25,11 +25,13 @@ struct AnimationOptions: ParsableArguments {
 
     var isAnimation: Bool { frames != nil }
 
-    func ramps(allowed: [String]) throws -> [Ramp] {
-        var out: [Ramp] = []
+    /// The ramps split into names and the texts of their ends (a workload that needs more than
+    /// Doubles reads the texts itself); an unknown name is refused.
+    func rampTexts(allowed: [String]) throws -> [RampText] {
+        var out: [RampText] = []
         for text in ramp {
-            let r: Ramp
-            do { r = try Ramp(parsing: text) } catch { throw ValidationError(error.message) }
+            let r: RampText
+            do { r = try RampText(parsing: text) } catch { throw ValidationError(error.message) }
             guard allowed.contains(r.name) else {
                 throw ValidationError("--ramp \(r.name): this workload ramps \(allowed.joined(separator: ", "))")
             }
@@ -38,11 +40,20 @@ struct AnimationOptions: ParsableArguments {
         return out
     }
 
+    /// The ramps with their ends read as Doubles.
+    func ramps(allowed: [String]) throws -> [Ramp] {
+        var out: [Ramp] = []
+        for split in try rampTexts(allowed: allowed) {
+            do throws(GlintError) { out.append(try Ramp(split)) } catch { throw ValidationError(error.message) }
+        }
+        return out
+    }
+
     func check(allowed: [String]) throws {
         if let frames, !Limits.frames.contains(frames) { throw ValidationError("--frames must be between 1 and \(Limits.frames.upperBound), got \(frames)") }
         guard Limits.fps.contains(fps) else { throw ValidationError("--fps must be \(Limits.fps.text), got \(fps)") }
         if frames == nil && (!ramp.isEmpty || video != nil) { throw ValidationError("--ramp and --video need --frames N") }
-        _ = try ramps(allowed: allowed)
+        _ = try rampTexts(allowed: allowed)
         if let video { try checkWritable(video, option: "--video") }
     }
 }
@@ -85,9 +96,10 @@ final class FrameSink {
         SequenceInterrupt.install()
     }
 
-    func write(_ image: Image8, frame k: Int) throws {
+    /// Stages frame k; `text` goes into the PNG as tEXt chunks (a fractal frame's view record).
+    func write(_ image: Image8, frame k: Int, text: [PNG.TextEntry] = []) throws {
         try SequenceInterrupt.check(folder)
-        try staged.write(frameName(k), PNG.encode(image, alpha: false))
+        try staged.write(frameName(k), PNG.encode(image, alpha: false, text: text))
         try encoder?.append(image)
     }
 

@@ -18,7 +18,9 @@ struct Fractal: PassSource {
         any length; past double precision each sample is iterated as a small delta from a \
         reference orbit of the centre computed in arbitrary precision (MPFR), with rebasing, \
         an exponent of its own while it is tiny, and bilinear approximation skipping \
-        iterations (--precision, --no-bla). --location reads a Glint PNG or a .kfr file.
+        iterations (--precision, --no-bla). --location reads a Glint PNG or a .kfr file. Zoom \
+        animations go to any depth: each frame's zoom and centre are exact decimals, and the \
+        frames at one centre share its reference orbit.
 
         Escape counts are identical on every backend; colours agree within 1 (8-bit), within \
         2 of 65535 with --bit-depth 16.
@@ -30,6 +32,8 @@ struct Fractal: PassSource {
           glint fractal julia --c -0.4,0.6 --ss 3 --palette rainbow --smooth -o j.png
           glint fractal image-julia --texture logo.png -o tex.png
           glint fractal mandelbrot --frames 120 --ramp zoom=1:1e4 --ramp center=-0.75,0:-0.7435669,0.1314023 --iterations 1500 -o zoom --video zoom.mp4
+          glint fractal mandelbrot --frames 600 --ramp zoom=1:1e30 --center -0.743643887037158704752191506114774,0.131825904205311970493132056385139 --iterations 12000 -o dive
+          glint fractal --location dive/frame_00300.png --size 3840x2160 -o frame300.png
           glint fractal julia --frames 60 --ramp c=-0.8,0.156:-0.7,0.27 -o julia-frames
           glint fractal --location deeper.png --size 3840x2160 -o poster.png
           glint fractal --location deeper.png --print-location > deeper.kfr
@@ -147,17 +151,7 @@ struct Fractal: PassSource {
             throw ValidationError("--print-location prints one view; it does not go with --frames")
         }
         try animation.check(allowed: Self.rampable)
-        for r in try animation.ramps(allowed: Self.rampable) {
-            if r.name == "zoom" {
-                guard r.from.count == 1 else { throw ValidationError("--ramp zoom=FROM:TO takes two numbers (e.g. zoom=1:1e4), got \(r.name)=\(rampText(r))") }
-                try checkRamp(r, Limits.zoom)
-            } else {
-                guard r.from.count == 2 else {
-                    throw ValidationError("--ramp \(r.name)=FROM:TO needs pairs X,Y (e.g. \(r.name)=-0.75,0:-0.74,0.13), got \(r.name)=\(rampText(r))")
-                }
-                try checkRamp(r, Limits.planeCoordinate)
-            }
-        }
+        let ramps = try fractalRamps()
         if formula == .imageJulia && texture == nil && !printLocation {
             throw ValidationError("image-julia needs --texture FILE.png")
         }
@@ -165,10 +159,14 @@ struct Fractal: PassSource {
         // each end of any ramp; the texture stands in (it is read when the work starts).
         var job = baseJob()
         if job.formula == .imageJulia { job.texture = Image8(width: 1, height: 1) }
-        let ramps = try animation.ramps(allowed: Self.rampable)
-        let ends = animation.frames.map { n in [0, n - 1].map { frameJob(job, ramps: ramps, frame: $0, of: n) } } ?? [job]
-        for j in ends {
-            do { try j.validate() } catch { throw error.usage }
+        if let n = animation.frames, !ramps.isEmpty {
+            for k in Set([0, n - 1]).sorted() {
+                do { try frameJob(job, ramps: ramps, frame: k, of: n).validate() } catch {
+                    throw ValidationError("--ramp: frame \(k) of \(n): \(error.usage.message)")
+                }
+            }
+        } else {
+            do { try job.validate() } catch { throw error.usage }
         }
         // --print-location writes nothing: the outputs are not checked.
         if printLocation { return }
@@ -236,8 +234,10 @@ struct Fractal: PassSource {
         let center = job.exactCenter ?? ("\(job.centerRe)", "\(job.centerIm)")
         v.center = NumberPair(x: job.centerRe, y: job.centerIm, description: "\(center.re),\(center.im)")
         v.zoom = try? DeepNumber(parsing: job.exactZoom ?? "\(job.zoom)")
+        // c as given, unless a ramp moved it (a frame's c, exact as a Double's shortest text).
         let cParts = c.description.split(separator: ",").map { $0.trimmingCharacters() }
-        v.c = NumberPair(x: job.cRe, y: job.cIm, description: cParts.count == 2 ? "\(cParts[0]),\(cParts[1])" : "\(job.cRe),\(job.cIm)")
+        let cGiven = cParts.count == 2 && job.cRe == c.x && job.cIm == c.y
+        v.c = NumberPair(x: job.cRe, y: job.cIm, description: cGiven ? "\(cParts[0]),\(cParts[1])" : "\(job.cRe),\(job.cIm)")
         v.iterations = job.maxIterations
         v.bailout = job.bailout
         v.palette = job.palette
@@ -285,40 +285,94 @@ struct Fractal: PassSource {
     var outputFolder: String { output ?? "\(formula.name)-frames" }
     var outputFile: String { output ?? "\(formula.name).png" }
 
-    /// The job of animation frame k: `job` with every ramp at its value for that frame (and, with
-    /// `--precision auto`, the precision that frame's zoom needs).
-    func frameJob(_ job: FractalJob, ramps: [Ramp], frame k: Int, of n: Int) -> FractalJob {
-        var j = job
-        for r in ramps {
+    /// The --ramp values: zoom and centre as exact decimals of any length, c as Doubles; a bad
+    /// one is a one-line usage error.
+    func fractalRamps() throws -> FractalRamps {
+        var out = FractalRamps()
+        for r in try animation.rampTexts(allowed: Self.rampable) {
+            let given = "\(r.name)=\(JSON.printable(r.ends, limit: 80))"
+            func decimal(_ text: String) throws -> DeepNumber {
+                do throws(GlintError) { return try DeepNumber(parsing: text, field: "--ramp \(r.name)") } catch {
+                    throw ValidationError(error.message)
+                }
+            }
             switch r.name {
             case "zoom":
-                j.zoom = r.value(frame: k, of: n, geometric: true)[0]
-                j.exactZoom = nil
+                guard r.from.count == 1 else { throw ValidationError("--ramp zoom=FROM:TO takes two numbers (e.g. zoom=1:1e300), got \(given)") }
+                let ends = try [r.from[0], r.to[0]].map { text in
+                    let z = try decimal(text)
+                    guard !z.isNegative, !z.isZero, let l = z.log10Magnitude, l >= -9 else {
+                        throw ValidationError("--ramp zoom values must be positive numbers of at least 1e-9 (any depth), got \(given)")
+                    }
+                    return z
+                }
+                out.zoom = (ends[0], ends[1])
             case "center":
-                let v = r.value(frame: k, of: n)
-                (j.centerRe, j.centerIm) = (v[0], v[1])
-                j.exactCenter = nil
-            case "c": let v = r.value(frame: k, of: n); (j.cRe, j.cIm) = (v[0], v[1])
-            default: break
+                guard r.from.count == 2 else {
+                    throw ValidationError("--ramp center=FROM:TO needs pairs X,Y (e.g. center=-0.75,0:-0.74,0.13), got \(given)")
+                }
+                let values = try (r.from + r.to).map { text in
+                    let v = try decimal(text)
+                    guard let d = Double(text), Limits.planeCoordinate.contains(d) else {
+                        throw ValidationError("--ramp center values must be \(Limits.planeCoordinate.text), got \(given)")
+                    }
+                    return v
+                }
+                out.center = (from: (values[0], values[1]), to: (values[2], values[3]))
+            default:
+                guard r.from.count == 2 else {
+                    throw ValidationError("--ramp \(r.name)=FROM:TO needs pairs X,Y (e.g. \(r.name)=-0.8,0.156:-0.7,0.27), got \(given)")
+                }
+                let ramp: Ramp
+                do throws(GlintError) { ramp = try Ramp(r) } catch { throw ValidationError(error.message) }
+                try checkRamp(ramp, Limits.planeCoordinate)
+                out.c = ramp
             }
+        }
+        return out
+    }
+
+    /// The job of animation frame k: `job` with every ramp at its value for that frame (the
+    /// zoom and the centre as exact decimal text, DeepRamp) and, with `--precision auto`, the
+    /// precision that frame needs.
+    func frameJob(_ job: FractalJob, ramps: FractalRamps, frame k: Int, of n: Int) -> FractalJob {
+        var j = job
+        if let z = ramps.zoom {
+            let text = DeepRamp.zoom(from: z.from, to: z.to, frame: k, of: n)
+            j.exactZoom = text
+            j.zoom = Double(text) ?? .infinity
+        }
+        if let c = ramps.center {
+            let one = try! DeepNumber(parsing: "1")
+            let zoom = j.exactZoom.flatMap { try? DeepNumber(parsing: $0) } ?? (try? DeepNumber(parsing: "\(j.zoom)")) ?? one
+            let re = DeepRamp.coordinate(from: c.from.re, to: c.to.re, frame: k, of: n, zoom: zoom)
+            let im = DeepRamp.coordinate(from: c.from.im, to: c.to.im, frame: k, of: n, zoom: zoom)
+            j.exactCenter = (re, im)
+            (j.centerRe, j.centerIm) = (Double(re) ?? 0, Double(im) ?? 0)
+        }
+        if let c = ramps.c {
+            let v = c.value(frame: k, of: n)
+            (j.cRe, j.cIm) = (v[0], v[1])
         }
         if precision == "auto" && !ramps.isEmpty { j.precision = .automatic(for: j) }
         return j
     }
 
     func runAnimation(_ job: FractalJob, frames n: Int) async throws {
-        let ramps = try animation.ramps(allowed: Self.rampable)
+        let ramps = try fractalRamps()
         for k in [0, n - 1] { try frameJob(job, ramps: ramps, frame: k, of: n).validate() }
         let backend = try device.backend()
         let sink = try FrameSink(folder: outputFolder, video: animation.video, width: job.width, height: job.height, fps: animation.fps)
         let bar = ProgressBar("fractal", quiet: out.quiet)
         let start = Clock.now()
+        let orbitsBefore = OrbitCache.shared.computed
         var kernels = 0.0
         for k in 0..<n {
             let frameJob = frameJob(job, ramps: ramps, frame: k, of: n)
             let result = try await FractalRenderer.render(frameJob, on: backend)
             kernels += result.kernelSeconds
-            try sink.write(result.image, frame: k)
+            // Each frame records its view, as a single render does: --location renders it again.
+            try sink.write(result.image, frame: k, text: [viewRecord(frameJob).textEntry])
             bar.update(Double(k + 1) / Double(n))
         }
         try sink.finish()
@@ -327,6 +381,9 @@ struct Fractal: PassSource {
             let wall = Clock.now() - start
             var line = "wrote \(n) frames to \(outputFolder)/ (\(job.width)x\(job.height), \(job.formula.name), \(backend.label), \(fmt(wall * 1000, 1)) ms, \(fmt(Double(n) / wall, 1)) frames/s"
             if backend.isOpenCL { line += ", kernels \(fmt(kernels * 1000, 1)) ms" }
+            // Perturbation frames at one centre and precision share one reference orbit.
+            let orbits = OrbitCache.shared.computed - orbitsBefore
+            if orbits > 0 { line += ", \(orbits) reference orbit\(orbits == 1 ? "" : "s")" }
             if let video = animation.video { line += "; video \(video)" }
             print(line + ")")
         }
@@ -406,6 +463,15 @@ struct Fractal: PassSource {
             }
         }
     }
+}
+
+/// A fractal animation's ramps, read (`Fractal.fractalRamps`).
+struct FractalRamps {
+    var zoom: (from: DeepNumber, to: DeepNumber)?
+    var center: (from: (re: DeepNumber, im: DeepNumber), to: (re: DeepNumber, im: DeepNumber))?
+    var c: Ramp?
+
+    var isEmpty: Bool { zoom == nil && center == nil && c == nil }
 }
 
 extension Fractal {

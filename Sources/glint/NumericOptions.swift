@@ -218,8 +218,6 @@ enum Limits {
     static let unit = NumberRange.closed(0, 1)
     /// Fractal escape radius (FractalJob's range).
     static let bailout = NumberRange.above(1, atMost: FractalJob.maxBailout)
-    /// Fractal zoom.
-    static let zoom = NumberRange.closed(1e-9, 1e15)
     /// Camera positions and directions (RTCamera accepts lengths below 1e18).
     static let cameraCoordinate = NumberRange.closed(-1e9, 1e9)
     /// --vfov in degrees (RTCamera's range).

@@ -20,14 +20,98 @@ struct AnimationCLITests {
             let single = try box.run(["fractal", "mandelbrot", "--size", "48x32", "--iterations", "200", "--zoom", "10",
                                       "--center", "-0.74678345,0.06570115", "-o", "single.png", "--device", "opencl"])
             #expect(single.status == 0, "\(single)")
-            // The same pixels (the single render's PNG also records its view; the frames do not).
-            #expect(try PNG.read(box.path("a/frame_00002.png")).pixels == PNG.read(box.path("single.png")).pixels)
+            // The same file: the same pixels and the same view record.
+            #expect(try box.bytes("a/frame_00002.png") == box.bytes("single.png"))
             for k in 0..<5 {
                 let name = "frame_0000\(k).png"
                 #expect(try box.bytes("a/\(name)") == box.bytes("b/\(name)"), "\(name) differs between two runs")
                 #expect(try box.bytes("a/\(name)") == box.bytes("c/\(name)"), "\(name) differs between cpu and opencl")
             }
             #expect(try box.bytes("a/frame_00000.png") != box.bytes("a/frame_00004.png"))
+        }
+    }
+
+    /// The frames' zooms, 20 significant digits (10^(20 + 40/3) = 2.15443469003188372175929...e33).
+    static let deepZooms = ["1e20", "2.1544346900318837218e33", "4.6415888336127788924e46", "1e60"]
+
+    @Test("a zoom to 1e60 into a long-decimal centre: one reference orbit; each frame records its view and --location renders it again, byte for byte",
+          arguments: ["cpu", "opencl"])
+    func deepZoomFrames(device: String) throws {
+        try withSandbox { box in
+            let r = try box.run(["fractal", "mandelbrot", "--frames", "4", "--ramp", "zoom=1e20:1e60", "--center", DeepZoomCLITests.misiurewicz,
+                                 "--size", "48x32", "--iterations", "2000", "--device", device, "-o", "deep"], timeout: 300)
+            #expect(r.status == 0, "\(r)")
+            #expect(r.stdout.contains(", 1 reference orbit)"), "the frames share the centre's orbit: \(r)")
+            for (k, zoom) in Self.deepZooms.enumerated() {
+                let name = "deep/frame_0000\(k).png"
+                let view = try LocationCLITests.record(box, name)
+                #expect(view["zoom"] == zoom && view["center"] == DeepZoomCLITests.misiurewicz, "\(name): \(view)")
+                #expect(view["precision"] == "perturbation" && view["iterations"] == "2000" && view["size"] == "48x32", "\(name): \(view)")
+                let single = try box.run(["fractal", "--location", name, "--device", device, "-o", "single\(k).png"], timeout: 300)
+                #expect(single.status == 0, "\(single)")
+                #expect(try box.bytes(name) == box.bytes("single\(k).png"), "\(name) differs from the single render of its view")
+                #expect(distinctColours(try PNG.read(box.path(name))) > 4, "\(name) shows filaments")
+            }
+            #expect(try box.bytes("deep/frame_00001.png") != box.bytes("deep/frame_00002.png"))
+        }
+    }
+
+    @Test("a zoom ramp to 1e300: the frames' zooms are exact decimals; float for the first, one orbit for the rest")
+    func zoomTo1e300() throws {
+        try withSandbox { box in
+            let r = try box.run(["fractal", "mandelbrot", "--frames", "4", "--ramp", "zoom=1:1e300", "--center", DeepZoomCLITests.misiurewicz,
+                                 "--size", "8x6", "--iterations", "100", "--device", "cpu", "-o", "z"])
+            #expect(r.status == 0, "\(r)")
+            #expect(r.stdout.contains(", 1 reference orbit)"), "\(r)")
+            let views = try (0..<4).map { try LocationCLITests.record(box, "z/frame_0000\($0).png") }
+            #expect(views.map { $0["zoom"] } == ["1", "1e100", "1e200", "1e300"])
+            #expect(views.map { $0["precision"] } == ["float", "perturbation", "perturbation", "perturbation"])
+            let single = try box.run(["fractal", "--location", "z/frame_00003.png", "--device", "cpu", "-o", "last.png"])
+            #expect(single.status == 0, "\(single)")
+            #expect(try box.bytes("z/frame_00003.png") == box.bytes("last.png"))
+        }
+    }
+
+    @Test("centre and zoom ramped together: each frame's centre has the digits its zoom needs; frames are their single renders")
+    func centreAndZoom() throws {
+        try withSandbox { box in
+            let target = "-0.743643887037158704752191506114774,0.131825904205311970493132056385139"
+            let r = try box.run(["fractal", "mandelbrot", "--frames", "5", "--ramp", "zoom=1:1e30", "--ramp", "center=-0.75,0:\(target)",
+                                 "--size", "32x24", "--iterations", "3000", "--device", "cpu", "-o", "m"])
+            #expect(r.status == 0, "\(r)")
+            let views = try (0..<5).map { try LocationCLITests.record(box, "m/frame_0000\($0).png") }
+            #expect(views.map { $0["zoom"] } == ["1", "3.162277660168379332e7", "1e15", "3.162277660168379332e22", "1e30"])
+            #expect(views.first?["center"] == "-0.75,0" && views.last?["center"] == target)
+            // Frame 2 at zoom 1e15: the exact midpoint, 16 + 20 digits after the point at most.
+            #expect(views[2]["center"] == "-0.746821943518579352376095753057387,0.0659129521026559852465660281925695", "\(views[2])")
+            #expect(views.map { $0["precision"] } == ["float", "double", "perturbation", "perturbation", "perturbation"])
+            for k in 0..<5 {
+                let single = try box.run(["fractal", "--location", "m/frame_0000\(k).png", "--device", "cpu", "-o", "s\(k).png"])
+                #expect(single.status == 0, "\(single)")
+                #expect(try box.bytes("m/frame_0000\(k).png") == box.bytes("s\(k).png"), "frame \(k)")
+            }
+        }
+    }
+
+    @Test("bad zoom and centre ramps: one line naming --ramp, exit 2, nothing written", arguments: [
+        ("zoom=0:1e10", "--ramp zoom values must be positive numbers"),
+        ("zoom=-1e5:1e300", "--ramp zoom values must be positive numbers"),
+        ("zoom=1e-10:1", "at least 1e-9"),
+        ("zoom=1:abc", "--ramp zoom must be a plain decimal number"),
+        ("zoom=1:1e100000001", "exponent beyond"),
+        ("zoom=1:", "--ramp zoom must be a plain decimal number"),
+        ("zoom=1,0:2,0", "--ramp zoom=FROM:TO takes two numbers"),
+        ("zoom=1e5", "FROM:TO"),
+        ("center=-0.75,0:-0.74,x", "--ramp center must be a plain decimal number"),
+        ("center=-0.75,0:1e10,0", "--ramp center values must be between -1e9 and 1e9"),
+        ("center=-0.75:-0.74", "needs pairs X,Y"),
+    ])
+    func badDeepRamps(ramp: String, message: String) throws {
+        try withSandbox { box in
+            let r = try box.run(["fractal", "mandelbrot", "--frames", "3", "--ramp", ramp, "--size", "8x6", "--device", "cpu", "-o", "f"])
+            #expect(r.status == 2 && r.stderrLines.count == 1, "\(r)")
+            #expect(r.stderr.hasPrefix("error: ") && r.stderr.contains(message), "\(r)")
+            #expect(box.listing().isEmpty)
         }
     }
 

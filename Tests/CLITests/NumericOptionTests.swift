@@ -79,7 +79,7 @@ let badNumbers: [BadNumber] = {
     all += cases(["fractal", "julia", "--size", "16x12", "-o", "out.png", "--device", "cpu"], "--c", badPairs)
     all += cases(fractal, "--frames", badCounts + ["1000001"])
     all += cases(fractalFrames, "--fps", badFPS)
-    all += cases(fractalFrames, "--ramp", ["zoom=0:2", "zoom=-1:2", "zoom=1:1e300", "zoom=1e-30:1", "zoom=nan:1",
+    all += cases(fractalFrames, "--ramp", ["zoom=0:2", "zoom=-1:2", "zoom=1:1e100000001", "zoom=1e-30:1", "zoom=nan:1",
                                            "zoom=1:inf", "center=1e300,0:0,0", "center=nan,0:0,0", "c=0,0:0,-1e300",
                                            "center=1:2", "zoom", "-5"])
     all += cases(fractal + ["--precision", "float"], "--zoom", ["1e14"], mentions: "--zoom")  // past float precision at this size

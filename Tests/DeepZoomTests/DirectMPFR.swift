@@ -25,6 +25,29 @@ struct DirectMPFR {
         return max(64, e - 1 + 64)
     }
 
+    /// The reference orbit's precision for a view: the zoom's, or the centre's digits' when they
+    /// need more: ⌈digits × log2(10)⌉ + 64, digits the significant decimal digits of the longer
+    /// coordinate, counted on the text here, and ⌈digits × log2(10)⌉ the bit length of 10^digits
+    /// (exact in MPFR: 10^digits = 5^digits × 2^digits fits in 3 × digits bits).
+    static func precision(zoom: String, centerRe: String, centerIm: String) -> Int {
+        let digits = max(significantDigits(centerRe), significantDigits(centerIm))
+        guard digits > 0 else { return precision(zoom: zoom) }
+        let x = UnsafeMutablePointer<__mpfr_struct>.allocate(capacity: 1)
+        defer { mpfr_clear(x); x.deallocate() }
+        mpfr_init2(x, mpfr_prec_t(3 * digits + 64))
+        precondition(mpfr_ui_pow_ui(x, 10, UInt(digits), MPFR_RNDN) == 0, "10^\(digits) is exact")
+        // x = m × 2^e with 0.5 <= m < 1: e bits.
+        return max(precision(zoom: zoom), Int(mpfr_get_exp(x)) + 64)
+    }
+
+    /// Significant digits of a plain decimal: the digits before any exponent, less leading and
+    /// trailing zeros.
+    static func significantDigits(_ text: String) -> Int {
+        let mantissa = text.lowercased().split(separator: "e", maxSplits: 1).first ?? ""
+        let digits = mantissa.filter(\.isNumber).drop { $0 == "0" }
+        return String(digits).reversed().drop { $0 == "0" }.count
+    }
+
     /// 2 / (zoom × height) in MPFR at `precision` bits, rounded to Double.
     static func spacing(zoom: String, height: Int, precision: Int) -> Double {
         let z = UnsafeMutablePointer<__mpfr_struct>.allocate(capacity: 1)

@@ -146,7 +146,7 @@ import Testing
         let image = try await PerturbationCPU.render(view, bla: bla)
         let perturbationSeconds = Date().timeIntervalSince(t0)
 
-        let precision = DirectMPFR.precision(zoom: l.zoom)
+        let precision = DirectMPFR.precision(zoom: l.zoom, centerRe: l.re, centerIm: l.im)
         #expect(image.orbit.precisionBits == precision, "precision of \(l.name)")
         let spacing = DirectMPFR.spacing(zoom: l.zoom, height: l.height, precision: precision)
         #expect(image.orbit.pixelSpacing == spacing, "pixel spacing of \(l.name)")

@@ -118,7 +118,7 @@ public enum FractalRenderer {
         var p = job.params
         guard job.precision == .perturbation else { return (p, nil, nil) }
         let view = try job.deepView()
-        let orbit = try ReferenceOrbit(centerRe: view.centerRe, centerIm: view.centerIm, zoom: view.zoom,
+        let orbit = try OrbitCache.shared.orbit(centerRe: view.centerRe, centerIm: view.centerIm, zoom: view.zoom,
                                        height: view.height, bailout: view.bailout, maxIterations: view.maxIterations)
         p.scale_bits = orbit.spacingMantissa.bitPattern
         p.scale = 0

@@ -111,6 +111,7 @@ public enum FractalWorkload: Workload {
                 return nil
             },
             run: { backend, detailed in
+                forgetOrbit(frozen)
                 let outputs = FractalRenderer.Outputs(counts: detailed, iterations: detailed)
                 let r = try await FractalRenderer.render(frozen, on: backend, outputs: outputs)
                 return BenchRun(wallSeconds: r.wallSeconds, kernelSeconds: r.kernelSeconds,
@@ -120,6 +121,15 @@ public enum FractalWorkload: Workload {
             validate: { candidate, reference in
                 try validateFractal(candidate, reference)
             })
+    }
+
+    /// Drops `job`'s reference orbit from OrbitCache.shared, so that a timed perturbation render
+    /// computes it, as a render in a fresh process does (a run after the first would otherwise
+    /// find it cached).
+    static func forgetOrbit(_ job: FractalJob) {
+        guard job.precision == .perturbation, let view = try? job.deepView() else { return }
+        OrbitCache.shared.remove(.mandelbrot(centerRe: view.centerRe, centerIm: view.centerIm, zoom: view.zoom,
+                                             bailout: view.bailout))
     }
 
     static func validateFractal(_ candidate: BenchOutput, _ reference: BenchOutput) throws -> BenchValidation {
@@ -155,6 +165,8 @@ public struct FractalComparison: ComparableJob {
     }
 
     public func comparisonRun(on backend: Backend, detailed: Bool) async throws -> ComparisonRun {
+        // Each timed run computes its own reference orbit (the first backend does not pay for both).
+        FractalWorkload.forgetOrbit(job)
         let r = try await FractalRenderer.render(job, on: backend, outputs: .init(counts: detailed, colour: sixteenBit))
         let sixteen = r.colour.map { c in
             ImageF(width: c.width, height: c.height, pixels: c.srgbToLinear().to16Bit().map { Float($0) / 65535 })

@@ -409,7 +409,8 @@ public struct DeepView: Sendable {
 
     /// 2 / (zoom × height), from MPFR.
     public var pixelSpacing: Double {
-        ReferenceOrbit.pixelSpacing(zoom: zoom, height: height, precision: ReferenceOrbit.precisionBits(zoom: zoom))
+        ReferenceOrbit.pixelSpacing(zoom: zoom, height: height,
+                                    precision: ReferenceOrbit.precisionBits(zoom: zoom, centerRe: centerRe, centerIm: centerIm))
     }
 
     /// Checks every field; one clear line for the first bad one.

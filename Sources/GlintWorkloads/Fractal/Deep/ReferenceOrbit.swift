@@ -1,9 +1,10 @@
 import CMPFR
 import GlintCore
 
-/// The Mandelbrot orbit of the view centre C, computed in MPFR at the precision the zoom needs and
-/// stored rounded to Double: the reference that perturbation (PerturbationCPU) iterates the
-/// pixels' small deltas against.
+/// The Mandelbrot orbit of the view centre C, computed in MPFR at the precision the view needs
+/// (`precisionBits(zoom:centerRe:centerIm:)`) and stored rounded to Double: the reference that
+/// perturbation (PerturbationCPU) iterates the pixels' small deltas against. Renders get it
+/// through `OrbitCache`, which computes each orbit once per process.
 ///
 /// O[0] = 0, O[1] = C, O[n+1] = O[n]² + C, each step correctly rounded at `precisionBits`. The
 /// orbit ends after `maxIterations + 2` points (O[0] ... O[maxIterations+1]: a sample at the
@@ -35,12 +36,27 @@ public struct ReferenceOrbit: Sendable {
     /// Number of points (at least 2: O[0] and O[1]).
     public var count: Int { re.count }
 
-    /// The MPFR precision a zoom needs: max(64, ⌊log2(zoom)⌋ + 64) bits; 64 bits past the pixel
-    /// spacing's order of magnitude (for images up to 2^40 pixels high, comfortably more than
-    /// a Double's 53 that the deltas are added to).
-    public static func precisionBits(zoom: DeepNumber) -> Int {
-        guard let l = zoom.log2Magnitude, !zoom.isNegative else { return 64 }
-        return max(64, Int(l) + 64)
+    /// The MPFR precision of the reference orbit of a view, in bits:
+    ///
+    ///     max(64, ⌊log2(zoom)⌋ + 64, centreBits)
+    ///     centreBits = ⌈digits × log2(10)⌉ + 64   (0 without a centre)
+    ///
+    /// where `digits` is the number of significant decimal digits of the longer centre
+    /// coordinate (DeepNumber.significand: leading and trailing zeros do not count), and
+    /// ⌈digits × log2(10)⌉ is computed in Double as `digits × 3.321928094887362`, rounded up.
+    ///
+    /// The zoom term keeps 64 bits past the pixel spacing's order of magnitude (for images up
+    /// to 2^40 pixels high, comfortably more than a Double's 53 that the deltas are added to).
+    /// The centre term keeps every digit the centre was given in (and 64 bits more), so the
+    /// precision does not change with the zoom while the centre's digits cover it: every frame
+    /// of a zoom into one centre, and a single render of any of those frames, computes the same
+    /// orbit (which `OrbitCache` then computes once).
+    public static func precisionBits(zoom: DeepNumber, centerRe: DeepNumber? = nil, centerIm: DeepNumber? = nil) -> Int {
+        var bits = 64
+        if let l = zoom.log2Magnitude, !zoom.isNegative { bits = max(bits, Int(l) + 64) }
+        let digits = max(centerRe?.significand.count ?? 0, centerIm?.significand.count ?? 0)
+        if digits > 0 { bits = max(bits, Int((Double(digits) * 3.321928094887362).rounded(.up)) + 64) }
+        return bits
     }
 
     /// Parses the decimal strings and computes the orbit (see the type's documentation).
@@ -57,7 +73,7 @@ public struct ReferenceOrbit: Sendable {
     public init(centerRe: DeepNumber, centerIm: DeepNumber, zoom: DeepNumber, height: Int, bailout: Double,
                 maxIterations: Int) throws(GlintError) {
         try Self.check(zoom: zoom, height: height, bailout: bailout, maxIterations: maxIterations)
-        let bits = Self.precisionBits(zoom: zoom)
+        let bits = Self.precisionBits(zoom: zoom, centerRe: centerRe, centerIm: centerIm)
         precisionBits = bits
         self.bailout = bailout
         self.maxIterations = maxIterations
@@ -94,6 +110,48 @@ public struct ReferenceOrbit: Sendable {
         escaped = didEscape
         self.re = re
         self.im = im
+    }
+
+    /// This orbit as a computation for `maxIterations` would give it (the same centre, precision
+    /// and bailout), with `pixelSpacing` for its view; nil when this one cannot tell: it ran its
+    /// full length for a smaller limit. The orbit does not depend on the limit except through
+    /// its length, so a longer orbit's first maxIterations + 2 points are the shorter one's, and
+    /// an orbit that escaped is the whole orbit for any limit it fits in (and its prefix below).
+    public func prefix(maxIterations n: Int, spacing: Spacing) -> ReferenceOrbit? {
+        guard n >= 1, n <= maxIterations || escaped else { return nil }
+        let length = n + 2
+        if length >= count {
+            return ReferenceOrbit(re: re, im: im, precisionBits: precisionBits, escaped: escaped, bailout: bailout,
+                                  maxIterations: n, spacing: spacing)
+        }
+        return ReferenceOrbit(re: Array(re[..<length]), im: Array(im[..<length]), precisionBits: precisionBits,
+                              escaped: false, bailout: bailout, maxIterations: n, spacing: spacing)
+    }
+
+    /// A view's pixel spacing 2 / (zoom × height): rounded to a Double, and as mantissa × 2^exponent.
+    public struct Spacing: Sendable {
+        public let pixel: Double
+        public let mantissa: Double
+        public let exponent: Int
+
+        /// In MPFR at `precision` bits.
+        public init(zoom: DeepNumber, height: Int, precision: Int) {
+            pixel = ReferenceOrbit.pixelSpacing(zoom: zoom, height: height, precision: precision)
+            (mantissa, exponent) = ReferenceOrbit.spacing(zoom: zoom, height: height, precision: precision)
+        }
+    }
+
+    private init(re: [Double], im: [Double], precisionBits: Int, escaped: Bool, bailout: Double, maxIterations: Int,
+                 spacing: Spacing) {
+        self.re = re
+        self.im = im
+        self.precisionBits = precisionBits
+        self.escaped = escaped
+        self.bailout = bailout
+        self.maxIterations = maxIterations
+        pixelSpacing = spacing.pixel
+        spacingMantissa = spacing.mantissa
+        spacingExponent = spacing.exponent
     }
 
     /// 2 / (zoom × height), in MPFR at `precision` bits, rounded once to Double.
