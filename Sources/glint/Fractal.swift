@@ -14,9 +14,10 @@ struct Fractal: PassSource {
         z^2 + 0.5*c/z^2. image-julia samples --texture at z each step (texture coordinates, v up, \
         nothing outside [0.01, 0.99]) and stops on alpha > 0.1; samples never stopped are grey (it/80).
 
-        Deep zoom (Mandelbrot): --center and --zoom take decimals of any length; past double \
-        precision each sample is iterated as a double delta from a reference orbit of the \
-        centre computed in arbitrary precision (MPFR), with rebasing (--precision).
+        Deep zoom (mandelbrot, julia, burning-ship): --center, --zoom and --c take decimals of \
+        any length; past double precision each sample is iterated as a double delta from a \
+        reference orbit of the centre computed in arbitrary precision (MPFR), with rebasing \
+        (--precision).
 
         Escape counts are identical on every backend; colours agree within 1 (8-bit), within \
         2 of 65535 with --bit-depth 16.
@@ -86,7 +87,7 @@ struct Fractal: PassSource {
 
     @Option(name: .customLong("precision"),
             help: ArgumentHelp("Pixel arithmetic: auto, float, double or perturbation. (default: auto)",
-                               discussion: "auto takes the first that keeps neighbouring pixels apart at this zoom and centre: float, then double, then perturbation (Mandelbrot: every pixel a double delta from a reference orbit of the centre computed in arbitrary precision with MPFR, to zooms of about 1e298). With --location, the precision the file records is kept while it still draws the view faithfully.",
+                               discussion: "auto takes the first that keeps neighbouring pixels apart at this zoom and centre: float, then double, then perturbation (mandelbrot, julia and burning-ship: every pixel a double delta from a reference orbit of the centre computed in arbitrary precision with MPFR, to zooms of about 1e298; julia and burning-ship also keep an orbit of the critical point 0 to rebase onto; julia uses --c's digits exactly). With --location, the precision the file records is kept while it still draws the view faithfully.",
                                valueName: "precision"),
             transform: choice("--precision", ["auto"] + Precision.allCases.map(\.rawValue), name: { $0 }))
     var precisionOption: String?
@@ -255,6 +256,9 @@ struct Fractal: PassSource {
             let parts = center.description.split(separator: ",", maxSplits: 1).map { $0.trimmingCharacters() }
             if parts.count == 2 { job.exactCenter = (parts[0], parts[1]) }
         }
+        // --c's digits, for Julia's deep zoom (as --center's).
+        let cParts = c.description.split(separator: ",", maxSplits: 1).map { $0.trimmingCharacters() }
+        if cParts.count == 2 { job.exactC = (cParts[0], cParts[1]) }
         job.maxIterations = iterations
         job.bailout = bailout
         job.palette = palette
@@ -290,7 +294,10 @@ struct Fractal: PassSource {
                 let v = r.value(frame: k, of: n)
                 (j.centerRe, j.centerIm) = (v[0], v[1])
                 j.exactCenter = nil
-            case "c": let v = r.value(frame: k, of: n); (j.cRe, j.cIm) = (v[0], v[1])
+            case "c":
+                let v = r.value(frame: k, of: n)
+                (j.cRe, j.cIm) = (v[0], v[1])
+                j.exactC = nil
             default: break
             }
         }
