@@ -14,13 +14,13 @@ struct Fractal: PassSource {
         z^2 + 0.5*c/z^2. image-julia samples --texture at z each step (texture coordinates, v up, \
         nothing outside [0.01, 0.99]) and stops on alpha > 0.1; samples never stopped are grey (it/80).
 
-        Deep zoom (Mandelbrot), to 1e1000 and far beyond: --center and --zoom take decimals of \
+        Deep zoom (mandelbrot, julia, burning-ship): --center, --zoom and --c take decimals of \
         any length; past double precision each sample is iterated as a small delta from a \
-        reference orbit of the centre computed in arbitrary precision (MPFR), with rebasing, \
-        an exponent of its own while it is tiny, and bilinear approximation skipping \
-        iterations (--precision, --no-bla). --location reads a Glint PNG or a .kfr file. Zoom \
-        animations go to any depth: each frame's zoom and centre are exact decimals, and the \
-        frames at one centre share its reference orbit.
+        reference orbit of the centre computed in arbitrary precision (MPFR), with rebasing; \
+        mandelbrot to 1e1000 and far beyond (an exponent of its own for a tiny delta, and \
+        bilinear approximation skipping iterations: --precision, --no-bla). --location reads a \
+        Glint PNG or a .kfr file. Zoom animations go to any depth: each frame's zoom and \
+        centre are exact decimals, and the frames at one centre share its reference orbit.
 
         Escape counts are identical on every backend; colours agree within 1 (8-bit), within \
         2 of 65535 with --bit-depth 16.
@@ -92,7 +92,7 @@ struct Fractal: PassSource {
 
     @Option(name: .customLong("precision"),
             help: ArgumentHelp("Pixel arithmetic: auto, float, double or perturbation. (default: auto)",
-                               discussion: "auto takes the first that keeps neighbouring pixels apart at this zoom and centre: float, then double, then perturbation (Mandelbrot, any depth: every sample a small delta from a reference orbit of the centre computed in arbitrary precision with MPFR, carried with its own exponent while it is tiny, iterations skipped by bilinear approximation unless --no-bla). With --location, the precision the file records is kept while it still draws the view faithfully.",
+                               discussion: "auto takes the first that keeps neighbouring pixels apart at this zoom and centre: float, then double, then perturbation (every sample a small delta from a reference orbit of the centre computed in arbitrary precision with MPFR; mandelbrot at any depth, the delta carried with its own exponent while it is tiny and iterations skipped by bilinear approximation unless --no-bla; julia and burning-ship to zooms of about 1e298, with an orbit of the critical point 0 to rebase onto, julia using --c's digits exactly). With --location, the precision the file records is kept while it still draws the view faithfully.",
                                valueName: "precision"),
             transform: choice("--precision", ["auto"] + Precision.allCases.map(\.rawValue), name: { $0 }))
     var precisionOption: String?
@@ -262,6 +262,9 @@ struct Fractal: PassSource {
             let parts = center.description.split(separator: ",", maxSplits: 1).map { $0.trimmingCharacters() }
             if parts.count == 2 { job.exactCenter = (parts[0], parts[1]) }
         }
+        // --c's digits, for Julia's deep zoom (as --center's).
+        let cParts = c.description.split(separator: ",", maxSplits: 1).map { $0.trimmingCharacters() }
+        if cParts.count == 2 { job.exactC = (cParts[0], cParts[1]) }
         job.maxIterations = iterations
         job.bailout = bailout
         job.palette = palette
@@ -353,6 +356,7 @@ struct Fractal: PassSource {
         if let c = ramps.c {
             let v = c.value(frame: k, of: n)
             (j.cRe, j.cIm) = (v[0], v[1])
+            j.exactC = nil
         }
         if precision == "auto" && !ramps.isEmpty { j.precision = .automatic(for: j) }
         return j

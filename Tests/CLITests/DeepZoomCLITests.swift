@@ -94,11 +94,11 @@ struct DeepZoomCLITests {
         }
     }
 
-    @Test("julia at a zoom past double says that deep zoom is Mandelbrot's so far")
-    func juliaBeyondDouble() throws {
+    @Test("sierpinski-julia at a zoom past double names the formulas that deep zoom renders")
+    func sierpinskiBeyondDouble() throws {
         try withSandbox { box in
-            let r = try box.run(["fractal", "julia", "--zoom", "1e400", "--size", "16x12", "-o", "j.png"])
-            #expect(r.status == 2 && r.stderr.contains("perturbation") && r.stderr.contains("mandelbrot"), "\(r)")
+            let r = try box.run(["fractal", "sierpinski-julia", "--zoom", "1e400", "--size", "16x12", "-o", "j.png"])
+            #expect(r.status == 2 && r.stderr.contains("perturbation") && r.stderr.contains("mandelbrot, julia and burning-ship"), "\(r)")
         }
     }
 }

@@ -120,6 +120,8 @@ private let fractalCases: [OclgrindCase] = fractalPrecisionCases() + fractalForm
     OclgrindCase(name: "fractal mandelbrot perturbation 1e1000",
                  args: ["fractal", "mandelbrot", "--size", "12x8", "--iterations", "9000", "--zoom", "1e1000",
                         "--center", DeepLocations.misiurewicz41.re + "," + DeepLocations.misiurewicz41.im]),
+    OclgrindCase(name: "fractal julia perturbation 1e20 (interior)", args: juliaPerturbationArgs),
+    OclgrindCase(name: "fractal burning-ship perturbation 1e100 ss2", args: burningShipPerturbationArgs),
 ]
 
 /// A deep view (1e30 by the seahorse point) rendered by perturbation: perturb_escape (then
@@ -127,6 +129,18 @@ private let fractalCases: [OclgrindCase] = fractalPrecisionCases() + fractalForm
 private let perturbationArgs = ["fractal", "mandelbrot", "--size", "12x8", "--iterations", "200", "--precision", "perturbation",
                                 "--center", "-0.743643887037158704752191506114774,0.131825904205311970493132056385139",
                                 "--zoom", "1e30", "--smooth", "--palette", "fire"]
+
+/// Julia by perturbation (perturb_julia_escape): the rabbit at its alpha fixed point, 1e20, where
+/// interior samples meet escaping ones (DeepZoomFormulaCLITests has the digits).
+private let juliaPerturbationArgs = ["fractal", "julia", "--size", "12x8", "--iterations", "600", "--precision", "perturbation",
+                                     "--c", DeepZoomFormulaCLITests.rabbitC, "--center", DeepZoomFormulaCLITests.rabbitAlpha,
+                                     "--zoom", "1e20"]
+
+/// Burning Ship by perturbation (perturb_burning_ship_escape): below the armada's largest ship,
+/// 1e100, supersampled.
+private let burningShipPerturbationArgs = ["fractal", "burning-ship", "--size", "12x8", "--iterations", "400",
+                                           "--precision", "perturbation", "--center", DeepZoomFormulaCLITests.armadaShip,
+                                           "--zoom", "1e100", "--ss", "2"]
 
 private let rtowCases: [OclgrindCase] = ["ch8", "ch10", "cover"].map { scene in
     OclgrindCase(name: "rtow \(scene)",

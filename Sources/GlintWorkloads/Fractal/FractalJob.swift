@@ -36,12 +36,14 @@ public enum FractalFormula: Int32, CaseIterable, Sendable {
 
 public enum Precision: String, CaseIterable, Sendable {
     case float, double
-    /// Deep zoom (Mandelbrot): each sample iterated as a Double delta against a reference orbit of
-    /// the centre computed in arbitrary precision (ReferenceOrbit, PerturbationCPU), with rebasing.
+    /// Deep zoom (Mandelbrot, Julia, Burning Ship): each sample iterated as a Double delta against a
+    /// reference orbit of the centre computed in arbitrary precision, with rebasing (Mandelbrot:
+    /// ReferenceOrbit, PerturbationCPU; Julia and Burning Ship: FormulaOrbit, PerturbationFormulas).
     case perturbation
 
-    /// The first precision that renders `job` faithfully: float, then double, then (Mandelbrot)
-    /// perturbation; when none does, the deepest the formula has (its validate says why).
+    /// The first precision that renders `job` faithfully: float, then double, then (Mandelbrot,
+    /// Julia, Burning Ship) perturbation; when none does, the deepest the formula has (its validate
+    /// says why).
     public static func automatic(for job: FractalJob) -> Precision {
         for candidate in [Precision.float, .double, .perturbation] {
             var j = job
@@ -50,7 +52,7 @@ public enum Precision: String, CaseIterable, Sendable {
             if j.formula == .imageJulia && j.texture == nil { j.texture = Image8(width: 1, height: 1) }
             if (try? j.validate()) != nil { return candidate }
         }
-        return job.formula == .mandelbrot ? .perturbation : .double
+        return job.formula.perturbs ? .perturbation : .double
     }
 }
 
@@ -79,6 +81,9 @@ public struct FractalJob: Sendable {
     /// Doubles above. The Doubles stay the nearest values (the zoom may be +inf past 1e308).
     public var exactCenter: (re: String, im: String)?
     public var exactZoom: String?
+    /// The Julia constant as the decimal text it was given in (any number of digits), when given
+    /// so: Julia's perturbation orbits use it; nil means the Doubles cRe, cIm.
+    public var exactC: (re: String, im: String)?
     /// Main-cardioid and period-2-bulb skipping (Mandelbrot only); changes speed, never pixels.
     public var skipInterior = true
     /// Perturbation: skip iterations by bilinear approximation (BLATable). Off iterates every
@@ -101,18 +106,19 @@ public struct FractalJob: Sendable {
     public func validate() throws(GlintError) {
         try ImageLimits.check(width: width, height: height)
         if precision == .perturbation {
-            guard formula == .mandelbrot else {
-                throw GlintError(field: "precision", "perturbation renders mandelbrot (deep zoom of \(formula.name) is not built yet)")
+            guard formula.perturbs else {
+                throw GlintError(field: "precision", "perturbation renders \(FractalFormula.perturbedNames) (deep zoom of \(formula.name) is not built yet)")
             }
             guard (1...Self.maxIterationLimit).contains(maxIterations) else {
                 throw GlintError(field: "maxIterations", "must be between 1 and \(Self.maxIterationLimit) (got \(maxIterations))")
             }
             try deepView().validate()
+            try PerturbationFormulas.validate(self)   // julia, burning-ship: c and the double deltas' depth
             return
         }
         guard zoom > 0 else { throw GlintError(field: "zoom", "must be a positive number (got \(zoom))") }
         guard zoom.isFinite else {
-            throw GlintError(field: "zoom", "\(exactZoom ?? "\(zoom)") is beyond double precision; deep zoom (perturbation) renders mandelbrot so far")
+            throw GlintError(field: "zoom", "\(exactZoom ?? "\(zoom)") is beyond double precision; deep zoom (perturbation) renders \(FractalFormula.perturbedNames)")
         }
         guard centerRe.isFinite, centerIm.isFinite else { throw GlintError(field: "center", "must be finite") }
         guard (1...Self.maxIterationLimit).contains(maxIterations) else {

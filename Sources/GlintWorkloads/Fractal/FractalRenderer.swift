@@ -53,6 +53,7 @@ public enum FractalRenderer {
 
     static func renderCPU(_ job: FractalJob, outputs: Outputs, progress: Progress?) async throws -> FractalResult {
         let (p, orbit, table) = try deepParams(job)
+        let formulaOrbit = try formulaOrbit(job)   // julia, burning-ship perturbation (FractalRenderer+Formulas)
         let w = job.width, h = job.height, ss = job.supersampling, sw = w * ss
         let image = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: w * h * 4)
         let wantCounts = outputs.counts && ss == 1
@@ -84,6 +85,9 @@ public enum FractalRenderer {
                         FractalCPU.escapeTextureRow(FractalCPU.View<Double>(p), p, texture: texture, sy: sy,
                                                     counts: sampleCounts + o, mags: mags + o, texels: texels + o)
                     }
+                } else if let formulaOrbit {
+                    PerturbationFormulas.row(orbit: formulaOrbit, width: w, height: h, supersampling: ss, sy: sy,
+                                             counts: sampleCounts + o, mags: mags + o)
                 } else if let orbit {
                     PerturbationCPU.row(orbit: orbit, table: table, width: w, height: h, supersampling: ss, sy: sy,
                                         counts: sampleCounts + o, mags: mags + o)
@@ -117,6 +121,7 @@ public enum FractalRenderer {
     static func deepParams(_ job: FractalJob) throws -> (GlintFractalParams, ReferenceOrbit?, BLATable?) {
         var p = job.params
         guard job.precision == .perturbation else { return (p, nil, nil) }
+        if job.formula != .mandelbrot { return (try formulaParams(job), nil, nil) }   // julia, burning-ship: formulaOrbit
         let view = try job.deepView()
         let orbit = try OrbitCache.shared.orbit(centerRe: view.centerRe, centerIm: view.centerIm, zoom: view.zoom,
                                        height: view.height, bailout: view.bailout, maxIterations: view.maxIterations)
@@ -160,22 +165,24 @@ public enum FractalRenderer {
             throw GlintError(field: "precision", "\(job.precision.rawValue) needs fp64, which \(cc.deviceName) lacks; use float or another device")
         }
         let (p, orbit, table) = try deepParams(job)
+        let formulaOrbit = try formulaOrbit(job)   // julia, burning-ship perturbation (FractalRenderer+Formulas)
         let w = job.width, h = job.height, ss = job.supersampling, sw = w * ss
         let lanes = lanes(for: job, on: cc, override: outputs.lanes)
         let isTexture = job.formula == .imageJulia
         let useLUT = FractalCPU.usesLUT(p)
         let wantColour = outputs.colour && device == nil
-        let fused = useLUT && ss == 1 && !isTexture && !wantColour && orbit == nil
+        let fused = useLUT && ss == 1 && !isTexture && !wantColour && orbit == nil && formulaOrbit == nil
         let program = try cc.program("fractal.cl", defines: [
             "FUSED_COLOR=\(fused ? 1 : 0)", "COLOR_F32=\(wantColour ? 1 : 0)",
             "FORMULA=\(job.formula.rawValue)", "DOUBLE=\(job.precision == .double ? 1 : 0)",
             "LANES=\(lanes)", "SKIP=\(job.skipInterior ? 1 : 0)", "TRACK_MAG=\(job.smooth ? 1 : 0)",
         ])
-        let escape = orbit == nil ? try program.kernel(isTexture ? "fractal_escape_texture" : "fractal_escape")
-                                  : try cc.program("perturb.cl").kernel("perturb_escape")
+        let formulaEscape = try formulaOrbit.map { try formulaKernel($0, on: cc) }
+        let escape = try formulaEscape ?? (orbit == nil ? try program.kernel(isTexture ? "fractal_escape_texture" : "fractal_escape")
+                                                        : try cc.program("perturb.cl").kernel("perturb_escape"))
         // The reference orbit, uploaded once for every strip.
-        let orbitRe = try Buffer<Double>(queue: cc.queue, copying: orbit?.re ?? [0])
-        let orbitIm = try Buffer<Double>(queue: cc.queue, copying: orbit?.im ?? [0])
+        let orbitRe = try Buffer<Double>(queue: cc.queue, copying: orbit?.re ?? formulaOrbit?.re ?? [0])
+        let orbitIm = try Buffer<Double>(queue: cc.queue, copying: orbit?.im ?? formulaOrbit?.im ?? [0])
         // The BLA table (one dummy element each when there is none).
         let t = table ?? BLATable.empty
         let blaReals = try Buffer<Double>(queue: cc.queue, copying: t.reals.isEmpty ? [0] : t.reals)
@@ -213,7 +220,10 @@ public enum FractalRenderer {
         while row < h {
             let rows = min(stripRows, h - row)
             let sampleRows = Int32(rows * ss)
-            if let orbit {
+            if let formulaOrbit {
+                try escape.setArguments(counts, mags, orbitRe, orbitIm, Int32(formulaOrbit.mainCount), Int32(formulaOrbit.count),
+                                        StructArgument(p), Int32(row * ss), sampleRows)
+            } else if let orbit {
                 try escape.setArguments(counts, mags, orbitRe, orbitIm, Int32(orbit.count), blaReals, blaInts, blaLevels,
                                         Int32(t.levels), Int32(orbit.spacingExponent), StructArgument(p), Int32(row * ss), sampleRows)
             } else if isTexture {
@@ -223,7 +233,7 @@ public enum FractalRenderer {
             } else {
                 try escape.setArguments(counts, mags, StructArgument(p), Int32(row * ss), sampleRows, writeCounts)
             }
-            var events = [try cc.launch(escape, items: [orbit == nil ? (sw + lanes - 1) / lanes : sw, rows * ss])]
+            var events = [try cc.launch(escape, items: [orbit == nil && formulaOrbit == nil ? (sw + lanes - 1) / lanes : sw, rows * ss])]
             if wantColour {
                 try color.setArguments(counts, mags, texels, texture, lut, strip, stripF32, StructArgument(p), Int32(rows),
                                        Int32(useLUT ? 1 : 0))

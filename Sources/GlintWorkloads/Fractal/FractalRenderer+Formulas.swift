@@ -1,0 +1,35 @@
+import CGlintTypes
+import GlintCL
+import GlintCore
+
+/// FractalRenderer's hooks for deep zoom of Julia and Burning Ship (PerturbationFormulas, the
+/// kernels of Kernels/perturb_formulas.cl): the reference orbits, the kernels' params and the
+/// kernel. Mandelbrot's perturbation is deepParams' and perturb.cl's.
+extension FractalRenderer {
+    /// The reference orbits of a julia or burning-ship perturbation render (computed in MPFR);
+    /// nil for any other render.
+    static func formulaOrbit(_ job: FractalJob) throws -> FormulaOrbit? {
+        guard job.precision == .perturbation, job.formula == .julia || job.formula == .burningShip else { return nil }
+        return try FormulaOrbit(job: job)
+    }
+
+    /// The kernels' params of a julia or burning-ship perturbation render: the job's, with
+    /// scale_bits holding the pixel spacing 2 / (zoom × height) from MPFR (the zoom may be past
+    /// Double's range).
+    static func formulaParams(_ job: FractalJob) throws -> GlintFractalParams {
+        var p = job.params
+        let zoom = try DeepNumber(parsing: job.exactZoom ?? "\(job.zoom)", field: "zoom")
+        let spacing = ReferenceOrbit.pixelSpacing(zoom: zoom, height: job.height,
+                                                  precision: ReferenceOrbit.precisionBits(zoom: zoom))
+        p.scale_bits = spacing.bitPattern
+        p.scale = 0
+        return p
+    }
+
+    /// The escape kernel for `orbit`'s formula; its arguments are (counts, mags, orbit re, orbit
+    /// im, main count, orbit count, params, first sample row, sample rows).
+    static func formulaKernel(_ orbit: FormulaOrbit, on cc: ComputeContext) throws -> Kernel {
+        let program = try cc.program("perturb_formulas.cl")
+        return try program.kernel(orbit.formula == .julia ? "perturb_julia_escape" : "perturb_burning_ship_escape")
+    }
+}

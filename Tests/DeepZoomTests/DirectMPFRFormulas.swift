@@ -1,0 +1,66 @@
+import CMPFR
+import GlintWorkloads
+
+/// The yardstick for Julia and Burning Ship: one sample iterated directly in MPFR, with Glint's
+/// formulas and escape-count contract (FractalCPU): z0 = the pixel (centre + d, the centre read
+/// from its decimal text at `precision` bits); Julia z = z² + c with c read from its decimal
+/// text; Burning Ship z = |z² + c| per component with c the pixel; count the steps with
+/// |z|² <= R², stop at the first with |z|² > R², at most maxIterations; mag = |z|² at escape, else
+/// 0. It calls MPFR directly and shares no code with the perturbation path under test.
+struct DirectMPFRFormula {
+    enum Formula { case julia, burningShip }
+    let formula: Formula
+    let centerRe: String
+    let centerIm: String
+    /// Julia's constant (unused by Burning Ship).
+    var cRe = "0"
+    var cIm = "0"
+    let precision: Int
+    let bailout2: Double
+    let maxIterations: Int
+
+    func escape(dRe: Double, dIm: Double) -> (count: UInt32, mag: Float) {
+        // cr, ci, x, y, x², y², |z|²
+        let v = UnsafeMutablePointer<__mpfr_struct>.allocate(capacity: 7)
+        for i in 0..<7 { mpfr_init2(v + i, mpfr_prec_t(precision)) }
+        defer {
+            for i in 0..<7 { mpfr_clear(v + i) }
+            v.deallocate()
+        }
+        let cr = v, ci = v + 1, x = v + 2, y = v + 3, x2 = v + 4, y2 = v + 5, m = v + 6
+        precondition(mpfr_set_str(x, centerRe, 10, MPFR_RNDN) == 0)
+        precondition(mpfr_set_str(y, centerIm, 10, MPFR_RNDN) == 0)
+        mpfr_add_d(x, x, dRe, MPFR_RNDN)
+        mpfr_add_d(y, y, dIm, MPFR_RNDN)
+        switch formula {
+        case .julia:
+            precondition(mpfr_set_str(cr, cRe, 10, MPFR_RNDN) == 0)
+            precondition(mpfr_set_str(ci, cIm, 10, MPFR_RNDN) == 0)
+        case .burningShip:
+            mpfr_set(cr, x, MPFR_RNDN)
+            mpfr_set(ci, y, MPFR_RNDN)
+        }
+        var count: UInt32 = 0
+        for _ in 0..<maxIterations {
+            mpfr_sqr(x2, x, MPFR_RNDN)
+            mpfr_sqr(y2, y, MPFR_RNDN)
+            mpfr_mul(y, x, y, MPFR_RNDN)
+            mpfr_mul_2ui(y, y, 1, MPFR_RNDN)
+            mpfr_add(y, y, ci, MPFR_RNDN)
+            mpfr_sub(x, x2, y2, MPFR_RNDN)
+            mpfr_add(x, x, cr, MPFR_RNDN)
+            if formula == .burningShip {
+                mpfr_abs(x, x, MPFR_RNDN)
+                mpfr_abs(y, y, MPFR_RNDN)
+            }
+            mpfr_sqr(x2, x, MPFR_RNDN)
+            mpfr_sqr(y2, y, MPFR_RNDN)
+            mpfr_add(m, x2, y2, MPFR_RNDN)
+            if !(mpfr_cmp_d(m, bailout2) <= 0) {
+                return (count, Float(mpfr_get_d(m, MPFR_RNDN)))
+            }
+            count += 1
+        }
+        return (count, 0)
+    }
+}
