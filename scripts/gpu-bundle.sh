@@ -129,6 +129,7 @@ fi
 
 install -m 0755 scripts/gpu-run.sh "$out/run.sh"
 cp docs/images/ring-texture.png "$out/data/ring-texture.png"
+cp docs/locations/misiurewicz-4-1-1e10000.kfr "$out/data/misiurewicz-4-1-1e10000.kfr"
 
 version=$(env -i LD_LIBRARY_PATH="$root/$out" "$out/glint" --version 2>&1) \
     || die "the bundled binary does not start in an emptied environment: $version"
@@ -164,7 +165,7 @@ Contents:
                       libOpenCL.so.1 is ocl-icd's ICD loader (it honours OCL_ICD_VENDORS)
     fallback/         libstdc++ and libgcc_s: used only when the machine has none of its own
                       (these two need glibc >= $glibc_fallback)
-    data/             ring-texture.png for the image-julia fractal
+    data/             ring-texture.png for the image-julia fractal; a deep-zoom location at 1e10000
 
 The Glint repository's docs/GPU.md explains the results and the NVIDIA specifics.
 EOF

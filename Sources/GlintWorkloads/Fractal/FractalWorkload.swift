@@ -85,6 +85,7 @@ public enum FractalWorkload: Workload {
         if let c = s.center { (job.centerRe, job.centerIm) = c }
         job.zoom = s.zoom
         job.exactCenter = s.exactCenter
+        if let c = s.exactCenter, let re = Double(c.re), let im = Double(c.im) { (job.centerRe, job.centerIm) = (re, im) }
         job.bla = s.bla
         if let z = s.exactZoom {
             job.exactZoom = z

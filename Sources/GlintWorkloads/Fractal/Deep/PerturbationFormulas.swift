@@ -161,7 +161,7 @@ public enum PerturbationFormulas {
 
     /// One sample of `orbit`'s formula at delta (dRe, dIm) from the centre.
     public static func escape(orbit: FormulaOrbit, dRe: Double, dIm: Double) -> (count: UInt32, mag: Float) {
-        let b2 = bailout2(orbit.bailout)
+        let b2 = PerturbationCPU.bailout2(orbit.bailout)
         return orbit.re.withUnsafeBufferPointer { re in
             orbit.im.withUnsafeBufferPointer { im in
                 escape(orbit.formula, re.baseAddress!, im.baseAddress!, orbit.mainCount, orbit.count, dRe, dIm, b2,
@@ -181,33 +181,15 @@ public enum PerturbationFormulas {
                                 dcIm: dIm, bailout2: b2, maxIterations: maxIterations)
     }
 
-    /// R² as the escape test uses it: Double(Float(R × R)), the value GlintFractalParams carries.
-    public static func bailout2(_ bailout: Double) -> Double { Double(Float(bailout * bailout)) }
-
-    /// The delta from the centre of sample (sx, sy) in the grid `supersampling` times finer than
-    /// the width × height image, with pixel spacing `spacing` (FractalCPU.View.re/im less the
-    /// centre, in the same order of operations):
-    ///     dRe = ((sx + 0.5) / ss - width/2) * spacing
-    ///     dIm = -(((sy + 0.5) / ss - height/2) * spacing)
-    @inline(__always)
-    public static func sampleDelta(sx: Int, sy: Int, width: Int, height: Int, supersampling: Int,
-                                   spacing: Double) -> (re: Double, im: Double) {
-        let ss = Double(supersampling)
-        let halfW = Double(width) * 0.5, halfH = Double(height) * 0.5
-        let offRe = ((Double(sx) + 0.5) / ss - halfW) * spacing
-        let offIm = ((Double(sy) + 0.5) / ss - halfH) * spacing
-        return (offRe, -offIm)
-    }
-
     /// One sample row `sy` of a view: `width × supersampling` counts and mags.
     public static func row(orbit: FormulaOrbit, width: Int, height: Int, supersampling: Int, sy: Int,
                            counts: UnsafeMutablePointer<UInt32>, mags: UnsafeMutablePointer<Float>) {
-        let b2 = bailout2(orbit.bailout)
+        let b2 = PerturbationCPU.bailout2(orbit.bailout)
         let sw = width * supersampling
         orbit.re.withUnsafeBufferPointer { re in
             orbit.im.withUnsafeBufferPointer { im in
                 for sx in 0..<sw {
-                    let d = sampleDelta(sx: sx, sy: sy, width: width, height: height, supersampling: supersampling,
+                    let d = PerturbationCPU.sampleDelta(sx: sx, sy: sy, width: width, height: height, supersampling: supersampling,
                                         spacing: orbit.pixelSpacing)
                     let r = escape(orbit.formula, re.baseAddress!, im.baseAddress!, orbit.mainCount, orbit.count,
                                    d.re, d.im, b2, orbit.maxIterations)
