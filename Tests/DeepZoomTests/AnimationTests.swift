@@ -197,13 +197,19 @@ import Testing
             let orbit = try ReferenceOrbit(centerRe: view.centerRe, centerIm: view.centerIm, zoom: view.zoom,
                                            height: view.height, bailout: view.bailout, maxIterations: view.maxIterations)
             #expect(orbit.precisionBits == key.precisionBits)
-            let direct = await PerturbationCPU.render(view, orbit: orbit)
-            let shared = await PerturbationCPU.render(view, orbit: try OrbitCache.shared.orbit(
+            let direct = await PerturbationCPU.render(view, orbit: orbit, table: table(orbit, view))
+            let cached = try OrbitCache.shared.orbit(
                 centerRe: view.centerRe, centerIm: view.centerIm, zoom: view.zoom, height: view.height,
-                bailout: view.bailout, maxIterations: view.maxIterations))
+                bailout: view.bailout, maxIterations: view.maxIterations)
+            let shared = await PerturbationCPU.render(view, orbit: cached, table: table(cached, view))
             #expect(direct.counts == shared.counts && direct.mags == shared.mags, "frame \(k)")
             #expect(Set(direct.counts).count > 5, "frame \(k) shows filaments")
         }
         #expect(images[0].pixels != images[n - 1].pixels)
+    }
+
+    /// The BLA table a render of `view` builds for `orbit`.
+    func table(_ orbit: ReferenceOrbit, _ view: DeepView) -> BLATable {
+        BLATable(orbit: orbit, dcMax: PerturbationCPU.dcMax(orbit: orbit, width: view.width, height: view.height))
     }
 }

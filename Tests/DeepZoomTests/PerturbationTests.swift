@@ -63,7 +63,7 @@ import Testing
                                           maxIterations: 9000)
     /// Counts about 33,000 at 1e100 (M(30,1) by the cusp at 1/4): long BLA steps.
     static let elephant100 = Location(name: "M(30,1) 1e100", re: DeepLocations.elephant30.re,
-                                      im: DeepLocations.elephant30.im, zoom: "1e100", width: 16, height: 12,
+                                      im: DeepLocations.elephant30.im, zoom: "1e100", width: 12, height: 8,
                                       maxIterations: 40000)
 
     /// The period-8007 minibrot by the seahorse point (its nucleus by Newton's method on z_8007(c)
