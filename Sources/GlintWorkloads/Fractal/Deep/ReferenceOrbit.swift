@@ -1,4 +1,5 @@
 import CMPFR
+import Dispatch
 import GlintCore
 
 /// The Mandelbrot orbit of the view centre C, computed in MPFR at the precision the view needs
@@ -59,6 +60,9 @@ public struct ReferenceOrbit: Sendable {
         return bits
     }
 
+    /// The precision from which each orbit step's multiplications run on two threads.
+    public static let parallelBits = 6000
+
     /// Parses the decimal strings and computes the orbit (see the type's documentation).
     /// Errors (GlintError, one line): a centre or zoom that is not a plain decimal number, a zoom
     /// that is not positive, height < 1, bailout not above 1 or not finite, maxIterations < 1.
@@ -91,18 +95,26 @@ public struct ReferenceOrbit: Sendable {
         // x + iy = O[n]; each step: x² and y² first, then y = 2xy + ci (from the old x, y),
         // then x = x² - y² + cr.
         let x = MPFRNumber(precision: bits), y = MPFRNumber(precision: bits)
-        let x2 = MPFRNumber(precision: bits), y2 = MPFRNumber(precision: bits)
+        let x2 = MPFRNumber(precision: bits), y2 = MPFRNumber(precision: bits), xy = MPFRNumber(precision: bits)
         x.set(cr); y.set(ci)
+        // From `parallelBits` up the two squares and the product run side by side (two threads,
+        // each on numbers of its own; MPFR keeps its state per thread): the same correctly rounded
+        // values, about 40% sooner at 1e10000.
+        let parallel = bits >= Self.parallelBits && CPUParallel.workerCount > 1
+        let step = StepNumbers(x: x, y: y, x2: x2, y2: y2, xy: xy)
         var didEscape = false
         while true {
             let dr = x.toDouble(), di = y.toDouble()
             re.append(dr); im.append(di)
             if !(dr * dr + di * di <= limit) { didEscape = true; break }
             if re.count == length { break }
-            x2.setSquare(x)
-            y2.setSquare(y)
-            y.setProduct(x, y)
-            y.setScaled(y, byPowerOfTwo: 1)
+            if parallel {
+                DispatchQueue.concurrentPerform(iterations: 2) { i in if i == 0 { step.squares() } else { step.product() } }
+            } else {
+                step.squares()
+                step.product()
+            }
+            y.setScaled(xy, byPowerOfTwo: 1)
             y.setSum(y, ci)
             x.setDifference(x2, y2)
             x.setSum(x, cr)
@@ -152,6 +164,14 @@ public struct ReferenceOrbit: Sendable {
         pixelSpacing = spacing.pixel
         spacingMantissa = spacing.mantissa
         spacingExponent = spacing.exponent
+    }
+
+    /// The numbers of one orbit step, for the two threads: `squares` writes x2 and y2, `product`
+    /// writes xy, both only read x and y, and neither runs while anything else touches them.
+    private struct StepNumbers: @unchecked Sendable {
+        let x: MPFRNumber, y: MPFRNumber, x2: MPFRNumber, y2: MPFRNumber, xy: MPFRNumber
+        func squares() { x2.setSquare(x); y2.setSquare(y) }
+        func product() { xy.setProduct(x, y) }
     }
 
     /// 2 / (zoom × height), in MPFR at `precision` bits, rounded once to Double.
