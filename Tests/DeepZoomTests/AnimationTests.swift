@@ -197,10 +197,10 @@ import Testing
             let orbit = try ReferenceOrbit(centerRe: view.centerRe, centerIm: view.centerIm, zoom: view.zoom,
                                            height: view.height, bailout: view.bailout, maxIterations: view.maxIterations)
             #expect(orbit.precisionBits == key.precisionBits)
-            let direct = await PerturbationCPU.render(view, orbit: orbit)
+            let direct = await PerturbationCPU.render(view, orbit: orbit, table: nil)
             let shared = await PerturbationCPU.render(view, orbit: try OrbitCache.shared.orbit(
                 centerRe: view.centerRe, centerIm: view.centerIm, zoom: view.zoom, height: view.height,
-                bailout: view.bailout, maxIterations: view.maxIterations))
+                bailout: view.bailout, maxIterations: view.maxIterations), table: nil)
             #expect(direct.counts == shared.counts && direct.mags == shared.mags, "frame \(k)")
             #expect(Set(direct.counts).count > 5, "frame \(k) shows filaments")
         }
