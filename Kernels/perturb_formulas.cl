@@ -1,25 +1,31 @@
-/* Deep zoom of Julia sets and the Burning Ship by perturbation, with Double deltas. Swift twin:
+/* Deep zoom of Julia sets and the Burning Ship by perturbation, at any depth. Swift twin:
    Sources/GlintWorkloads/Fractal/Deep/PerturbationFormulas.swift (escapeJulia,
-   escapeBurningShip, foldDelta, sampleDelta).
+   escapeBurningShip, foldDelta, startsTiny) with PerturbationCPU's sampleDelta, ldexp and norm.
 
-   Each sample starts at its pixel z0 = C + d and is iterated as a delta dz against reference
+   Each sample starts at its pixel z0 = C + d 2^E and is iterated as a delta dz against reference
    orbits computed on the host in arbitrary precision and rounded to double (FormulaOrbit): the
    main orbit from the centre C (indices 0 .. main_count-1), then the critical orbit from 0
    (indices main_count .. orbit_count-1). Julia: dz' = 2 Z dz + dz^2. Burning Ship: the delta of
    z^2 + c before the abs, then |S + dw| - |S| per component by the signs of S and S + dw, the
-   orbits holding the signed values before the abs. Rebasing: when |z| < |dz| or the current
-   reference has no next point, dz = z and the sample continues from the critical orbit's
-   start. The operations and their order are the contract with the Swift twin: no fused
-   multiply-add (FP_CONTRACT OFF), and double division is correctly rounded, so escape counts
-   are identical on both paths.
+   orbits holding the signed values before the abs. While |dz| < 2^-520 it is a mantissa pair w
+   with its own exponent e (the tiny phase; the Burning Ship's fold taken in units of 2^e), then
+   a plain double (the double phase). Rebasing: when |z| < |dz| or the current reference has no
+   next point, dz = z and the sample continues from the critical orbit's start, in the double
+   phase. The operations and their order are the contract with the Swift twin (its
+   documentation spells them out): no fused multiply-add (FP_CONTRACT OFF); ldexp and ilogb are
+   exact and double division is correctly rounded, so escape counts are identical on both paths.
 
    The counts and |z|^2 at escape go to the same buffers as fractal_escape's, for fractal.cl's
-   colour pass. params.scale_bits holds the pixel spacing 2/(zoom*H) (from MPFR). */
+   colour pass. params.scale_bits holds the mantissa of the pixel spacing 2/(zoom*H), in [1, 2);
+   spacing_exp its exponent. */
 #pragma OPENCL FP_CONTRACT OFF
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #include "common/types.h"
 
-/* The sample's delta from the centre (PerturbationFormulas.sampleDelta). */
+#define TINY_LIMIT (-520)
+#define ZERO_EXPONENT (-(1 << 28))
+
+/* The sample's offset mantissa (PerturbationCPU.sampleDelta with the spacing's mantissa). */
 inline double2 Perturb_SampleDelta(const GlintFractalParams p, int sx, int sy)
 {
     const double spacing = as_double(p.scale_bits);
@@ -28,6 +34,27 @@ inline double2 Perturb_SampleDelta(const GlintFractalParams p, int sx, int sy)
     const double d_re = (((double)sx + 0.5) / ss - half_w) * spacing;
     const double off_im = (((double)sy + 0.5) / ss - half_h) * spacing;
     return (double2)(d_re, -off_im);
+}
+
+/* Whether the offset d 2^E starts in the tiny phase (PerturbationFormulas.startsTiny). */
+inline int Perturb_StartsTiny(double d_re, double d_im, int E)
+{
+    const double big = fabs(d_re) > fabs(d_im) ? fabs(d_re) : fabs(d_im);
+    const int xd = big == 0.0 ? ZERO_EXPONENT : ilogb(big) + E;
+    return xd < TINY_LIMIT;
+}
+
+/* (re, im) scaled so that the larger magnitude is in [1, 2); e gains the shift. Unchanged when
+   that magnitude is 0 or not finite (PerturbationCPU.norm). */
+inline void Perturb_Norm(double* re, double* im, int* e)
+{
+    const double ar = fabs(*re), ai = fabs(*im);
+    const double big = ar > ai ? ar : ai;
+    if (big == 0.0 || !isfinite(big)) return;
+    const int k = ilogb(big);
+    *re = ldexp(*re, -k);
+    *im = ldexp(*im, -k);
+    *e += k;
 }
 
 /* |s + w| - |s| from the reference's signed value s, its delta w and a = s + w
@@ -44,6 +71,7 @@ __kernel void perturb_julia_escape(__global uint* counts,        /* escape count
                                    __global const double* orbit_im,
                                    const int main_count,         /* points of the main orbit, >= 2   */
                                    const int orbit_count,        /* points of both orbits            */
+                                   const int spacing_exp,        /* E: spacing = mantissa * 2^E      */
                                    const GlintFractalParams p,
                                    const int row0,               /* first sample row of this strip   */
                                    const int rows)               /* sample rows in this strip        */
@@ -52,15 +80,50 @@ __kernel void perturb_julia_escape(__global uint* counts,        /* escape count
     const int ly = (int)get_global_id(1);
     const int sw = p.width * p.ss;
     if (sx >= sw || ly >= rows) return;
-    const double2 d0 = Perturb_SampleDelta(p, sx, row0 + ly);
-    double dr = d0.x, di = d0.y;
+    const double2 d = Perturb_SampleDelta(p, sx, row0 + ly);
+    const int E = spacing_exp;
+    double dr = ldexp(d.x, E), di = ldexp(d.y, E);
     const double b2 = (double)p.bailout2;
 
     int m = 0;
     int last = main_count - 1;
     uint count = 0;
     float mag = 0.0f;
-    for (int i = 0; i < p.max_iter; i++) {
+    int i = 0;
+    int escaped = 0;
+    if (Perturb_StartsTiny(d.x, d.y, E)) {
+        double wr = d.x, wi = d.y;
+        int e = E;
+        Perturb_Norm(&wr, &wi, &e);
+        while (i < p.max_iter) {
+            const double zr = orbit_re[m], zi = orbit_im[m];
+            double nr = (2.0 * ((zr * wr) - (zi * wi))) + ldexp((wr * wr) - (wi * wi), e);
+            double ni = (2.0 * ((zr * wi) + (zi * wr))) + ldexp(2.0 * (wr * wi), e);
+            Perturb_Norm(&nr, &ni, &e);
+            wr = nr; wi = ni;
+            m += 1;
+            const double ddr = ldexp(wr, e), ddi = ldexp(wi, e);
+            const double xr = orbit_re[m] + ddr, xi = orbit_im[m] + ddi;
+            const double zm = (xr * xr) + (xi * xi);
+            if (!(zm <= b2)) {
+                mag = (float)zm;
+                escaped = 1;
+                break;
+            }
+            count += 1;
+            i += 1;
+            if (m == last || zm < (ddr * ddr) + (ddi * ddi)) {
+                dr = xr; di = xi;
+                m = main_count;
+                last = orbit_count - 1;
+                break;
+            } else if (e > TINY_LIMIT) {
+                dr = ddr; di = ddi;
+                break;
+            }
+        }
+    }
+    while (!escaped && i < p.max_iter) {
         const double zr = orbit_re[m], zi = orbit_im[m];
         const double nr = (2.0 * ((zr * dr) - (zi * di))) + ((dr * dr) - (di * di));
         const double ni = (2.0 * ((zr * di) + (zi * dr))) + (2.0 * (dr * di));
@@ -80,10 +143,11 @@ __kernel void perturb_julia_escape(__global uint* counts,        /* escape count
         } else {
             dr = nr; di = ni;
         }
+        i += 1;
     }
-    const int i = ly * sw + sx;
-    counts[i] = count;
-    mag2_out[i] = mag;
+    const int o = ly * sw + sx;
+    counts[o] = count;
+    mag2_out[o] = mag;
 }
 
 __kernel void perturb_burning_ship_escape(__global uint* counts,
@@ -92,6 +156,7 @@ __kernel void perturb_burning_ship_escape(__global uint* counts,
                                           __global const double* orbit_im,
                                           const int main_count,
                                           const int orbit_count,
+                                          const int spacing_exp,
                                           const GlintFractalParams p,
                                           const int row0,
                                           const int rows)
@@ -100,8 +165,9 @@ __kernel void perturb_burning_ship_escape(__global uint* counts,
     const int ly = (int)get_global_id(1);
     const int sw = p.width * p.ss;
     if (sx >= sw || ly >= rows) return;
-    const double2 dc = Perturb_SampleDelta(p, sx, row0 + ly);
-    const double dc_re = dc.x, dc_im = dc.y;
+    const double2 d = Perturb_SampleDelta(p, sx, row0 + ly);
+    const int E = spacing_exp;
+    const double dc_re = ldexp(d.x, E), dc_im = ldexp(d.y, E);
     const double b2 = (double)p.bailout2;
 
     int m = 0;
@@ -110,7 +176,47 @@ __kernel void perturb_burning_ship_escape(__global uint* counts,
     double dr = dc_re, di = dc_im;
     uint count = 0;
     float mag = 0.0f;
-    for (int i = 0; i < p.max_iter; i++) {
+    int i = 0;
+    int escaped = 0;
+    if (Perturb_StartsTiny(d.x, d.y, E)) {
+        double wr = d.x, wi = d.y;
+        int e = E;
+        Perturb_Norm(&wr, &wi, &e);
+        while (i < p.max_iter) {
+            const double pr = ((2.0 * ((zr * wr) - (zi * wi))) + ldexp((wr * wr) - (wi * wi), e)) + ldexp(d.x, E - e);
+            const double pi = ((2.0 * ((zr * wi) + (zi * wr))) + ldexp(2.0 * (wr * wi), e)) + ldexp(d.y, E - e);
+            m += 1;
+            const double sr = orbit_re[m], si = orbit_im[m];
+            const double ar = sr + ldexp(pr, e), ai = si + ldexp(pi, e);
+            const double xr = fabs(ar), xi = fabs(ai);
+            const double tr = ldexp(sr, -e), ti = ldexp(si, -e);
+            double nr = Perturb_FoldDelta(tr, tr + pr, pr), ni = Perturb_FoldDelta(ti, ti + pi, pi);
+            Perturb_Norm(&nr, &ni, &e);
+            wr = nr; wi = ni;
+            const double zm = (xr * xr) + (xi * xi);
+            if (!(zm <= b2)) {
+                mag = (float)zm;
+                escaped = 1;
+                break;
+            }
+            count += 1;
+            i += 1;
+            const double ddr = ldexp(wr, e), ddi = ldexp(wi, e);
+            if (m == last || zm < (ddr * ddr) + (ddi * ddi)) {
+                dr = xr; di = xi;
+                m = main_count;
+                last = orbit_count - 1;
+                zr = orbit_re[m]; zi = orbit_im[m];
+                break;
+            }
+            zr = fabs(sr); zi = fabs(si);
+            if (e > TINY_LIMIT) {
+                dr = ddr; di = ddi;
+                break;
+            }
+        }
+    }
+    while (!escaped && i < p.max_iter) {
         const double wr = ((2.0 * ((zr * dr) - (zi * di))) + ((dr * dr) - (di * di))) + dc_re;
         const double wi = ((2.0 * ((zr * di) + (zi * dr))) + (2.0 * (dr * di))) + dc_im;
         m += 1;
@@ -133,8 +239,9 @@ __kernel void perturb_burning_ship_escape(__global uint* counts,
             dr = nr; di = ni;
             zr = fabs(sr); zi = fabs(si);
         }
+        i += 1;
     }
-    const int i = ly * sw + sx;
-    counts[i] = count;
-    mag2_out[i] = mag;
+    const int o = ly * sw + sx;
+    counts[o] = count;
+    mag2_out[o] = mag;
 }

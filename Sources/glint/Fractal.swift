@@ -92,7 +92,7 @@ struct Fractal: PassSource {
 
     @Option(name: .customLong("precision"),
             help: ArgumentHelp("Pixel arithmetic: auto, float, double or perturbation. (default: auto)",
-                               discussion: "auto takes the first that keeps neighbouring pixels apart at this zoom and centre: float, then double, then perturbation (every sample a small delta from a reference orbit of the centre computed in arbitrary precision with MPFR; mandelbrot at any depth, the delta carried with its own exponent while it is tiny and iterations skipped by bilinear approximation unless --no-bla; julia and burning-ship to zooms of about 1e298, with an orbit of the critical point 0 to rebase onto, julia using --c's digits exactly). With --location, the precision the file records is kept while it still draws the view faithfully.",
+                               discussion: "auto takes the first that keeps neighbouring pixels apart at this zoom and centre: float, then double, then perturbation (every sample a small delta from a reference orbit of the centre computed in arbitrary precision with MPFR; mandelbrot at any depth, the delta carried with its own exponent while it is tiny and iterations skipped by bilinear approximation unless --no-bla; julia and burning-ship at any depth too, stepped one iteration at a time with an orbit of the critical point 0 to rebase onto, julia using --c's digits exactly). With --location, the precision the file records is kept while it still draws the view faithfully.",
                                valueName: "precision"),
             transform: choice("--precision", ["auto"] + Precision.allCases.map(\.rawValue), name: { $0 }))
     var precisionOption: String?

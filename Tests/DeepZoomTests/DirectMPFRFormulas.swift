@@ -2,8 +2,8 @@ import CMPFR
 import GlintWorkloads
 
 /// The yardstick for Julia and Burning Ship: one sample iterated directly in MPFR, with Glint's
-/// formulas and escape-count contract (FractalCPU): z0 = the pixel (centre + d, the centre read
-/// from its decimal text at `precision` bits); Julia z = z² + c with c read from its decimal
+/// formulas and escape-count contract (FractalCPU): z0 = the pixel (centre + d × 2^exponent, the
+/// centre read from its decimal text at `precision` bits, the offset exact at any depth); Julia z = z² + c with c read from its decimal
 /// text; Burning Ship z = |z² + c| per component with c the pixel; count the steps with
 /// |z|² <= R², stop at the first with |z|² > R², at most maxIterations; mag = |z|² at escape, else
 /// 0. It calls MPFR directly and shares no code with the perturbation path under test.
@@ -19,7 +19,7 @@ struct DirectMPFRFormula {
     let bailout2: Double
     let maxIterations: Int
 
-    func escape(dRe: Double, dIm: Double) -> (count: UInt32, mag: Float) {
+    func escape(dRe: Double, dIm: Double, exponent: Int = 0) -> (count: UInt32, mag: Float) {
         // cr, ci, x, y, x², y², |z|²
         let v = UnsafeMutablePointer<__mpfr_struct>.allocate(capacity: 7)
         for i in 0..<7 { mpfr_init2(v + i, mpfr_prec_t(precision)) }
@@ -28,10 +28,15 @@ struct DirectMPFRFormula {
             v.deallocate()
         }
         let cr = v, ci = v + 1, x = v + 2, y = v + 3, x2 = v + 4, y2 = v + 5, m = v + 6
+        // The offset, exactly: d × 2^exponent (in x², y² for now), then added to the centre.
+        mpfr_set_d(x2, dRe, MPFR_RNDN)
+        mpfr_set_d(y2, dIm, MPFR_RNDN)
+        mpfr_mul_2si(x2, x2, exponent, MPFR_RNDN)
+        mpfr_mul_2si(y2, y2, exponent, MPFR_RNDN)
         precondition(mpfr_set_str(x, centerRe, 10, MPFR_RNDN) == 0)
         precondition(mpfr_set_str(y, centerIm, 10, MPFR_RNDN) == 0)
-        mpfr_add_d(x, x, dRe, MPFR_RNDN)
-        mpfr_add_d(y, y, dIm, MPFR_RNDN)
+        mpfr_add(x, x, x2, MPFR_RNDN)
+        mpfr_add(y, y, y2, MPFR_RNDN)
         switch formula {
         case .julia:
             precondition(mpfr_set_str(cr, cRe, 10, MPFR_RNDN) == 0)

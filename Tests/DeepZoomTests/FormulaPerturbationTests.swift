@@ -87,6 +87,29 @@ import Testing
         #expect(r.orbit.criticalEscaped == false, "the rabbit's critical orbit is attracted by its 3-cycle")
     }
 
+    /// The rabbit and the armada ship past Double's range, where the deltas start in the tiny
+    /// phase (mantissa and exponent): centres and c to 1150 digits (DeepFormulaPoints).
+    static func deepRabbit(_ zoom: String, iterations: Int) -> Location {
+        Location(name: "julia, rabbit, centre alpha (interior), \(zoom)", formula: .julia,
+                 re: DeepFormulaPoints.rabbitAlpha.re, im: DeepFormulaPoints.rabbitAlpha.im,
+                 cRe: DeepFormulaPoints.rabbitC.re, cIm: DeepFormulaPoints.rabbitC.im, zoom: zoom, maxIterations: iterations)
+    }
+
+    @Test(arguments: [deepRabbit("1e300", iterations: 8000), deepRabbit("1e1000", iterations: 25000)])
+    func juliaBeyondDouble(_ l: Location) async throws {
+        let r = try await compare(l)
+        #expect(r.interior > 20, "interior samples (count = maxIterations)")
+        #expect(r.samples - r.interior > 20, "escaping samples")
+    }
+
+    @Test(arguments: [ship("armada ship", DeepFormulaPoints.armadaShip, "1e300", iterations: 3000),
+                      ship("armada ship", DeepFormulaPoints.armadaShip, "1e1000", iterations: 5000)])
+    func burningShipBeyondDouble(_ l: Location) async throws {
+        let r = try await compare(l)
+        #expect(r.interior == 0, "every sample escapes")
+        #expect(r.distinctCounts > 10, "distinct counts in \(l.name)")
+    }
+
     @Test(arguments: [ship("armada ship", armadaShip, "1e20", iterations: 2000),
                       ship("armada ship", armadaShip, "1e100", iterations: 3000)])
     func burningShip(_ l: Location) async throws {
@@ -207,6 +230,8 @@ import Testing
         #expect(orbit.precisionBits == precision, "precision of \(l.name)")
         let spacing = DirectMPFR.spacing(zoom: l.zoom, height: l.height, precision: precision)
         #expect(orbit.pixelSpacing == spacing, "pixel spacing of \(l.name)")
+        let parts = DirectMPFR.spacingParts(zoom: l.zoom, height: l.height, precision: precision)
+        #expect(orbit.spacingMantissa == parts.mantissa && orbit.spacingExponent == parts.exponent, "spacing of \(l.name)")
         let direct = DirectMPFRFormula(formula: l.formula == .julia ? .julia : .burningShip, centerRe: l.re, centerIm: l.im,
                                        cRe: l.cRe, cIm: l.cIm, precision: precision,
                                        bailout2: Double(Float(bailout * bailout)), maxIterations: l.maxIterations)
@@ -218,10 +243,12 @@ import Testing
         let t1 = Date()
         await CPUParallel.forEach(sh) { sy in
             for sx in 0..<sw {
-                // FractalCPU.View.re/im less the centre, written out independently.
-                let dRe = ((Double(sx) + 0.5) / Double(ss) - Double(l.width) * 0.5) * spacing
-                let dIm = -(((Double(sy) + 0.5) / Double(ss) - Double(l.height) * 0.5) * spacing)
-                let r = direct.escape(dRe: dRe, dIm: dIm)
+                // FractalCPU.View.re/im less the centre, written out independently, as a mantissa
+                // pair to scale by 2^exponent (exact: the same offset as the Double one where
+                // that is normal).
+                let dRe = ((Double(sx) + 0.5) / Double(ss) - Double(l.width) * 0.5) * parts.mantissa
+                let dIm = -(((Double(sy) + 0.5) / Double(ss) - Double(l.height) * 0.5) * parts.mantissa)
+                let r = direct.escape(dRe: dRe, dIm: dIm, exponent: parts.exponent)
                 counts[sy * sw + sx] = r.count
                 mags[sy * sw + sx] = r.mag
             }

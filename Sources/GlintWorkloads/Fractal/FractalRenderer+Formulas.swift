@@ -14,20 +14,20 @@ extension FractalRenderer {
     }
 
     /// The kernels' params of a julia or burning-ship perturbation render: the job's, with
-    /// scale_bits holding the pixel spacing 2 / (zoom × height) from MPFR (the zoom may be past
-    /// Double's range).
+    /// scale_bits holding the mantissa in [1, 2) of the pixel spacing 2 / (zoom × height) from
+    /// MPFR (its exponent is the kernels' spacing_exp argument: FormulaOrbit.spacingExponent).
     static func formulaParams(_ job: FractalJob) throws -> GlintFractalParams {
         var p = job.params
         let zoom = try DeepNumber(parsing: job.exactZoom ?? "\(job.zoom)", field: "zoom")
-        let spacing = ReferenceOrbit.pixelSpacing(zoom: zoom, height: job.height,
-                                                  precision: ReferenceOrbit.precisionBits(zoom: zoom))
-        p.scale_bits = spacing.bitPattern
+        let spacing = ReferenceOrbit.spacing(zoom: zoom, height: job.height,
+                                             precision: ReferenceOrbit.precisionBits(zoom: zoom))
+        p.scale_bits = spacing.mantissa.bitPattern
         p.scale = 0
         return p
     }
 
     /// The escape kernel for `orbit`'s formula; its arguments are (counts, mags, orbit re, orbit
-    /// im, main count, orbit count, params, first sample row, sample rows).
+    /// im, main count, orbit count, spacing exponent, params, first sample row, sample rows).
     static func formulaKernel(_ orbit: FormulaOrbit, on cc: ComputeContext) throws -> Kernel {
         let program = try cc.program("perturb_formulas.cl")
         return try program.kernel(orbit.formula == .julia ? "perturb_julia_escape" : "perturb_burning_ship_escape")

@@ -222,7 +222,7 @@ public enum FractalRenderer {
             let sampleRows = Int32(rows * ss)
             if let formulaOrbit {
                 try escape.setArguments(counts, mags, orbitRe, orbitIm, Int32(formulaOrbit.mainCount), Int32(formulaOrbit.count),
-                                        StructArgument(p), Int32(row * ss), sampleRows)
+                                        Int32(formulaOrbit.spacingExponent), StructArgument(p), Int32(row * ss), sampleRows)
             } else if let orbit {
                 try escape.setArguments(counts, mags, orbitRe, orbitIm, Int32(orbit.count), blaReals, blaInts, blaLevels,
                                         Int32(t.levels), Int32(orbit.spacingExponent), StructArgument(p), Int32(row * ss), sampleRows)

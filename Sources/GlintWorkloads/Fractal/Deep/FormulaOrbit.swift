@@ -42,6 +42,10 @@ public struct FormulaOrbit: Sendable {
     public let maxIterations: Int
     /// Image pixel spacing 2 / (zoom × height), from MPFR, rounded once to Double.
     public let pixelSpacing: Double
+    /// The same spacing at any depth: `spacingMantissa` × 2^`spacingExponent`, the mantissa in
+    /// [1, 2) (ReferenceOrbit.spacing; where the spacing is a normal Double, exactly `pixelSpacing`).
+    public let spacingMantissa: Double
+    public let spacingExponent: Int
 
     /// Points in both orbits together.
     public var count: Int { re.count }
@@ -60,7 +64,10 @@ public struct FormulaOrbit: Sendable {
         precisionBits = bits
         self.bailout = bailout
         self.maxIterations = maxIterations
-        pixelSpacing = ReferenceOrbit.pixelSpacing(zoom: zoom, height: height, precision: bits)
+        let spacing = ReferenceOrbit.Spacing(zoom: zoom, height: height, precision: bits)
+        pixelSpacing = spacing.pixel
+        spacingMantissa = spacing.mantissa
+        spacingExponent = spacing.exponent
 
         let centre = (MPFRNumber(centerRe, precision: bits), MPFRNumber(centerIm, precision: bits))
         // Julia adds its constant; Burning Ship the centre (its reference pixel).

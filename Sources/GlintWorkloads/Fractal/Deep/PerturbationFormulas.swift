@@ -3,66 +3,119 @@ import GlintCore
 import Glibc
 #endif
 
-/// Deep zoom of Julia sets and the Burning Ship by perturbation, on the Swift CPU path; the
-/// OpenCL twin is Kernels/perturb_formulas.cl.
+/// Deep zoom of Julia sets and the Burning Ship by perturbation, at any depth, on the Swift CPU
+/// path; the OpenCL twin is Kernels/perturb_formulas.cl.
 ///
-/// Every sample starts at its pixel z0 = C + d (C the view centre, d = `sampleDelta`, a Double)
-/// and is iterated as a Double delta dz against a reference orbit (FormulaOrbit): z = Z[m] + dz.
-/// - Julia (z' = z² + c, c fixed): dz' = 2·Z[m]·dz + dz², against the main orbit Z of C.
-/// - Burning Ship (z' = |z² + c| per component, c the pixel = C + d): with w = z² + c before
-///   the abs, its delta from the reference's S = Z[m]² + C is dw = 2·Z[m]·dz + dz² + d, and
+/// Every sample starts at its pixel z0 = C + d·2^E (C the view centre, d = `sampleDelta` with the
+/// spacing's mantissa, E the spacing's exponent: FormulaOrbit.spacingExponent) and is iterated as
+/// a delta dz against a reference orbit (FormulaOrbit): z = Z[m] + dz.
+/// - Julia (z' = z² + c, c fixed): dz' = 2·Z[m]·dz + dz², against the main orbit Z of C; the
+///   first delta is the pixel offset d·2^E.
+/// - Burning Ship (z' = |z² + c| per component, c the pixel = C + d·2^E): with w = z² + c before
+///   the abs, its delta from the reference's S = Z[m]² + C is dw = 2·Z[m]·dz + dz² + dc, and
 ///   dz' = |S + dw| - |S| per component, taken without cancellation from the signs of S and
 ///   S + dw (`foldDelta`): dw when both are >= 0, -dw when both are < 0, 2S + dw when
-///   S < 0 <= S + dw, -(2S + dw) when S >= 0 > S + dw.
+///   S < 0 <= S + dw, -(2S + dw) when S >= 0 > S + dw. The first delta is dc.
+///
+/// **Two phases**, as PerturbationCPU: while |dz| < 2^-520 (`PerturbationCPU.tinyLimit`; the
+/// "tiny phase", entered when the first delta is below that) dz is a mantissa pair w with its
+/// own exponent e (dz = w·2^e, the larger part of w in [1, 2), renormalised every step), so the
+/// delta of a 1e1000 view never underflows; once e passes −520 it becomes a plain Double (the
+/// "double phase", where every view shallower than about 1e150 starts). In the tiny phase the
+/// Burning Ship's fold is taken in units of 2^e: foldDelta(S·2^-e, S·2^-e + w, w), exact scaling,
+/// so a sign change of S + dw (|S| tiny too) needs no Double of the delta's size.
 ///
 /// Rebasing (Zhuoran): when |z| < |dz| (z nearer 0 than the reference point), or the current
-/// reference has no next point, the sample continues against the critical orbit W (W[0] = 0):
-/// dz = z, m = W's start; later rebases go to W's start again. One pair of orbits serves every
-/// sample, without glitch detection. The deltas are Doubles, so this works for sample spacings
-/// down to 2^-1000 (`minimumSampleSpacing`, as PerturbationCPU); accuracy: 53 bits relative to
-/// the delta, about plain Double iteration once a sample has left the main orbit. Where the
-/// dynamics after that are nearly chaotic (the Burning Ship's streaked rigging below the armada's
-/// ships, at any zoom), counts depend on more bits than a Double carries: there 5-10% of them
-/// differ from direct MPFR iteration at the reference's precision, which itself differs from 100
-/// more bits in 1-3% (plain Double iteration at shallow zooms fares the same).
+/// reference has no next point, the sample continues against the critical orbit W (W[0] = 0),
+/// in the double phase: dz = z, m = W's start; later rebases go to W's start again. One pair of
+/// orbits serves every sample, without glitch detection. Accuracy: 53 bits relative to the delta,
+/// about plain Double iteration once a sample has left the main orbit. Where the dynamics after
+/// that are nearly chaotic (the Burning Ship's streaked rigging below the armada's ships, at any
+/// zoom), counts depend on more bits than a Double carries: there 5-10% of them differ from
+/// direct MPFR iteration at the reference's precision, which itself differs from 100 more bits in
+/// 1-3% (plain Double iteration at shallow zooms fares the same).
 ///
 /// Escape counts follow Glint's contract (FractalCPU.escape): z0 is the pixel; the count is the
 /// number of steps with |z|² <= R² before the first with |z|² > R² (or NaN), at most
 /// maxIterations; `mag` is |z|² at escape (0 if it never escapes).
+///
+/// Shared by both formulas (ldexp and norm are PerturbationCPU's, OpenCL's ldexp and ilogb in the
+/// kernel): at the start, xd = ilogb(max(|dRe|, |dIm|)) + E (BLATable.zeroExponent for d = 0);
+/// if xd < −520 the tiny phase starts with (w, e) = norm(dRe, dIm) (e = E + its shift), else the
+/// double phase with dz = (ldexp(dRe, E), ldexp(dIm, E)). norm(r, i) = (ldexp(r, −k),
+/// ldexp(i, −k)) with shift k = ilogb(max(|r|, |i|)), and (r, i) with shift 0 when that maximum
+/// is 0 or not finite.
 public enum PerturbationFormulas {
-    /// The smallest sample spacing (pixel spacing / supersampling) the double deltas are used for:
-    /// 2^-1000, as PerturbationCPU.minimumSampleSpacing.
-    public static let minimumSampleSpacing = 0x1p-1000
+    /// log2 of the deepest zoom julia and burning-ship render by perturbation: DeepView.maxLog2Zoom.
+    public static let maxLog2Zoom = DeepView.maxLog2Zoom
 
-    /// One Julia sample: escape count and |z|² at escape, for z0 = C + (d0Re, d0Im), C the main
-    /// orbit's start. `orbitRe`/`orbitIm` hold `orbitCount` points, the main orbit's
+    /// One Julia sample: escape count and |z|² at escape, for z0 = C + (dRe, dIm)·2^exponent, C
+    /// the main orbit's start. `orbitRe`/`orbitIm` hold `orbitCount` points, the main orbit's
     /// `mainCount` (>= 2) first; `bailout2` is R².
     ///
     /// The order of operations is part of the contract (the OpenCL twin perturb_julia_escape
-    /// repeats it operation for operation, compiled with FP_CONTRACT OFF): with (zr, zi) = O[m]
-    /// and (dr, di) = dz, one step is
-    ///     nr = (2 * ((zr * dr) - (zi * di))) + ((dr * dr) - (di * di))
-    ///     ni = (2 * ((zr * di) + (zi * dr))) + (2 * (dr * di))
-    ///     m = m + 1
-    ///     xr = O[m].re + nr;  xi = O[m].im + ni
-    ///     mag = (xr * xr) + (xi * xi)
-    ///     if !(mag <= bailout2): escaped, stop
-    ///     count = count + 1
-    ///     if mag < (nr * nr) + (ni * ni) or m == last: (dr, di) = (xr, xi), m = mainCount,
-    ///         last = orbitCount - 1
-    ///     else: (dr, di) = (nr, ni)
-    /// starting from m = 0, last = mainCount - 1, dz = d0.
+    /// repeats it operation for operation, compiled with FP_CONTRACT OFF): with (zr, zi) = O[m],
+    /// starting from m = 0, last = mainCount - 1 and the start in the type's documentation, one
+    /// step is
+    /// - tiny phase:
+    ///       nr = (2 * ((zr * wr) - (zi * wi))) + ldexp((wr * wr) - (wi * wi), e)
+    ///       ni = (2 * ((zr * wi) + (zi * wr))) + ldexp(2 * (wr * wi), e)
+    ///       (w, e) = norm(nr, ni), e = e + shift
+    ///       m = m + 1
+    ///       ddr = ldexp(wr, e);  ddi = ldexp(wi, e)
+    ///       xr = O[m].re + ddr;  xi = O[m].im + ddi
+    ///       mag = (xr * xr) + (xi * xi)
+    ///       if !(mag <= bailout2): escaped, stop
+    ///       count = count + 1
+    ///       if m == last or mag < (ddr * ddr) + (ddi * ddi): dz = x, m = mainCount,
+    ///           last = orbitCount - 1, double phase
+    ///       else if e > −520: dz = dd, double phase
+    /// - double phase:
+    ///       nr = (2 * ((zr * dr) - (zi * di))) + ((dr * dr) - (di * di))
+    ///       ni = (2 * ((zr * di) + (zi * dr))) + (2 * (dr * di))
+    ///       m = m + 1
+    ///       xr = O[m].re + nr;  xi = O[m].im + ni
+    ///       mag = (xr * xr) + (xi * xi)
+    ///       if !(mag <= bailout2): escaped, stop
+    ///       count = count + 1
+    ///       if mag < (nr * nr) + (ni * ni) or m == last: dz = x, m = mainCount,
+    ///           last = orbitCount - 1
+    ///       else: dz = n
     @inline(__always)
     public static func escapeJulia(orbitRe: UnsafePointer<Double>, orbitIm: UnsafePointer<Double>,
-                                   mainCount: Int, orbitCount: Int, d0Re: Double, d0Im: Double,
+                                   mainCount: Int, orbitCount: Int, dRe: Double, dIm: Double, exponent E: Int,
                                    bailout2: Double, maxIterations: Int) -> (count: UInt32, mag: Float) {
         precondition(mainCount >= 2 && orbitCount >= mainCount + 2, "each reference orbit has at least 2 points")
         var m = 0
         var last = mainCount - 1
-        var dr = d0Re, di = d0Im
+        var dr = PerturbationCPU.ldexp(dRe, E), di = PerturbationCPU.ldexp(dIm, E)
         var count: UInt32 = 0
-        var mag: Float = 0
         var i = 0
+        if startsTiny(dRe, dIm, E) {
+            var (wr, wi, e) = PerturbationCPU.norm(dRe, dIm, E)
+            while i < maxIterations {
+                let zr = orbitRe[m], zi = orbitIm[m]
+                let nr = (2 * ((zr * wr) - (zi * wi))) + PerturbationCPU.ldexp((wr * wr) - (wi * wi), e)
+                let ni = (2 * ((zr * wi) + (zi * wr))) + PerturbationCPU.ldexp(2 * (wr * wi), e)
+                (wr, wi, e) = PerturbationCPU.norm(nr, ni, e)
+                m += 1
+                let ddr = PerturbationCPU.ldexp(wr, e), ddi = PerturbationCPU.ldexp(wi, e)
+                let xr = orbitRe[m] + ddr, xi = orbitIm[m] + ddi
+                let zm = (xr * xr) + (xi * xi)
+                if !(zm <= bailout2) { return (count, Float(zm)) }
+                count += 1
+                i += 1
+                if m == last || zm < (ddr * ddr) + (ddi * ddi) {
+                    dr = xr; di = xi
+                    m = mainCount
+                    last = orbitCount - 1
+                    break
+                } else if e > PerturbationCPU.tinyLimit {
+                    dr = ddr; di = ddi
+                    break
+                }
+            }
+        }
         while i < maxIterations {
             let zr = orbitRe[m], zi = orbitIm[m]
             let nr = (2 * ((zr * dr) - (zi * di))) + ((dr * dr) - (di * di))
@@ -71,10 +124,7 @@ public enum PerturbationFormulas {
             let xr = orbitRe[m] + nr, xi = orbitIm[m] + ni
             let zm = (xr * xr) + (xi * xi)
             // "not <=" so that a NaN orbit counts as escaped
-            if !(zm <= bailout2) {
-                mag = Float(zm)
-                break
-            }
+            if !(zm <= bailout2) { return (count, Float(zm)) }
             count += 1
             if zm < (nr * nr) + (ni * ni) || m == last {
                 dr = xr; di = xi
@@ -85,7 +135,16 @@ public enum PerturbationFormulas {
             }
             i += 1
         }
-        return (count, mag)
+        return (count, 0)
+    }
+
+    /// Whether a sample with offset (dRe, dIm)·2^E starts in the tiny phase: xd < −520 (see the
+    /// type's documentation).
+    @inline(__always)
+    static func startsTiny(_ dRe: Double, _ dIm: Double, _ E: Int) -> Bool {
+        let big = abs(dRe) > abs(dIm) ? abs(dRe) : abs(dIm)
+        let xd = big == 0 ? BLATable.zeroExponent : big.exponent + E
+        return xd < PerturbationCPU.tinyLimit
     }
 
     /// |S + w| - |S| for the reference's signed value S, its delta w and a = S + w (as computed):
@@ -99,38 +158,90 @@ public enum PerturbationFormulas {
         return a < 0 ? -((2 * s) + w) : w
     }
 
-    /// One Burning Ship sample: escape count and |z|² at escape, for z0 = c = C + (dcRe, dcIm),
-    /// C the main orbit's start. The orbits hold, after each orbit's first point, the signed
-    /// values before the abs() (FormulaOrbit); arguments as `escapeJulia`.
+    /// One Burning Ship sample: escape count and |z|² at escape, for z0 = c = C +
+    /// (dRe, dIm)·2^exponent, C the main orbit's start. The orbits hold, after each orbit's first
+    /// point, the signed values before the abs() (FormulaOrbit); arguments as `escapeJulia`.
     ///
     /// The order of operations (the contract with perturb_burning_ship_escape): with (zr, zi) the
-    /// reference point (O[m] itself at an orbit's start, |O[m]| per component after it) and
-    /// (dr, di) = dz, one step is
-    ///     wr = ((2 * ((zr * dr) - (zi * di))) + ((dr * dr) - (di * di))) + dcRe
-    ///     wi = ((2 * ((zr * di) + (zi * dr))) + (2 * (dr * di))) + dcIm
-    ///     m = m + 1
-    ///     (sr, si) = O[m];  ar = sr + wr;  ai = si + wi
-    ///     xr = |ar|;  xi = |ai|
-    ///     nr = foldDelta(sr, ar, wr);  ni = foldDelta(si, ai, wi)
-    ///     mag = (xr * xr) + (xi * xi)
-    ///     if !(mag <= bailout2): escaped, stop
-    ///     count = count + 1
-    ///     if mag < (nr * nr) + (ni * ni) or m == last: (dr, di) = (xr, xi), m = mainCount,
-    ///         last = orbitCount - 1, (zr, zi) = O[m]
-    ///     else: (dr, di) = (nr, ni), (zr, zi) = (|sr|, |si|)
-    /// starting from m = 0, last = mainCount - 1, (zr, zi) = O[0], dz = dc.
+    /// reference point (O[m] itself at an orbit's start, |O[m]| per component after it), starting
+    /// from m = 0, last = mainCount - 1, (zr, zi) = O[0], dc = (ldexp(dRe, E), ldexp(dIm, E)) and
+    /// the start in the type's documentation, one step is
+    /// - tiny phase:
+    ///       pr = ((2 * ((zr * wr) - (zi * wi))) + ldexp((wr * wr) - (wi * wi), e)) + ldexp(dRe, E - e)
+    ///       pi = ((2 * ((zr * wi) + (zi * wr))) + ldexp(2 * (wr * wi), e)) + ldexp(dIm, E - e)
+    ///       m = m + 1
+    ///       (sr, si) = O[m];  ar = sr + ldexp(pr, e);  ai = si + ldexp(pi, e)
+    ///       xr = |ar|;  xi = |ai|
+    ///       tr = ldexp(sr, -e);  ti = ldexp(si, -e)
+    ///       nr = foldDelta(tr, tr + pr, pr);  ni = foldDelta(ti, ti + pi, pi)
+    ///       (w, e) = norm(nr, ni), e = e + shift
+    ///       mag = (xr * xr) + (xi * xi)
+    ///       if !(mag <= bailout2): escaped, stop
+    ///       count = count + 1
+    ///       ddr = ldexp(wr, e);  ddi = ldexp(wi, e)
+    ///       if m == last or mag < (ddr * ddr) + (ddi * ddi): dz = x, m = mainCount,
+    ///           last = orbitCount - 1, (zr, zi) = O[m], double phase
+    ///       else: (zr, zi) = (|sr|, |si|), and if e > −520: dz = dd, double phase
+    /// - double phase:
+    ///       wr = ((2 * ((zr * dr) - (zi * di))) + ((dr * dr) - (di * di))) + dcRe
+    ///       wi = ((2 * ((zr * di) + (zi * dr))) + (2 * (dr * di))) + dcIm
+    ///       m = m + 1
+    ///       (sr, si) = O[m];  ar = sr + wr;  ai = si + wi
+    ///       xr = |ar|;  xi = |ai|
+    ///       nr = foldDelta(sr, ar, wr);  ni = foldDelta(si, ai, wi)
+    ///       mag = (xr * xr) + (xi * xi)
+    ///       if !(mag <= bailout2): escaped, stop
+    ///       count = count + 1
+    ///       if mag < (nr * nr) + (ni * ni) or m == last: dz = x, m = mainCount,
+    ///           last = orbitCount - 1, (zr, zi) = O[m]
+    ///       else: dz = n, (zr, zi) = (|sr|, |si|)
+    /// In the tiny phase tr is ±infinity where |S| is far above the delta; then tr + pr has its
+    /// sign and foldDelta returns ±pr without using it.
     @inline(__always)
     public static func escapeBurningShip(orbitRe: UnsafePointer<Double>, orbitIm: UnsafePointer<Double>,
-                                         mainCount: Int, orbitCount: Int, dcRe: Double, dcIm: Double,
+                                         mainCount: Int, orbitCount: Int, dRe: Double, dIm: Double, exponent E: Int,
                                          bailout2: Double, maxIterations: Int) -> (count: UInt32, mag: Float) {
         precondition(mainCount >= 2 && orbitCount >= mainCount + 2, "each reference orbit has at least 2 points")
         var m = 0
         var last = mainCount - 1
         var zr = orbitRe[0], zi = orbitIm[0]
+        let dcRe = PerturbationCPU.ldexp(dRe, E), dcIm = PerturbationCPU.ldexp(dIm, E)
         var dr = dcRe, di = dcIm
         var count: UInt32 = 0
-        var mag: Float = 0
         var i = 0
+        if startsTiny(dRe, dIm, E) {
+            var (wr, wi, e) = PerturbationCPU.norm(dRe, dIm, E)
+            while i < maxIterations {
+                let pr = ((2 * ((zr * wr) - (zi * wi))) + PerturbationCPU.ldexp((wr * wr) - (wi * wi), e))
+                    + PerturbationCPU.ldexp(dRe, E - e)
+                let pi = ((2 * ((zr * wi) + (zi * wr))) + PerturbationCPU.ldexp(2 * (wr * wi), e))
+                    + PerturbationCPU.ldexp(dIm, E - e)
+                m += 1
+                let sr = orbitRe[m], si = orbitIm[m]
+                let ar = sr + PerturbationCPU.ldexp(pr, e), ai = si + PerturbationCPU.ldexp(pi, e)
+                let xr = abs(ar), xi = abs(ai)
+                let tr = PerturbationCPU.ldexp(sr, -e), ti = PerturbationCPU.ldexp(si, -e)
+                let nr = foldDelta(tr, tr + pr, pr), ni = foldDelta(ti, ti + pi, pi)
+                (wr, wi, e) = PerturbationCPU.norm(nr, ni, e)
+                let zm = (xr * xr) + (xi * xi)
+                if !(zm <= bailout2) { return (count, Float(zm)) }
+                count += 1
+                i += 1
+                let ddr = PerturbationCPU.ldexp(wr, e), ddi = PerturbationCPU.ldexp(wi, e)
+                if m == last || zm < (ddr * ddr) + (ddi * ddi) {
+                    dr = xr; di = xi
+                    m = mainCount
+                    last = orbitCount - 1
+                    zr = orbitRe[m]; zi = orbitIm[m]
+                    break
+                }
+                zr = abs(sr); zi = abs(si)
+                if e > PerturbationCPU.tinyLimit {
+                    dr = ddr; di = ddi
+                    break
+                }
+            }
+        }
         while i < maxIterations {
             let wr = ((2 * ((zr * dr) - (zi * di))) + ((dr * dr) - (di * di))) + dcRe
             let wi = ((2 * ((zr * di) + (zi * dr))) + (2 * (dr * di))) + dcIm
@@ -140,10 +251,7 @@ public enum PerturbationFormulas {
             let xr = abs(ar), xi = abs(ai)
             let nr = foldDelta(sr, ar, wr), ni = foldDelta(si, ai, wi)
             let zm = (xr * xr) + (xi * xi)
-            if !(zm <= bailout2) {
-                mag = Float(zm)
-                break
-            }
+            if !(zm <= bailout2) { return (count, Float(zm)) }
             count += 1
             if zm < (nr * nr) + (ni * ni) || m == last {
                 dr = xr; di = xi
@@ -156,29 +264,29 @@ public enum PerturbationFormulas {
             }
             i += 1
         }
-        return (count, mag)
+        return (count, 0)
     }
 
-    /// One sample of `orbit`'s formula at delta (dRe, dIm) from the centre.
-    public static func escape(orbit: FormulaOrbit, dRe: Double, dIm: Double) -> (count: UInt32, mag: Float) {
+    /// One sample of `orbit`'s formula at offset (dRe, dIm)·2^exponent from the centre.
+    public static func escape(orbit: FormulaOrbit, dRe: Double, dIm: Double, exponent: Int = 0) -> (count: UInt32, mag: Float) {
         let b2 = PerturbationCPU.bailout2(orbit.bailout)
         return orbit.re.withUnsafeBufferPointer { re in
             orbit.im.withUnsafeBufferPointer { im in
-                escape(orbit.formula, re.baseAddress!, im.baseAddress!, orbit.mainCount, orbit.count, dRe, dIm, b2,
-                       orbit.maxIterations)
+                escape(orbit.formula, re.baseAddress!, im.baseAddress!, orbit.mainCount, orbit.count, dRe, dIm, exponent,
+                       b2, orbit.maxIterations)
             }
         }
     }
 
     @inline(__always)
     private static func escape(_ formula: FractalFormula, _ re: UnsafePointer<Double>, _ im: UnsafePointer<Double>,
-                               _ mainCount: Int, _ orbitCount: Int, _ dRe: Double, _ dIm: Double, _ b2: Double,
-                               _ maxIterations: Int) -> (count: UInt32, mag: Float) {
+                               _ mainCount: Int, _ orbitCount: Int, _ dRe: Double, _ dIm: Double, _ E: Int,
+                               _ b2: Double, _ maxIterations: Int) -> (count: UInt32, mag: Float) {
         formula == .julia
-            ? escapeJulia(orbitRe: re, orbitIm: im, mainCount: mainCount, orbitCount: orbitCount, d0Re: dRe, d0Im: dIm,
-                          bailout2: b2, maxIterations: maxIterations)
-            : escapeBurningShip(orbitRe: re, orbitIm: im, mainCount: mainCount, orbitCount: orbitCount, dcRe: dRe,
-                                dcIm: dIm, bailout2: b2, maxIterations: maxIterations)
+            ? escapeJulia(orbitRe: re, orbitIm: im, mainCount: mainCount, orbitCount: orbitCount, dRe: dRe, dIm: dIm,
+                          exponent: E, bailout2: b2, maxIterations: maxIterations)
+            : escapeBurningShip(orbitRe: re, orbitIm: im, mainCount: mainCount, orbitCount: orbitCount, dRe: dRe,
+                                dIm: dIm, exponent: E, bailout2: b2, maxIterations: maxIterations)
     }
 
     /// One sample row `sy` of a view: `width × supersampling` counts and mags.
@@ -186,13 +294,14 @@ public enum PerturbationFormulas {
                            counts: UnsafeMutablePointer<UInt32>, mags: UnsafeMutablePointer<Float>) {
         let b2 = PerturbationCPU.bailout2(orbit.bailout)
         let sw = width * supersampling
+        let E = orbit.spacingExponent
         orbit.re.withUnsafeBufferPointer { re in
             orbit.im.withUnsafeBufferPointer { im in
                 for sx in 0..<sw {
                     let d = PerturbationCPU.sampleDelta(sx: sx, sy: sy, width: width, height: height, supersampling: supersampling,
-                                        spacing: orbit.pixelSpacing)
+                                        spacing: orbit.spacingMantissa)
                     let r = escape(orbit.formula, re.baseAddress!, im.baseAddress!, orbit.mainCount, orbit.count,
-                                   d.re, d.im, b2, orbit.maxIterations)
+                                   d.re, d.im, E, b2, orbit.maxIterations)
                     counts[sx] = r.count
                     mags[sx] = r.mag
                 }
@@ -201,8 +310,8 @@ public enum PerturbationFormulas {
     }
 
     /// The checks FractalJob.validate adds for a julia or burning-ship perturbation render (after
-    /// the deep view's own): a c that is a plain decimal, and a sample spacing the double deltas
-    /// hold. One clear line for the first that fails.
+    /// the deep view's own): a c that is a plain decimal, and a zoom within `maxLog2Zoom`. One
+    /// clear line for the first that fails.
     public static func validate(_ job: FractalJob) throws(GlintError) {
         guard job.formula == .julia || job.formula == .burningShip else { return }
         if job.formula == .julia {
@@ -213,15 +322,10 @@ public enum PerturbationFormulas {
             guard job.cRe.isFinite, job.cIm.isFinite else { throw GlintError(field: "c", "must be finite") }
         }
         let zoom = try DeepNumber(parsing: job.exactZoom ?? "\(job.zoom)", field: "zoom")
-        let rows = job.height * job.supersampling
-        // On the zoom's digits first, so that an absurd zoom fails before any MPFR work.
-        let log2Spacing = 1 - (zoom.log2Magnitude ?? 0) - log2(Double(rows))
-        let spacing = log2Spacing > -1100
-            ? ReferenceOrbit.pixelSpacing(zoom: zoom, height: job.height, precision: ReferenceOrbit.precisionBits(zoom: zoom))
-                / Double(job.supersampling)
-            : 0
-        guard spacing >= minimumSampleSpacing else {
-            throw GlintError(field: "zoom", "\(DeepNumber.quoted(zoom.text)) with \(job.height) rows at supersampling \(job.supersampling) is beyond double-delta perturbation of \(job.formula.name) (sample spacing under 2^-1000, about 9.3e-302)")
+        // On the zoom's digits, so that an absurd zoom fails before any MPFR work: the deltas'
+        // exponents are 32-bit integers, and the orbits' precision grows with the depth.
+        guard let l2 = zoom.log2Magnitude, l2 < Double(maxLog2Zoom) else {
+            throw GlintError(field: "zoom", "\(DeepNumber.quoted(zoom.text)) is beyond the deepest zoom Glint renders (2^\(maxLog2Zoom), about 1e\(Int(Double(maxLog2Zoom) * 0.30103)))")
         }
     }
 }
