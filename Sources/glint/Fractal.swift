@@ -14,13 +14,13 @@ struct Fractal: PassSource {
         z^2 + 0.5*c/z^2. image-julia samples --texture at z each step (texture coordinates, v up, \
         nothing outside [0.01, 0.99]) and stops on alpha > 0.1; samples never stopped are grey (it/80).
 
-        Deep zoom (mandelbrot, julia, burning-ship): --center, --zoom and --c take decimals of \
-        any length; past double precision each sample is iterated as a small delta from a \
-        reference orbit of the centre computed in arbitrary precision (MPFR), with rebasing; \
-        mandelbrot to 1e1000 and far beyond (an exponent of its own for a tiny delta, and \
-        bilinear approximation skipping iterations: --precision, --no-bla). --location reads a \
-        Glint PNG or a .kfr file. Zoom animations go to any depth: each frame's zoom and \
-        centre are exact decimals, and the frames at one centre share its reference orbit.
+        Deep zoom (mandelbrot, julia, burning-ship), to 1e1000 and far beyond: --center, --zoom \
+        and --c take decimals of any length; past double precision each sample is iterated as a \
+        small delta from a reference orbit of the centre computed in arbitrary precision (MPFR), \
+        with rebasing and an exponent of its own while it is tiny; mandelbrot also skips \
+        iterations by bilinear approximation (--precision, --no-bla). --location reads a Glint \
+        PNG or a .kfr file. Zoom animations go to any depth: each frame's zoom and centre are \
+        exact decimals, and the frames at one centre share its reference orbit.
 
         Escape counts are identical on every backend; colours agree within 1 (8-bit), within \
         2 of 65535 with --bit-depth 16.
