@@ -16,7 +16,7 @@ struct AnimationOptions: ParsableArguments {
             transform: number("--fps", Limits.fps))
     var fps = 30.0
 
-    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Ramp a parameter over the animation: NAME=FROM:TO, repeatable (e.g. zoom=1:1e300, center=-0.75,0:-0.7435,0.1314, c=-0.8,0.156:-0.7,0.27). Zoom moves geometrically, to any depth, the rest linearly; a fractal frame's zoom and centre are exact decimals (recorded in its PNG), and the frames at one centre share one reference orbit.",
+    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Ramp a parameter over the animation: NAME=FROM:TO, repeatable (e.g. zoom=1:1e300, center=-0.75,0:-0.7435,0.1314, c=-0.8,0.156:-0.7,0.27). Zoom moves geometrically, to any depth, the rest linearly; a fractal frame's zoom and centre are exact decimals (recorded in its PNG), and mandelbrot frames at one centre share one reference orbit.",
                                valueName: "name=from:to"))
     var ramp: [String] = []
 

@@ -20,7 +20,7 @@ struct Fractal: PassSource {
         with rebasing and an exponent of its own while it is tiny; mandelbrot also skips \
         iterations by bilinear approximation (--precision, --no-bla). --location reads a Glint \
         PNG or a .kfr file. Zoom animations go to any depth: each frame's zoom and centre are \
-        exact decimals, and the frames at one centre share its reference orbit.
+        exact decimals, and mandelbrot frames at one centre share its reference orbit.
 
         Escape counts are identical on every backend; colours agree within 1 (8-bit), within \
         2 of 65535 with --bit-depth 16.
@@ -92,7 +92,7 @@ struct Fractal: PassSource {
 
     @Option(name: .customLong("precision"),
             help: ArgumentHelp("Pixel arithmetic: auto, float, double or perturbation. (default: auto)",
-                               discussion: "auto takes the first that keeps neighbouring pixels apart at this zoom and centre: float, then double, then perturbation (every sample a small delta from a reference orbit of the centre computed in arbitrary precision with MPFR; mandelbrot at any depth, the delta carried with its own exponent while it is tiny and iterations skipped by bilinear approximation unless --no-bla; julia and burning-ship at any depth too, stepped one iteration at a time with an orbit of the critical point 0 to rebase onto, julia using --c's digits exactly). With --location, the precision the file records is kept while it still draws the view faithfully.",
+                               discussion: "auto takes the first that keeps neighbouring pixels apart at this zoom and centre: float, then double, then perturbation (every sample a small delta from a reference orbit of the centre computed in arbitrary precision with MPFR; mandelbrot at any depth, the delta carried with its own exponent while it is tiny and iterations skipped by bilinear approximation unless --no-bla; julia and burning-ship at any depth too, stepped one iteration at a time with an orbit of the critical point 0 to rebase onto, julia reading --c's digits at the orbit's precision). With --location, the precision the file records is kept while it still draws the view faithfully.",
                                valueName: "precision"),
             transform: choice("--precision", ["auto"] + Precision.allCases.map(\.rawValue), name: { $0 }))
     var precisionOption: String?

@@ -79,6 +79,18 @@ import Testing
                 #expect(table.ints[long * 4 + 3] >= table.ints[short * 4 + 3])
             }
         }
+        // Long steps are usable at all: some entries of 32 iterations and more have a radius, and
+        // some pass the tiny phase's bound for a delta of 2^-600 at a sample offset of 2^-600.
+        var withRadius = 0, tinyUsable = 0
+        for level in 3..<table.levels {
+            for j in 0..<Int(table.levelCounts[level]) {
+                let idx = Int(table.levelOffsets[level]) + j
+                if table.reals[idx * 5 + 4] > 0 { withRadius += 1 }
+                if Int(table.ints[idx * 4 + 2]) - 600 + 2 <= -501 && Int(table.ints[idx * 4 + 3]) - 600 + 2 <= -501 { tinyUsable += 1 }
+            }
+        }
+        #expect(withRadius > 10, "entries of 32+ iterations with a radius")
+        #expect(tinyUsable > 10, "entries of 32+ iterations the tiny phase can take")
     }
 
     /// A million iterations: the orbit's 16 bytes a point and the table's 28, 44 MB together.

@@ -119,6 +119,17 @@ import Testing
     /// Zoom 1 (the whole set, counts 0 to maxIterations) with supersampling: perturbation at a
     /// shallow zoom, where the reference (-0.75, 0: the cusp between the cardioid and the
     /// period-2 bulb) needs rebasing often.
+    /// An escape radius under the reference's own excursions (M(4,1)'s orbit reaches |O[2]| = 1.26
+    /// before settling at 0.66, and the reference runs on to |O| > 2): table steps must not skip a
+    /// point where a sample passes the radius. Every sample escapes at once.
+    @Test func smallBailout() async throws {
+        let r = try await compare(Self.misiurewicz100, bailout: 1.2)
+        #expect(r.maxCount <= 2, "counts up to \(r.maxCount)")
+        let s = try await compare(Location(name: "M(4,1) 1e100, bailout 1.5", re: Self.misiurewiczRe, im: Self.misiurewiczIm,
+                                           zoom: "1e100", width: 16, height: 12, maxIterations: 5000), bailout: 1.5)
+        #expect(s.distinctCounts >= 1)
+    }
+
     @Test func wholeSetSupersampled() async throws {
         let r = try await compare(Location(name: "whole set", re: "-0.75", im: "0", zoom: "1",
                                            width: 16, height: 12, maxIterations: 500), supersampling: 2)

@@ -15,7 +15,7 @@ import GlintCore
 /// search climbs from the shortest stored level and stops at the first failure.
 ///
 /// Validity, while the delta is a normal Double ("double phase"): |dz| < R, with
-/// R = ε·|O[m]| for one step and, merging x then y,
+/// R = min(ε·|O[m]|, room to the escape radius) for one step and, merging x then y,
 ///     R = max(0, min(R_x, (R_y − |B_x|·|dc|max) / |A_x|))
 /// (|dc|max bounds the view's sample offsets). Stored as R² (|dz|² < R²), and as 0 when R is under
 /// 2^-500, so that a |dz|² that underflows never passes a radius that small.
@@ -36,6 +36,7 @@ import GlintCore
 /// Levels 0 and 1 are not stored (a sample takes up to 3 plain steps to reach a multiple of 4):
 /// the table holds about half as many entries as the orbit has points, 56 bytes each (5 Doubles
 /// and 4 Int32), 28 bytes per orbit point: 28 MB for a million iterations, beside the orbit's 16.
+/// While it is built the two finest levels are held as well, about 124 bytes per point at the peak.
 public struct BLATable: Sendable {
     /// The shortest stored level: steps of 2^firstLevel iterations.
     public static let firstLevel = 2
@@ -86,12 +87,14 @@ public struct BLATable: Sendable {
             return
         }
         // Level 0: the step at m = j + 1.
+        // The escape radius as the escape test sees it (R² rounded through Float).
+        let bailout = PerturbationCPU.bailout2(orbit.bailout).squareRoot()
         var level = [Entry]()
         level.reserveCapacity(steps)
         orbit.re.withUnsafeBufferPointer { re in
             orbit.im.withUnsafeBufferPointer { im in
                 for j in 0..<steps {
-                    level.append(Entry(single: re[j + 1], im[j + 1]))
+                    level.append(Entry(single: re[j + 1], im[j + 1], bailout: bailout))
                 }
             }
         }
@@ -139,13 +142,18 @@ public struct BLATable: Sendable {
         var r: Double
         var tA: Int32, tB: Int32
 
-        /// The single step at a point O = (zr, zi): A = 2·O, B = 1, R = ε·|O|.
-        init(single zr: Double, _ zi: Double) {
+        /// The single step at a point O = (zr, zi): A = 2·O, B = 1, R = ε·|O|, and no more than
+        /// the room left to the escape radius, so that a sample inside a longer step cannot pass
+        /// the escape radius at a point the step skips: min(ε·|O|, (bailout − |O|)·(1 − 2^-30)).
+        /// The tiny phase's test likewise never passes where that room is under 2^-499.
+        init(single zr: Double, _ zi: Double, bailout: Double) {
             (ar, ai, ae) = BLATable.normalized(2 * zr, 2 * zi, 0)
             (br, bi, be) = (1, 0, 0)
-            r = BLATable.epsilon * (zr * zr + zi * zi).squareRoot()
+            let magnitude = (zr * zr + zi * zi).squareRoot()
+            let room = (bailout - magnitude) * (1 - 0x1p-30)
+            r = max(0, min(BLATable.epsilon * magnitude, room))
             let big = max(abs(zr), abs(zi))
-            tA = big != 0 && big.exponent >= -400 ? Int32(ae + 2) : BLATable.never
+            tA = big != 0 && big.exponent >= -400 && room >= 0x1p-499 ? Int32(ae + 2) : BLATable.never
             tB = 1
         }
 

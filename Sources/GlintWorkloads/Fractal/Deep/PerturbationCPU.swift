@@ -11,9 +11,9 @@ import Glibc
 ///
 /// **Two phases.** dc is carried as a mantissa pair d and the view's exponent E (dc = d·2^E,
 /// d = the sample's offset in pixels × the spacing's mantissa), so a sample offset exists at any
-/// depth. While |dz| < 2^-500 (the "tiny phase", entered when |dc| is below that) dz is a
+/// depth. While |dz| < 2^-520 (the "tiny phase", entered when |dc| is below that) dz is a
 /// mantissa pair w with its own exponent e (dz = w·2^e, the larger part of w in [1, 2)): the
-/// delta of a 1e1000 view never underflows. Once |dz| reaches 2^-500 it becomes a plain Double
+/// delta of a 1e1000 view never underflows. Once |dz| reaches 2^-520 it becomes a plain Double
 /// (the "double phase", where every view shallower than about 1e150 starts).
 ///
 /// **Rebasing** (Zhuoran): when |z| < |dz| (z is nearer 0 than the reference point O[m]), or the
@@ -23,7 +23,7 @@ import Glibc
 /// **Bilinear approximation** (BLATable, when given): at m − 1 a multiple of 4, the sample takes
 /// the longest table step it is valid for, dz ← A·dz + B·dc over 2^k iterations at once.
 ///
-/// Accuracy: 53 bits relative to the delta per step, and the BLA's ε (2^-40) per skipped step;
+/// Accuracy: 53 bits relative to the delta per step, and the BLA's ε (2^-45) per skipped step;
 /// after a sample leaves the reference its remaining steps are about as accurate as plain Double
 /// iteration, so a rare sample whose escape is more sensitive than that can differ from exact
 /// arithmetic (1 of 192 in the seahorse-valley test at zoom 1e20, by 97 of 9539 iterations).
@@ -31,8 +31,9 @@ import Glibc
 /// Escape counts follow Glint's contract (FractalCPU.escape): z starts at the sample's c, each
 /// step is z = z² + c, the count is the number of steps with |z|² <= R² before the first with
 /// |z|² > R² (or NaN), at most maxIterations; `mag` is |z|² at escape (0 if it never escapes).
-/// A table step of l iterations counts l (its first l − 1 stay by the reference, which has not
-/// escaped) and tests the escape at its end.
+/// A table step of l iterations counts l and tests the escape at its end: every point it skips
+/// stays inside the escape radius, as each single step's radius is no more than the room between
+/// the reference point and that radius (BLATable).
 public enum PerturbationCPU {
     /// Where the tiny phase ends: deltas from 2^tinyLimit up are plain Doubles. Below the tiny
     /// phase's table bound (2^-501), so that a delta leaves it without crawling up to the bound
@@ -59,7 +60,7 @@ public enum PerturbationCPU {
     /// fma, with OpenCL's ldexp for `ldexp` (x × 2^k correctly rounded) and ilogb for `exponent`. With (zr, zi) = O[m]:
     ///
     /// start: dcr = ldexp(dRe, E), dci = ldexp(dIm, E) (0 or subnormal past Double's range);
-    /// xd = ilogb(max(|dRe|, |dIm|)) + E (the zero exponent for d = 0). m = 1. If xd < −500: the
+    /// xd = ilogb(max(|dRe|, |dIm|)) + E (the zero exponent for d = 0). m = 1. If xd < −520: the
     /// tiny phase with w = norm(dRe, dIm), e = E + its shift; else the double phase with
     /// dz = (dcr, dci). If the orbit has only 2 points: dz = O[1] + dc in the double phase, m = 0.
     ///
@@ -75,7 +76,7 @@ public enum PerturbationCPU {
     ///   then m += l, count += l − 1; (ddr, ddi) = (ldexp(wr, e), ldexp(wi, e));
     ///   x = O[m] + dd; mag = (xr*xr) + (xi*xi); if !(mag <= R²): escaped, stop; count += 1;
     ///   if m == last or mag < (ddr*ddr) + (ddi*ddi): dz = x, m = 0, double phase;
-    ///   else if e > −500: dz = dd, double phase.
+    ///   else if e > −520: dz = dd, double phase.
     /// - double phase, table step:
     ///       nr = ldexp((ar*dr) − (ai*di), ae) + ldexp((br*dRe) − (bi*dIm), be + E)
     ///       ni = ldexp((ar*di) + (ai*dr), ae) + ldexp((br*dIm) + (bi*dRe), be + E)

@@ -101,7 +101,7 @@ public struct ReferenceOrbit: Sendable {
         // From `parallelBits` up the two squares and the product run side by side (two threads,
         // each on numbers of its own; MPFR keeps its state per thread): the same correctly rounded
         // values, 39% sooner at 1e10000.
-        let parallel = bits >= Self.parallelBits && CPUParallel.workerCount > 1
+        let parallel = bits >= Self.parallelBits && CPUParallel.workerCount > 1 && mpfr_buildopt_tls_p() != 0
         let step = StepNumbers(x: x, y: y, x2: x2, y2: y2, xy: xy)
         var didEscape = false
         while true {
