@@ -1,4 +1,5 @@
 import Foundation
+import GlintWorkloads
 import Testing
 
 /// Deep zoom of Julia sets and the Burning Ship from the command line: perturbation chosen past
@@ -46,12 +47,12 @@ struct DeepZoomFormulaCLITests {
              iterations: 2000),
         View(name: "burning-ship armada rigging 1e100", formula: "burning-ship", center: armadaRigging, zoom: "1e100",
              iterations: 3000),
-        // Past Double's range: the deltas start with their own exponent (DeepFormulaPoints: 1150 digits).
+        // Past Double's range: the deltas start with their own exponent (DeepLocations: 1150 digits).
         View(name: "julia rabbit 1e1000 (interior pixels)", formula: "julia",
-             center: DeepFormulaPoints.rabbitAlpha.re + "," + DeepFormulaPoints.rabbitAlpha.im, zoom: "1e1000",
-             iterations: 25000, extra: ["--c", DeepFormulaPoints.rabbitC.re + "," + DeepFormulaPoints.rabbitC.im]),
+             center: DeepLocations.rabbitAlpha.re + "," + DeepLocations.rabbitAlpha.im, zoom: "1e1000",
+             iterations: 25000, extra: ["--c", DeepLocations.rabbitC.re + "," + DeepLocations.rabbitC.im]),
         View(name: "burning-ship armada 1e1000, smooth", formula: "burning-ship",
-             center: DeepFormulaPoints.armadaShip.re + "," + DeepFormulaPoints.armadaShip.im, zoom: "1e1000",
+             center: DeepLocations.armadaShip.re + "," + DeepLocations.armadaShip.im, zoom: "1e1000",
              iterations: 5000, extra: ["--smooth", "--palette", "fire"]),
     ]
 

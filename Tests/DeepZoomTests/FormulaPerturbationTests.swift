@@ -88,11 +88,11 @@ import Testing
     }
 
     /// The rabbit and the armada ship past Double's range, where the deltas start in the tiny
-    /// phase (mantissa and exponent): centres and c to 1150 digits (DeepFormulaPoints).
+    /// phase (mantissa and exponent): centres and c to 1150 digits (DeepLocations).
     static func deepRabbit(_ zoom: String, iterations: Int) -> Location {
         Location(name: "julia, rabbit, centre alpha (interior), \(zoom)", formula: .julia,
-                 re: DeepFormulaPoints.rabbitAlpha.re, im: DeepFormulaPoints.rabbitAlpha.im,
-                 cRe: DeepFormulaPoints.rabbitC.re, cIm: DeepFormulaPoints.rabbitC.im, zoom: zoom, maxIterations: iterations)
+                 re: DeepLocations.rabbitAlpha.re, im: DeepLocations.rabbitAlpha.im,
+                 cRe: DeepLocations.rabbitC.re, cIm: DeepLocations.rabbitC.im, zoom: zoom, maxIterations: iterations)
     }
 
     @Test(arguments: [deepRabbit("1e300", iterations: 8000), deepRabbit("1e1000", iterations: 25000)])
@@ -102,8 +102,8 @@ import Testing
         #expect(r.samples - r.interior > 20, "escaping samples")
     }
 
-    @Test(arguments: [ship("armada ship", DeepFormulaPoints.armadaShip, "1e300", iterations: 3000),
-                      ship("armada ship", DeepFormulaPoints.armadaShip, "1e1000", iterations: 5000)])
+    @Test(arguments: [ship("armada ship", DeepLocations.armadaShip, "1e300", iterations: 3000),
+                      ship("armada ship", DeepLocations.armadaShip, "1e1000", iterations: 5000)])
     func burningShipBeyondDouble(_ l: Location) async throws {
         let r = try await compare(l)
         #expect(r.interior == 0, "every sample escapes")

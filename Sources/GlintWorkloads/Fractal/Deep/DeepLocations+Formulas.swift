@@ -1,8 +1,9 @@
-/// Centres and constants to 1150 digits for the formula views at 1e300 and 1e1000 (computed with
-/// mpmath at 1250 digits; the residual of each defining equation is under 1e-1249).
-enum DeepFormulaPoints {
+/// Julia and Burning Ship deep-zoom points, to 1150 digits, for tests and examples at 1e300 and
+/// 1e1000 (computed with mpmath at 1250 digits; the residual of each defining equation is under
+/// 1e-1249).
+extension DeepLocations {
     /// The rabbit's c, the root of c³ + 2c² + c + 1 near -0.1226 + 0.7449i.
-    static let rabbitC = (
+    public static let rabbitC: Point = (
         re: """
         -0.1225611668766536199752455518207356540526966911136034280053580146769596724359594546308864535788748\
         4817581131604359328853085120144219686207392593333543076083097977731453156822007766377592251457888826\
@@ -32,7 +33,7 @@ enum DeepFormulaPoints {
         2192108164933361557229816453724681256547806265177917
         """)
     /// The rabbit's alpha fixed point (1 - sqrt(1 - 4c)) / 2.
-    static let rabbitAlpha = (
+    public static let rabbitAlpha: Point = (
         re: """
         -0.2763376235931174165515313807292051890683630462797931279008351528684494187555469260314741879347767\
         6382600276193606045777015398749496124498557071920834445166254392348755416330950172585262906304037447\
@@ -62,7 +63,7 @@ enum DeepFormulaPoints {
         4494630740532858637491481188775677020061146136704839
         """)
     /// The Burning Ship armada's pre-periodic point z4 = z3 (z0 = c, z' = |z² + c| per component), by Newton's method with the orbit's signs.
-    static let armadaShip = (
+    public static let armadaShip: Point = (
         re: """
         -1.7530080523762714189829624684774592597040377997455776724724150126784843814668624247577247614529477\
         8802864294623353841859788006346805403186447004945303881693013333695984013428611864266421610046712758\
