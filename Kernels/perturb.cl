@@ -18,23 +18,8 @@
 #pragma OPENCL FP_CONTRACT OFF
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #include "common/types.h"
+#include "common/perturb.h"
 
-#define TINY_LIMIT (-520)
-#define FIRST_LEVEL 2
-#define ZERO_EXPONENT (-(1 << 28))
-
-/* (re, im) scaled so that the larger magnitude is in [1, 2); e gains the shift. Unchanged when
-   that magnitude is 0 or not finite. */
-static inline void norm(double* re, double* im, int* e)
-{
-    const double ar = fabs(*re), ai = fabs(*im);
-    const double big = ar > ai ? ar : ai;
-    if (big == 0.0 || !isfinite(big)) return;
-    const int k = ilogb(big);
-    *re = ldexp(*re, -k);
-    *im = ldexp(*im, -k);
-    *e += k;
-}
 
 __kernel void perturb_escape(__global uint* counts,        /* escape count per sample         */
                              __global float* mag2_out,     /* |z|^2 at escape (smooth)        */
@@ -54,30 +39,22 @@ __kernel void perturb_escape(__global uint* counts,        /* escape count per s
     const int ly = (int)get_global_id(1);
     const int sw = p.width * p.ss;
     if (sx >= sw || ly >= rows) return;
-    const int sy = row0 + ly;
-
-    /* The sample's offset mantissa (PerturbationCPU.sampleDelta with the spacing's mantissa). */
-    const double spacing = as_double(p.scale_bits);
-    const double ss = (double)p.ss;
-    const double half_w = (double)p.width * 0.5, half_h = (double)p.height * 0.5;
-    const double d_re = (((double)sx + 0.5) / ss - half_w) * spacing;
-    const double off_im = (((double)sy + 0.5) / ss - half_h) * spacing;
-    const double d_im = -off_im;
+    const double2 d = Perturb_SampleDelta(p, sx, row0 + ly);
+    const double d_re = d.x, d_im = d.y;
     const int E = spacing_exp;
     const double b2 = (double)p.bailout2;
     const int max_iter = p.max_iter;
 
     const double dcr = ldexp(d_re, E), dci = ldexp(d_im, E);
-    const double big_d = fabs(d_re) > fabs(d_im) ? fabs(d_re) : fabs(d_im);
-    const int xd = big_d == 0.0 ? ZERO_EXPONENT : ilogb(big_d) + E;
+    const int xd = Perturb_OffsetExponent(d_re, d_im, E);
 
     const int last = orbit_count - 1;
     int m = 1;
-    int tiny = xd < TINY_LIMIT;
+    int tiny = xd < PERTURB_TINY_LIMIT;
     double dr = dcr, di = dci;
     double wr = 0.0, wi = 0.0;
     int e = 0;
-    if (tiny) { wr = d_re; wi = d_im; e = E; norm(&wr, &wi, &e); }
+    if (tiny) { wr = d_re; wi = d_im; e = E; Perturb_Norm(&wr, &wi, &e); }
     if (m == last) {            /* the centre itself escaped at once: start rebased */
         dr = orbit_re[1] + dcr;
         di = orbit_im[1] + dci;
@@ -91,11 +68,11 @@ __kernel void perturb_escape(__global uint* counts,        /* escape count per s
         int step = 0, entry = 0;
         if (levels > 0 && m >= 1) {
             const double dz2 = (dr * dr) + (di * di);
-            for (int k = FIRST_LEVEL; k < FIRST_LEVEL + levels; k++) {
+            for (int k = PERTURB_FIRST_LEVEL; k < PERTURB_FIRST_LEVEL + levels; k++) {
                 const int l = 1 << k;
                 if (((m - 1) & (l - 1)) != 0) break;
                 const int j = (m - 1) >> k;
-                const int level = k - FIRST_LEVEL;
+                const int level = k - PERTURB_FIRST_LEVEL;
                 if (j >= bla_lv[levels + level] || count + l > max_iter) break;
                 const int idx = bla_lv[level] + j;
                 if (tiny) {
@@ -119,14 +96,14 @@ __kernel void perturb_escape(__global uint* counts,        /* escape count per s
                 wr = ldexp(pr, pe - f) + ldexp(qr, qe - f);
                 wi = ldexp(pi, pe - f) + ldexp(qi, qe - f);
                 e = f;
-                norm(&wr, &wi, &e);
+                Perturb_Norm(&wr, &wi, &e);
             } else {
                 step = 1;
                 const double zr = orbit_re[m], zi = orbit_im[m];
                 const double nr = ((2.0 * ((zr * wr) - (zi * wi))) + ldexp((wr * wr) - (wi * wi), e)) + ldexp(d_re, E - e);
                 const double ni = ((2.0 * ((zr * wi) + (zi * wr))) + ldexp(2.0 * (wr * wi), e)) + ldexp(d_im, E - e);
                 wr = nr; wi = ni;
-                norm(&wr, &wi, &e);
+                Perturb_Norm(&wr, &wi, &e);
             }
             m += step;
             count += step - 1;
@@ -142,7 +119,7 @@ __kernel void perturb_escape(__global uint* counts,        /* escape count per s
                 dr = xr; di = xi;
                 m = 0;
                 tiny = 0;
-            } else if (e > TINY_LIMIT) {
+            } else if (e > PERTURB_TINY_LIMIT) {
                 dr = ddr; di = ddi;
                 tiny = 0;
             }

@@ -1,6 +1,7 @@
 /* Deep zoom of Julia sets and the Burning Ship by perturbation, at any depth. Swift twin:
    Sources/GlintWorkloads/Fractal/Deep/PerturbationFormulas.swift (escapeJulia,
-   escapeBurningShip, foldDelta, startsTiny) with PerturbationCPU's sampleDelta, ldexp and norm.
+   escapeBurningShip, foldDelta) with PerturbationCPU's sampleDelta, offsetExponent, ldexp and
+   norm (common/perturb.h).
 
    Each sample starts at its pixel z0 = C + d 2^E and is iterated as a delta dz against reference
    orbits computed on the host in arbitrary precision and rounded to double (FormulaOrbit): the
@@ -21,41 +22,8 @@
 #pragma OPENCL FP_CONTRACT OFF
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #include "common/types.h"
+#include "common/perturb.h"
 
-#define TINY_LIMIT (-520)
-#define ZERO_EXPONENT (-(1 << 28))
-
-/* The sample's offset mantissa (PerturbationCPU.sampleDelta with the spacing's mantissa). */
-inline double2 Perturb_SampleDelta(const GlintFractalParams p, int sx, int sy)
-{
-    const double spacing = as_double(p.scale_bits);
-    const double ss = (double)p.ss;
-    const double half_w = (double)p.width * 0.5, half_h = (double)p.height * 0.5;
-    const double d_re = (((double)sx + 0.5) / ss - half_w) * spacing;
-    const double off_im = (((double)sy + 0.5) / ss - half_h) * spacing;
-    return (double2)(d_re, -off_im);
-}
-
-/* Whether the offset d 2^E starts in the tiny phase (PerturbationFormulas.startsTiny). */
-inline int Perturb_StartsTiny(double d_re, double d_im, int E)
-{
-    const double big = fabs(d_re) > fabs(d_im) ? fabs(d_re) : fabs(d_im);
-    const int xd = big == 0.0 ? ZERO_EXPONENT : ilogb(big) + E;
-    return xd < TINY_LIMIT;
-}
-
-/* (re, im) scaled so that the larger magnitude is in [1, 2); e gains the shift. Unchanged when
-   that magnitude is 0 or not finite (PerturbationCPU.norm). */
-inline void Perturb_Norm(double* re, double* im, int* e)
-{
-    const double ar = fabs(*re), ai = fabs(*im);
-    const double big = ar > ai ? ar : ai;
-    if (big == 0.0 || !isfinite(big)) return;
-    const int k = ilogb(big);
-    *re = ldexp(*re, -k);
-    *im = ldexp(*im, -k);
-    *e += k;
-}
 
 /* |s + w| - |s| from the reference's signed value s, its delta w and a = s + w
    (PerturbationFormulas.foldDelta). */
@@ -91,7 +59,7 @@ __kernel void perturb_julia_escape(__global uint* counts,        /* escape count
     float mag = 0.0f;
     int i = 0;
     int escaped = 0;
-    if (Perturb_StartsTiny(d.x, d.y, E)) {
+    if (Perturb_OffsetExponent(d.x, d.y, E) < PERTURB_TINY_LIMIT) {
         double wr = d.x, wi = d.y;
         int e = E;
         Perturb_Norm(&wr, &wi, &e);
@@ -117,7 +85,7 @@ __kernel void perturb_julia_escape(__global uint* counts,        /* escape count
                 m = main_count;
                 last = orbit_count - 1;
                 break;
-            } else if (e > TINY_LIMIT) {
+            } else if (e > PERTURB_TINY_LIMIT) {
                 dr = ddr; di = ddi;
                 break;
             }
@@ -178,7 +146,7 @@ __kernel void perturb_burning_ship_escape(__global uint* counts,
     float mag = 0.0f;
     int i = 0;
     int escaped = 0;
-    if (Perturb_StartsTiny(d.x, d.y, E)) {
+    if (Perturb_OffsetExponent(d.x, d.y, E) < PERTURB_TINY_LIMIT) {
         double wr = d.x, wi = d.y;
         int e = E;
         Perturb_Norm(&wr, &wi, &e);
@@ -210,7 +178,7 @@ __kernel void perturb_burning_ship_escape(__global uint* counts,
                 break;
             }
             zr = fabs(sr); zi = fabs(si);
-            if (e > TINY_LIMIT) {
+            if (e > PERTURB_TINY_LIMIT) {
                 dr = ddr; di = ddi;
                 break;
             }

@@ -78,42 +78,7 @@ struct DirectMPFR {
 
     /// The escape of c = centre + (dRe, dIm) × 2^exponent (the offset exact in MPFR at any depth).
     func escape(dRe: Double, dIm: Double, exponent: Int) -> (count: UInt32, mag: Float) {
-        // cr, ci, x, y, x², y², |z|²
-        let v = UnsafeMutablePointer<__mpfr_struct>.allocate(capacity: 7)
-        for i in 0..<7 { mpfr_init2(v + i, mpfr_prec_t(precision)) }
-        defer {
-            for i in 0..<7 { mpfr_clear(v + i) }
-            v.deallocate()
-        }
-        let cr = v, ci = v + 1, x = v + 2, y = v + 3, x2 = v + 4, y2 = v + 5, m = v + 6
-        precondition(mpfr_set_str(cr, centerRe, 10, MPFR_RNDN) == 0)
-        precondition(mpfr_set_str(ci, centerIm, 10, MPFR_RNDN) == 0)
-        // The offset, exactly: (x, y) = d × 2^exponent, then c += offset.
-        mpfr_set_d(x, dRe, MPFR_RNDN)
-        mpfr_set_d(y, dIm, MPFR_RNDN)
-        mpfr_mul_2si(x, x, exponent, MPFR_RNDN)
-        mpfr_mul_2si(y, y, exponent, MPFR_RNDN)
-        mpfr_add(cr, cr, x, MPFR_RNDN)
-        mpfr_add(ci, ci, y, MPFR_RNDN)
-        mpfr_set(x, cr, MPFR_RNDN)
-        mpfr_set(y, ci, MPFR_RNDN)
-        var count: UInt32 = 0
-        for _ in 0..<maxIterations {
-            mpfr_sqr(x2, x, MPFR_RNDN)
-            mpfr_sqr(y2, y, MPFR_RNDN)
-            mpfr_mul(y, x, y, MPFR_RNDN)
-            mpfr_mul_2ui(y, y, 1, MPFR_RNDN)
-            mpfr_add(y, y, ci, MPFR_RNDN)
-            mpfr_sub(x, x2, y2, MPFR_RNDN)
-            mpfr_add(x, x, cr, MPFR_RNDN)
-            mpfr_sqr(x2, x, MPFR_RNDN)
-            mpfr_sqr(y2, y, MPFR_RNDN)
-            mpfr_add(m, x2, y2, MPFR_RNDN)
-            if !(mpfr_cmp_d(m, bailout2) <= 0) {
-                return (count, Float(mpfr_get_d(m, MPFR_RNDN)))
-            }
-            count += 1
-        }
-        return (count, 0)
+        DirectMPFRFormula(formula: .mandelbrot, centerRe: centerRe, centerIm: centerIm, precision: precision,
+                          bailout2: bailout2, maxIterations: maxIterations).escape(dRe: dRe, dIm: dIm, exponent: exponent)
     }
 }

@@ -1,14 +1,14 @@
 import CMPFR
 import GlintWorkloads
 
-/// The yardstick for Julia and Burning Ship: one sample iterated directly in MPFR, with Glint's
-/// formulas and escape-count contract (FractalCPU): z0 = the pixel (centre + d × 2^exponent, the
+/// The yardstick for Mandelbrot, Julia and Burning Ship: one sample iterated directly in MPFR, with
+/// Glint's formulas and escape-count contract (FractalCPU): z0 = the pixel (centre + d × 2^exponent, the
 /// centre read from its decimal text at `precision` bits, the offset exact at any depth); Julia z = z² + c with c read from its decimal
-/// text; Burning Ship z = |z² + c| per component with c the pixel; count the steps with
+/// text; Mandelbrot z = z² + c and Burning Ship z = |z² + c| per component with c the pixel; count the steps with
 /// |z|² <= R², stop at the first with |z|² > R², at most maxIterations; mag = |z|² at escape, else
 /// 0. It calls MPFR directly and shares no code with the perturbation path under test.
 struct DirectMPFRFormula {
-    enum Formula { case julia, burningShip }
+    enum Formula { case mandelbrot, julia, burningShip }
     let formula: Formula
     let centerRe: String
     let centerIm: String
@@ -41,7 +41,7 @@ struct DirectMPFRFormula {
         case .julia:
             precondition(mpfr_set_str(cr, cRe, 10, MPFR_RNDN) == 0)
             precondition(mpfr_set_str(ci, cIm, 10, MPFR_RNDN) == 0)
-        case .burningShip:
+        case .mandelbrot, .burningShip:
             mpfr_set(cr, x, MPFR_RNDN)
             mpfr_set(ci, y, MPFR_RNDN)
         }

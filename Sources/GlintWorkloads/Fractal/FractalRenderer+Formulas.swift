@@ -29,7 +29,7 @@ extension FractalRenderer {
     /// The escape kernel for `orbit`'s formula; its arguments are (counts, mags, orbit re, orbit
     /// im, main count, orbit count, spacing exponent, params, first sample row, sample rows).
     static func formulaKernel(_ orbit: FormulaOrbit, on cc: ComputeContext) throws -> Kernel {
-        let program = try cc.program("perturb_formulas.cl")
+        let program = try cc.program("perturb_formulas.cl", defines: PerturbationCPU.kernelDefines)
         return try program.kernel(orbit.formula == .julia ? "perturb_julia_escape" : "perturb_burning_ship_escape")
     }
 }

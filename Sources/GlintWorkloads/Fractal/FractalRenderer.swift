@@ -179,7 +179,7 @@ public enum FractalRenderer {
         ])
         let formulaEscape = try formulaOrbit.map { try formulaKernel($0, on: cc) }
         let escape = try formulaEscape ?? (orbit == nil ? try program.kernel(isTexture ? "fractal_escape_texture" : "fractal_escape")
-                                                        : try cc.program("perturb.cl").kernel("perturb_escape"))
+                                                        : try cc.program("perturb.cl", defines: PerturbationCPU.kernelDefines).kernel("perturb_escape"))
         // The reference orbit, uploaded once for every strip.
         let orbitRe = try Buffer<Double>(queue: cc.queue, copying: orbit?.re ?? formulaOrbit?.re ?? [0])
         let orbitIm = try Buffer<Double>(queue: cc.queue, copying: orbit?.im ?? formulaOrbit?.im ?? [0])

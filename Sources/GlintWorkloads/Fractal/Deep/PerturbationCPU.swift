@@ -57,7 +57,7 @@ public enum PerturbationCPU {
     ///
     /// The order of operations is part of the contract: perturb.cl repeats it operation for
     /// operation, compiled with `#pragma OPENCL FP_CONTRACT OFF` so that nothing is fused into an
-    /// fma, with OpenCL's ldexp for `ldexp` (x × 2^k correctly rounded) and ilogb for `exponent`. With (zr, zi) = O[m]:
+    /// fma, (common/perturb.h for the sample offset, its exponent and norm) with OpenCL's ldexp for `ldexp` (x × 2^k correctly rounded) and ilogb for `exponent`. With (zr, zi) = O[m]:
     ///
     /// start: dcr = ldexp(dRe, E), dci = ldexp(dIm, E) (0 or subnormal past Double's range);
     /// xd = ilogb(max(|dRe|, |dIm|)) + E (the zero exponent for d = 0). m = 1. If xd < −520: the
@@ -101,8 +101,7 @@ public enum PerturbationCPU {
         precondition(orbitCount >= 2, "a reference orbit has at least O[0] and O[1]")
         let orbit = Orbit(re: orbitRe, im: orbitIm, last: orbitCount - 1)
         let dcr = ldexp(dRe, E), dci = ldexp(dIm, E)
-        let bigD = abs(dRe) > abs(dIm) ? abs(dRe) : abs(dIm)
-        let xd = bigD == 0 ? BLATable.zeroExponent : bigD.exponent + E
+        let xd = offsetExponent(dRe, dIm, E)
         var s = State(m: 1, count: 0, dr: dcr, di: dci)
         if s.m == orbit.last {
             s.dr = orbitRe[1] + dcr
@@ -190,12 +189,13 @@ public enum PerturbationCPU {
                             _ s: inout State) -> Float {
         var m = s.m, count = s.count, dr = s.dr, di = s.di
         defer { s.m = m; s.count = count }
+        let firstLevelMask = (1 << BLATable.firstLevel) - 1
         // No table entry is valid where the shortest steps' largest radius is exceeded.
         let maxR2 = table?.maxR2 ?? 0
         while count < maxIterations {
             var nr = 0.0, ni = 0.0, step = 0
-            // m = 0 gives (m - 1) & 3 == 3: no table step from the start of the reference.
-            if (m - 1) & 3 == 0, let t = table {
+            // m = 0 gives (m - 1) & mask == mask: no table step from the start of the reference.
+            if (m - 1) & firstLevelMask == 0, let t = table {
                 let dz2 = (dr * dr) + (di * di)
                 if dz2 < maxR2 {
                     let found = search(t, m: m, count: count, maxIterations: maxIterations) { idx in
@@ -264,6 +264,18 @@ public enum PerturbationCPU {
         if k < -1200 && abs(x) < 0x1p100 { return x * 0 }
         return scalbn(x, Int32(clamping: k))
     }
+
+    /// ilogb of the offset (dRe, dIm)·2^E (its larger part), BLATable.zeroExponent for 0: a sample
+    /// starts in the tiny phase when this is under `tinyLimit`.
+    @inline(__always)
+    static func offsetExponent(_ dRe: Double, _ dIm: Double, _ E: Int) -> Int {
+        let big = abs(dRe) > abs(dIm) ? abs(dRe) : abs(dIm)
+        return big == 0 ? BLATable.zeroExponent : big.exponent + E
+    }
+
+    /// The constants common/perturb.h takes from the host, for both perturbation programs.
+    static let kernelDefines = ["PERTURB_TINY_LIMIT=\(tinyLimit)", "PERTURB_ZERO_EXPONENT=\(BLATable.zeroExponent)",
+                                "PERTURB_FIRST_LEVEL=\(BLATable.firstLevel)"]
 
     /// (re, im) × 2^e rescaled so that the larger of |re|, |im| is in [1, 2); unchanged when that
     /// is 0 or not finite.

@@ -142,9 +142,7 @@ public enum PerturbationFormulas {
     /// type's documentation).
     @inline(__always)
     static func startsTiny(_ dRe: Double, _ dIm: Double, _ E: Int) -> Bool {
-        let big = abs(dRe) > abs(dIm) ? abs(dRe) : abs(dIm)
-        let xd = big == 0 ? BLATable.zeroExponent : big.exponent + E
-        return xd < PerturbationCPU.tinyLimit
+        PerturbationCPU.offsetExponent(dRe, dIm, E) < PerturbationCPU.tinyLimit
     }
 
     /// |S + w| - |S| for the reference's signed value S, its delta w and a = S + w (as computed):
