@@ -7,6 +7,7 @@
      PERTURB_FIRST_LEVEL     the shortest stored BLA level (steps of 2^PERTURB_FIRST_LEVEL) */
 #ifndef GLINT_PERTURB_H
 #define GLINT_PERTURB_H
+#pragma OPENCL FP_CONTRACT OFF
 
 #if !defined(PERTURB_TINY_LIMIT) || !defined(PERTURB_ZERO_EXPONENT) || !defined(PERTURB_FIRST_LEVEL)
 #error "the perturbation kernels are built with PERTURB_TINY_LIMIT, PERTURB_ZERO_EXPONENT and PERTURB_FIRST_LEVEL"
