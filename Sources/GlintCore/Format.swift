@@ -38,9 +38,14 @@ public enum Format {
 /// This process's memory, from /proc (Linux).
 public enum ProcessMemory {
     /// Peak resident set size (VmHWM) in bytes, or nil where /proc cannot tell.
-    public static func peakResidentBytes() -> UInt64? {
+    public static func peakResidentBytes() -> UInt64? { status("VmHWM:") }
+
+    /// Resident set size now (VmRSS) in bytes, or nil where /proc cannot tell.
+    public static func residentBytes() -> UInt64? { status("VmRSS:") }
+
+    private static func status(_ key: String) -> UInt64? {
         guard let text = try? FileIO.readText("/proc/self/status") else { return nil }
-        for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        for line in text.split(separator: "\n") where line.hasPrefix(key) {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             if fields.count >= 2, let kb = UInt64(fields[1]) { return kb * 1024 }
         }

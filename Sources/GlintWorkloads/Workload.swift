@@ -17,6 +17,8 @@ public protocol Workload {
 public protocol ComparableJob: Sendable {
     /// What "matching" means for this job's output (the docs/DESIGN.md parity row).
     var comparisonTolerance: Tolerance { get }
+    /// The job's kind, which decides where `--device auto` runs it.
+    var autoKind: AutoKind { get }
     /// Runs the job once on `backend`; `detailed` asks for the integer outputs too (timed runs
     /// leave them out, as a render would).
     func comparisonRun(on backend: Backend, detailed: Bool) async throws -> ComparisonRun

@@ -13,8 +13,10 @@ struct Bench: AsyncParsableCommand {
             1 s by default, 2 s with --full; at least 3 or 5). Reported: median, min and max wall \
             time (transfers included) and OpenCL kernel time (profiling events), throughput on the \
             median wall time in the workload's unit (fractal: Giter/s, the escape-count sum per \
-            second), peak memory, and the validation of the output against the Swift CPU path with \
-            the workload's docs/DESIGN.md tolerance.
+            second), peak resident memory against its bound (4x the case's images plus 100 MB; \
+            each case starts with the memory of the ones before released), the backend --device \
+            auto picks for the case (the auto column), and the validation of the output against the \
+            Swift CPU path with the workload's docs/DESIGN.md tolerance.
 
             Suites: --quick (small images; the whole suite in well under two minutes on two \
             cores), --standard (the default: HD), --full (the standard cases, heavier variants \
@@ -46,7 +48,7 @@ struct Bench: AsyncParsableCommand {
     @Option(name: .customLong("case"), help: ArgumentHelp("Run only the cases whose name contains TEXT (repeatable), e.g. --case deep.", valueName: "text"))
     var caseFilters: [String] = []
 
-    @Option(name: .long, help: "Run on this backend only (auto, cpu, opencl, opencl:N, gpu); default: the Swift CPU path and every OpenCL device.")
+    @Option(name: .long, help: "Run on this backend only (cpu, opencl, opencl:N, gpu), or auto: each case on the backend --device auto picks for it; default: the Swift CPU path and every OpenCL device (the auto column marks auto's pick).")
     var device: String?
 
     @Option(parsing: .unconditional, help: "Seconds of timed repetitions per case (overrides the suite's target; \(Limits.benchSeconds.text)).",
@@ -98,6 +100,7 @@ struct Bench: AsyncParsableCommand {
             let toStdout = [json, csv, markdown].contains("-")
             if !out.quiet && !toStdout {
                 print(report.table(), terminator: "")
+                print(report.memorySummary)
                 for b in report.builds {
                     print("\(b.backend) program builds (not in any case): \(b.compiled) compiled, \(b.fromDiskCache) from the disk cache, \(fmt(b.seconds * 1000, 1)) ms")
                 }
@@ -132,9 +135,11 @@ struct Bench: AsyncParsableCommand {
             throw GlintError("no \(kind.rawValue) bench case matches --case \(caseFilters.joined(separator: ", --case "))")
         }
         var backends: [(name: String, backend: Backend)] = []
+        let swiftBase = ProcessMemory.residentBytes()  // before any OpenCL driver is loaded
         let inventory = DeviceInventory.scan()
-        if let device {
-            let b = try Backend.resolve(try DeviceChoice(parsing: device))
+        let choice = try device.map { try DeviceChoice(parsing: $0) }
+        if let choice, choice != .auto {
+            let b = try Backend.resolve(choice, for: .fractal)
             backends = [(b.choiceName(in: inventory), b)]
         } else {
             backends = [("cpu", .cpu)]
@@ -146,7 +151,8 @@ struct Bench: AsyncParsableCommand {
         var settings = BenchSettings(kind)
         if let seconds { settings.targetSeconds = seconds }
         let line = StatusLine(quiet: out.quiet)
-        let (results, builds) = try await BenchRunner.run(cases: cases, backends: backends, settings: settings) { i, n, text in
+        let (results, builds) = try await BenchRunner.run(cases: cases, backends: backends, onlyAuto: choice == .auto,
+                                                          swiftBase: swiftBase, settings: settings) { i, n, text in
             line.show("[\(i)/\(n)] \(text)")
         }
         line.finish()

@@ -53,6 +53,7 @@ struct Blur: PassCommand {
     @OptionGroup var limits: InputLimitOptions
     @OptionGroup var device: DeviceOptions
     @OptionGroup var out: OutputOptions
+    @OptionGroup var png: PNGOptions
 
     var isFloat: Bool { hasSuffix(input, ["pfm"]) }
 
@@ -83,8 +84,9 @@ struct Blur: PassCommand {
 
     func run() async throws {
         try await reportingErrors(verbose: out.verbose) {
+            png.apply()
             guard let output else { throw ValidationError("give the output file with -o (e.g. -o blurred.png)") }
-            let backend = try device.backend()
+            let backend = try device.backend(for: .blur)
             let wall: Double, kernels: Double, method: BlurMethod, size: String
             var timing: (wall: Double, kernel: Double)?
             if isFloat {

@@ -167,16 +167,18 @@ struct Compare: AsyncParsableCommand {
     }
 
     private func compareJob(_ command: any WorkloadCommand, a: String, b: String) async throws -> Bool {
-        let backendA: Backend, backendB: Backend
-        do {
-            backendA = try Backend.resolve(try DeviceChoice(parsing: a))
-            backendB = try Backend.resolve(try DeviceChoice(parsing: b))
-        } catch let e as GlintError {
-            throw e.usage
-        }
+        // Checked before the job: a mistyped device is a usage error however long the job.
+        for text in [a, b] { do { _ = try DeviceChoice(parsing: text) } catch { throw error.usage } }
         let title = try command.comparisonTitle()
         let job: any ComparableJob
         do { job = try command.comparableJob() } catch let e as GlintError { throw e.flagged }
+        let backendA: Backend, backendB: Backend
+        do {
+            backendA = try Backend.resolve(try DeviceChoice(parsing: a), for: job.autoKind)
+            backendB = try Backend.resolve(try DeviceChoice(parsing: b), for: job.autoKind)
+        } catch let e as GlintError {
+            throw e.usage
+        }
         let line = StatusLine(quiet: out.quiet)
         var sides: [(output: ComparisonRun, wall: BenchStats, kernel: BenchStats, build: Double)] = []
         for (label, backend) in [("A", backendA), ("B", backendB)] {

@@ -16,9 +16,16 @@ struct Devices: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(verbose: output.verbose, buildReport: false) {
             let inventory = DeviceInventory.scan()
-            let auto = (try? Backend.resolve(.auto))?.choiceName(in: inventory) ?? "cpu"
+            // Where --device auto runs each kind of job.
+            let picks = AutoKind.allCases.map { kind in
+                (kind, (try? Backend.resolve(.auto, for: kind))?.choiceName(in: inventory) ?? "cpu")
+            }
+            let targets = picks.reduce(into: [String]()) { if !$0.contains($1.1) { $0.append($1.1) } }
+            let auto = targets.count == 1 ? targets[0] : "by job: " + targets.map { target in
+                "\(target) for " + picks.filter { $0.1 == target }.map(\.0.rawValue).joined(separator: ", ")
+            }.joined(separator: "; ")
             if json {
-                print(devicesJSON(inventory, auto: auto).serialized())
+                print(devicesJSON(inventory, auto: auto, picks: picks).serialized())
                 return
             }
             print("cpu         Swift CPU path, \(CPUParallel.workerCount) threads (Swift concurrency, SIMD)")
@@ -54,12 +61,13 @@ func bytesText(_ b: UInt64) -> String {
 
 func deviceJSON(_ d: Device, index: Int) -> JSON { DeviceInventory.json(for: d, index: index) }
 
-func devicesJSON(_ inventory: DeviceInventory, auto: String) -> JSON {
+func devicesJSON(_ inventory: DeviceInventory, auto: String, picks: [(AutoKind, String)]) -> JSON {
     .object([
         ("cpu", .object([("threads", .int(Int64(CPUParallel.workerCount)))])),
         ("opencl", .array(inventory.devices.enumerated().map { deviceJSON($1, index: $0) })),
         ("opencl_problem", inventory.problem.map(JSON.string) ?? .null),
         ("auto", .string(auto)),
+        ("auto_by_kind", .object(picks.map { ($0.0.rawValue, .string($0.1)) })),
     ])
 }
 

@@ -137,6 +137,7 @@ struct Fractal: PassSource {
     @OptionGroup var limits: InputLimitOptions
     @OptionGroup var device: DeviceOptions
     @OptionGroup var out: OutputOptions
+    @OptionGroup var png: PNGOptions
 
     static let rampable = ["zoom", "center", "c"]
 
@@ -365,7 +366,8 @@ struct Fractal: PassSource {
     func runAnimation(_ job: FractalJob, frames n: Int) async throws {
         let ramps = try fractalRamps()
         for k in [0, n - 1] { try frameJob(job, ramps: ramps, frame: k, of: n).validate() }
-        let backend = try device.backend()
+        // A zoom deepens towards its last frame, whose kind decides `auto`.
+        let backend = try device.backend(for: frameJob(job, ramps: ramps, frame: n - 1, of: n).autoKind)
         let sink = try FrameSink(folder: outputFolder, video: animation.video, width: job.width, height: job.height, fps: animation.fps)
         let bar = ProgressBar("fractal", quiet: out.quiet)
         let start = Clock.now()
@@ -396,7 +398,7 @@ struct Fractal: PassSource {
     /// The render, then each `--then` pass on the same backend: on OpenCL the image stays in
     /// device buffers from the fractal kernel to the last pass and is read back once.
     func runChain(_ job: FractalJob) async throws {
-        let backend = try device.backend()
+        let backend = try device.backend(for: job.autoKind)
         let file = outputFile
         let start = Clock.now()
         let first: StageImage
@@ -421,6 +423,7 @@ struct Fractal: PassSource {
 
     func run() async throws {
         try await reportingErrors(verbose: out.verbose) {
+            png.apply()
             try loadLocation()
             if printLocation {
                 print(viewRecord(baseJob()).kfrText, terminator: "")
@@ -437,7 +440,7 @@ struct Fractal: PassSource {
                 return
             }
             try job.validate()
-            let backend = try device.backend()
+            let backend = try device.backend(for: job.autoKind)
             let file = outputFile
             let bar = ProgressBar("fractal", quiet: out.quiet)
             let result = try await FractalRenderer.render(job, on: backend,

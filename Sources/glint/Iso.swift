@@ -30,6 +30,7 @@ struct Iso: PassCommand {
     @OptionGroup var limits: InputLimitOptions
     @OptionGroup var device: DeviceOptions
     @OptionGroup var out: OutputOptions
+    @OptionGroup var png: PNGOptions
 
     var outputPath: String {
         if let output { return output }
@@ -56,8 +57,9 @@ struct Iso: PassCommand {
 
     func run() async throws {
         try await reportingErrors(verbose: out.verbose) {
+            png.apply()
             let job = try makeJob()
-            let backend = try device.backend()
+            let backend = try device.backend(for: .iso)
             let bar = ProgressBar("iso", quiet: out.quiet)
             let result = try await IsoRenderer.render(job, on: backend, progress: { bar.update($0) })
             bar.finish()

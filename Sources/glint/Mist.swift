@@ -81,6 +81,7 @@ struct Mist: WorkloadCommand {
     @OptionGroup var limits: InputLimitOptions
     @OptionGroup var device: DeviceOptions
     @OptionGroup var out: OutputOptions
+    @OptionGroup var png: PNGOptions
 
     func validate() throws {
         if gravity != nil && gravityFile != nil { throw ValidationError("give --gravity or --gravity-file, not both") }
@@ -146,11 +147,12 @@ struct Mist: WorkloadCommand {
 
     func run() async throws {
         try await reportingErrors(verbose: out.verbose) {
+            png.apply()
             guard let output else { throw ValidationError("give the output folder with -o (e.g. -o frames)") }
             let job = try makeJob()
             let camera = try Camera(input)
             if FileIO.isDirectory(output) && access(output, W_OK) != 0 { throw GlintError("-o \(output): the folder is not writable") }
-            let backend = try device.backend()
+            let backend = try device.backend(for: .mist)
             let renderer = try MistRenderer(job: job, width: camera.width, height: camera.height, backend: backend)
             // The frames go to a staging folder inside -o and move into place only once all
             // are written: a failure (a damaged camera frame, a full disk) or a Ctrl-C leaves

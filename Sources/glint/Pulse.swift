@@ -56,6 +56,7 @@ struct Pulse: WorkloadCommand {
 
     @OptionGroup var device: DeviceOptions
     @OptionGroup var out: OutputOptions
+    @OptionGroup var png: PNGOptions
 
     func makeJob() throws -> PulseJob {
         var job = PulseJob()
@@ -87,8 +88,9 @@ struct Pulse: WorkloadCommand {
 
     func run() async throws {
         try await reportingErrors(verbose: out.verbose) {
+            png.apply()
             let job = try makeJob()
-            let backend = try device.backend()
+            let backend = try device.backend(for: .pulse)
             let output = folder
             let sink = try FrameSink(folder: output, video: video, width: job.width, height: job.height, fps: job.fps)
             let bar = ProgressBar("pulse", quiet: out.quiet)

@@ -128,6 +128,7 @@ struct RTOW: PassSource {
     @OptionGroup var animation: AnimationOptions
     @OptionGroup var device: DeviceOptions
     @OptionGroup var out: OutputOptions
+    @OptionGroup var png: PNGOptions
 
     static let rampable = ["orbit"]
 
@@ -223,7 +224,7 @@ struct RTOW: PassSource {
             return j
         }
         let first = try job(0)
-        let backend = try device.backend()
+        let backend = try device.backend(for: .rtow)
         let folder = frameFolder
         let sink = try FrameSink(folder: folder, video: animation.video, width: first.width, height: first.height, fps: animation.fps)
         let bar = ProgressBar("rtow", quiet: out.quiet)
@@ -243,7 +244,7 @@ struct RTOW: PassSource {
     /// The render, then each `--then` pass; on OpenCL the image goes from the sums to the last
     /// pass in device buffers and is read back once.
     func runChain(_ job: RTJob) async throws {
-        let backend = try device.backend()
+        let backend = try device.backend(for: .rtow)
         let start = Clock.now()
         let first: StageImage
         switch backend {
@@ -262,6 +263,7 @@ struct RTOW: PassSource {
 
     func run() async throws {
         try await reportingErrors(verbose: out.verbose) {
+            png.apply()
             if let n = animation.frames {
                 if !Chain.passes.isEmpty { throw GlintError("--then passes apply to one image; they do not go with --frames") }
                 try await runAnimation(frames: n)
@@ -277,7 +279,7 @@ struct RTOW: PassSource {
                 return
             }
             let resumed = try resume.map { try RTAccumulation.read($0) }
-            let backend = try device.backend()
+            let backend = try device.backend(for: .rtow)
             let bar = RTProgressBar(quiet: out.quiet)
             let output = self.output, pfm = self.pfm, checkpoint = self.checkpoint, verbose = out.verbose
             let sixteen = bitDepth == 16

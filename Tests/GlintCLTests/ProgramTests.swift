@@ -125,6 +125,6 @@ import Testing
         #expect(try device.computeUnits >= 1)
         #expect(try !device.name.isEmpty)
         #expect(try device.globalMemoryBytes > 0)
-        if case .opencl = try Backend.resolve(.opencl) {} else { Issue.record("--device opencl did not give OpenCL") }
+        if case .opencl = try Backend.resolve(.opencl, for: .fractal) {} else { Issue.record("--device opencl did not give OpenCL") }
     }
 }

@@ -3,7 +3,8 @@ import GlintCore
 
 /// What the user asked for with `--device` or `GLINT_DEVICE`.
 public enum DeviceChoice: Equatable, Sendable, CustomStringConvertible {
-    /// The first GPU, else the fastest CPU path (an OpenCL CPU device when one exists, else Swift).
+    /// The first GPU, else the faster CPU path for the kind of job (`AutoChoice`): an OpenCL CPU
+    /// device or the Swift path.
     case auto
     /// The Swift-concurrency CPU path.
     case cpu
@@ -116,8 +117,9 @@ public struct DeviceInventory: Sendable {
 }
 
 extension Backend {
-    /// The one place that turns a device choice into a backend.
-    public static func resolve(_ choice: DeviceChoice) throws -> Backend {
+    /// The one place that turns a device choice into a backend; `kind` is the job's, which
+    /// decides `auto` on machines without a GPU.
+    public static func resolve(_ choice: DeviceChoice, for kind: AutoKind) throws -> Backend {
         if choice == .cpu { return .cpu }
         let inventory = DeviceInventory.scan()
         let kinds = inventory.devices.map { (try? $0.kind) ?? .other }
@@ -127,7 +129,7 @@ extension Backend {
             return .cpu
         case .auto:
             if let i = kinds.firstIndex(of: .gpu) { return try open(inventory.devices[i]) }
-            if let i = kinds.firstIndex(of: .cpu) { return try open(inventory.devices[i]) }
+            if AutoChoice.prefersOpenCLCPU(kind), let i = kinds.firstIndex(of: .cpu) { return try open(inventory.devices[i]) }
             return .cpu
         case .gpu:
             guard let i = kinds.firstIndex(of: .gpu) else {

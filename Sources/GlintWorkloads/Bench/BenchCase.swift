@@ -70,6 +70,11 @@ public struct BenchCase: Sendable {
     /// The job's other settings, recorded in the results.
     public let parameters: JSON
     public let unit: BenchUnit
+    /// The job's kind, which decides where `--device auto` runs it.
+    public let autoKind: AutoKind
+    /// The bytes of the images the job holds (inputs and outputs): its peak resident memory must
+    /// stay within 4x this plus 100 MB (docs/DESIGN.md).
+    public let imageBytes: Int
     /// What validation requires, in words (the docs/DESIGN.md parity row).
     public let tolerance: String
     /// Why `backend` cannot run this case (e.g. no fp64), or nil.
@@ -80,6 +85,7 @@ public struct BenchCase: Sendable {
     public let validate: @Sendable (_ candidate: BenchOutput, _ reference: BenchOutput) throws -> BenchValidation
 
     public init(workload: String, name: String, width: Int, height: Int, parameters: JSON, unit: BenchUnit,
+                autoKind: AutoKind? = nil, imageBytes: Int? = nil,
                 tolerance: String, unsupported: @escaping @Sendable (Backend) -> String? = { _ in nil },
                 run: @escaping @Sendable (Backend, Bool) async throws -> BenchRun,
                 validate: @escaping @Sendable (BenchOutput, BenchOutput) throws -> BenchValidation) {
@@ -89,6 +95,8 @@ public struct BenchCase: Sendable {
         self.height = height
         self.parameters = parameters
         self.unit = unit
+        self.autoKind = autoKind ?? AutoKind(workload: workload)
+        self.imageBytes = imageBytes ?? width * height * 4
         self.tolerance = tolerance
         self.unsupported = unsupported
         self.run = run
@@ -97,6 +105,9 @@ public struct BenchCase: Sendable {
 
     /// Stable across runs and machines: `fractal/mandelbrot-float@1920x1080`. Baselines match on it.
     public var id: String { "\(workload)/\(name)@\(width)x\(height)" }
+
+    /// DESIGN's memory bound for this case: 4x its images' bytes plus 100 MB.
+    public var memoryBoundBytes: UInt64 { UInt64(4 * imageBytes + 100_000_000) }
 }
 
 /// Which cases a suite holds.

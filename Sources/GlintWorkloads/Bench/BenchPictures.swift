@@ -26,14 +26,59 @@ public enum TestPicture {
     }
 }
 
-/// Per-backend state that timed runs reuse (a video pipeline keeps its buffers), made on first use.
+/// What one bench case holds between its runs (inputs, per-backend state), released by
+/// `BenchScope.endCase()` when the case is done: each case's memory is its own, and a run of
+/// many cases holds one case's images at a time.
+public enum BenchScope {
+    private static let releases = Locked<[@Sendable () -> Void]>([])
+
+    /// Registers what to release at the end of the case in progress.
+    static func onEnd(_ release: @escaping @Sendable () -> Void) {
+        releases.withLock { $0.append(release) }
+    }
+
+    /// Releases everything the case registered and hands freed memory back to the system, so
+    /// the next case's peak resident size starts from the process's own.
+    public static func endCase() {
+        let pending = releases.withLock { r in defer { r.removeAll() }; return r }
+        for release in pending { release() }
+        OrbitCache.shared.removeAll()
+        _ = glibcMallocTrim(0)
+    }
+}
+
+/// glibc's `malloc_trim` (declared in malloc.h, which the Glibc module does not import): hands the
+/// heap's free pages back to the system.
+@_silgen_name("malloc_trim")
+private func glibcMallocTrim(_ pad: Int) -> Int32
+
+/// A case's input, made on first use and released with the case (`BenchScope`).
+final class BenchInput<Value: Sendable>: Sendable {
+    private let value = Locked<Value?>(nil)
+    private let make: @Sendable () -> Value
+    init(_ make: @escaping @Sendable () -> Value) { self.make = make }
+
+    var get: Value {
+        value.withLock { v in
+            if let v { return v }
+            let made = make()
+            v = made
+            BenchScope.onEnd { [self] in self.value.withLock { $0 = nil } }
+            return made
+        }
+    }
+}
+
+/// Per-backend state that timed runs reuse (a video pipeline keeps its buffers), made on first
+/// use and released with the case (`BenchScope`).
 final class BenchStateCache<State: Sendable>: Sendable {
     private let states = Locked<[String: State]>([:])
     func get(_ backend: Backend, make: () throws -> State) rethrows -> State {
         let key = backend.label
         if let s = states.withLock({ $0[key] }) { return s }
         let s = try make()
-        states.withLock { $0[key] = s }
+        let first = states.withLock { st in defer { st[key] = s }; return st.isEmpty }
+        if first { BenchScope.onEnd { [self] in self.states.withLock { $0.removeAll() } } }
         return s
     }
 }

@@ -22,6 +22,13 @@ public struct BenchRecord: Sendable {
     public var throughput: Double?
     public var kernelThroughput: Double?
     public var peakResidentBytes: UInt64?
+    /// What a process running only this case would peak at (`BenchResult.jobPeakBytes`); nil in
+    /// older results.
+    public var jobPeakBytes: UInt64?
+    /// DESIGN's memory bound for the case (4x its images' bytes + 100 MB); nil in older results.
+    public var memoryBoundBytes: UInt64?
+    /// Whether `--device auto` runs the case on this backend.
+    public var auto: Bool
     public var tolerance: String
     public var validationPassed: Bool?
     public var validationSummary: String?
@@ -48,10 +55,19 @@ public struct BenchRecord: Sendable {
         throughput = r.throughput
         kernelThroughput = r.kernelThroughput
         peakResidentBytes = r.peakResidentBytes
+        memoryBoundBytes = c.memoryBoundBytes
+        jobPeakBytes = r.jobPeakBytes
+        auto = r.autoPick
         tolerance = c.tolerance
         validationPassed = r.validation?.passed
         validationSummary = r.validation?.summary
         validationMetrics = r.validation?.metrics
+    }
+
+    /// Whether the peak resident memory went over DESIGN's bound for the case.
+    public var overMemoryBound: Bool {
+        guard let peak = jobPeakBytes, let bound = memoryBoundBytes else { return false }
+        return peak > bound
     }
 
     /// "counts identical; ..." for checked cases, "reference" or "skipped: why" otherwise.
@@ -69,6 +85,9 @@ public struct BenchRecord: Sendable {
             guard let s else { return .null }
             return .object([("median", .number(s.median)), ("min", .number(s.min)), ("max", .number(s.max))])
         }
+        let peak: JSON = peakResidentBytes.map { .int(Int64($0)) } ?? .null
+        let bound: JSON = memoryBoundBytes.map { .int(Int64($0)) } ?? .null
+        let jobPeak: JSON = jobPeakBytes.map { .int(Int64($0)) } ?? .null
         return .object([
             ("id", .string(id)), ("workload", .string(workload)), ("case", .string(caseName)),
             ("width", .int(Int64(width))), ("height", .int(Int64(height))), ("parameters", parameters),
@@ -79,7 +98,10 @@ public struct BenchRecord: Sendable {
             ("work", .number(work)),
             ("throughput", throughput.map { .object([("value", .number($0)), ("unit", .string(unit))]) } ?? .null),
             ("kernel_throughput", kernelThroughput.map(JSON.number) ?? .null),
-            ("peak_rss_bytes", peakResidentBytes.map { .int(Int64($0)) } ?? .null),
+            ("peak_rss_bytes", peak),
+            ("job_peak_bytes", jobPeak),
+            ("memory_bound_bytes", bound),
+            ("auto", .bool(auto)),
             ("validation", .object([
                 ("tolerance", .string(tolerance)),
                 ("passed", validationPassed.map(JSON.bool) ?? .null),
@@ -146,6 +168,10 @@ public struct BenchRecord: Sendable {
         }
         kernelThroughput = try field("kernel_throughput").doubleValue
         peakResidentBytes = try field("peak_rss_bytes").intValue.map { UInt64(max(0, $0)) }
+        // Results saved before these fields existed have neither.
+        memoryBoundBytes = json["memory_bound_bytes"]?.intValue.map { UInt64(max(0, $0)) }
+        jobPeakBytes = json["job_peak_bytes"]?.intValue.map { UInt64(max(0, $0)) }
+        auto = json["auto"]?.boolValue ?? false
         let v = try field("validation")
         guard let tol = v["tolerance"]?.stringValue else { throw GlintError("\(path).validation.tolerance must be a string") }
         tolerance = tol
@@ -237,14 +263,29 @@ public struct BenchReport: Sendable {
 
     // MARK: Text tables
 
-    static let columns = ["backend", "case", "size", "reps", "median ms", "min ms", "max ms", "kernel ms", "throughput", "check"]
+    static let columns = ["backend", "auto", "case", "size", "reps", "median ms", "min ms", "max ms", "kernel ms", "throughput",
+                          "job peak MB", "check"]
 
     func cells(_ r: BenchRecord) -> [String] {
         func ms(_ x: Double?) -> String { x.map { Format.significant($0, 3) } ?? "-" }
-        return [r.backend, "\(r.workload) \(r.caseName)", "\(r.width)x\(r.height)",
+        var peak = r.jobPeakBytes.map { Format.significant(Double($0) / 1e6, 3) } ?? "-"
+        if r.overMemoryBound, let bound = r.memoryBoundBytes { peak += " > " + Format.significant(Double(bound) / 1e6, 3) }
+        return [r.backend, r.auto ? "auto" : "", "\(r.workload) \(r.caseName)", "\(r.width)x\(r.height)",
                 r.status == "skipped" ? "-" : String(r.repetitions),
                 ms(r.wallMs?.median), ms(r.wallMs?.min), ms(r.wallMs?.max), ms(r.kernelMs?.median),
-                r.throughput.map { Format.significant($0, 3) + " " + r.unit } ?? "-", r.check]
+                r.throughput.map { Format.significant($0, 3) + " " + r.unit } ?? "-", peak, r.check]
+    }
+
+    /// The cases whose peak resident memory went over their bound.
+    public var overMemoryBound: [BenchRecord] { records.filter(\.overMemoryBound) }
+
+    /// One line on memory: every case within DESIGN's bound, or which were not.
+    public var memorySummary: String {
+        let over = overMemoryBound
+        let measured = records.filter { $0.jobPeakBytes != nil && $0.memoryBoundBytes != nil }.count
+        if measured == 0 { return "memory: no peak resident sizes in these results" }
+        if over.isEmpty { return "memory: every case's job peak within its bound (4x its images' bytes + 100 MB)" }
+        return "memory: over the bound (4x the images' bytes + 100 MB): " + over.map { "\($0.id) on \($0.backend)" }.joined(separator: ", ")
     }
 
     /// An aligned plain-text table, one line per case.
@@ -280,7 +321,7 @@ public struct BenchReport: Sendable {
     public func csv() -> String {
         let header = ["id", "workload", "case", "width", "height", "backend", "device", "status", "repetitions",
                       "wall_ms_median", "wall_ms_min", "wall_ms_max", "kernel_ms_median", "kernel_ms_min", "kernel_ms_max",
-                      "throughput", "unit", "kernel_throughput", "peak_rss_bytes", "validation"]
+                      "throughput", "unit", "kernel_throughput", "peak_rss_bytes", "job_peak_bytes", "memory_bound_bytes", "auto", "validation"]
         func q(_ s: String) -> String {
             s.contains(",") || s.contains("\"") || s.contains("\n") ? "\"" + s.replacingQuotes() + "\"" : s
         }
@@ -290,7 +331,8 @@ public struct BenchReport: Sendable {
             let row = [r.id, r.workload, r.caseName, String(r.width), String(r.height), r.backend, r.device, r.status,
                        String(r.repetitions), n(r.wallMs?.median), n(r.wallMs?.min), n(r.wallMs?.max),
                        n(r.kernelMs?.median), n(r.kernelMs?.min), n(r.kernelMs?.max), n(r.throughput), r.unit,
-                       n(r.kernelThroughput), r.peakResidentBytes.map { String($0) } ?? "", r.check]
+                       n(r.kernelThroughput), r.peakResidentBytes.map { String($0) } ?? "",
+                       r.jobPeakBytes.map { String($0) } ?? "", r.memoryBoundBytes.map { String($0) } ?? "", r.auto ? "true" : "false", r.check]
             out += row.map(q).joined(separator: ",") + "\n"
         }
         return out

@@ -49,6 +49,13 @@ public struct BenchResult: Sendable {
     public var validation: BenchValidation?
     /// Peak resident memory of the process during the case, where Linux can tell.
     public var peakResidentBytes: UInt64?
+    /// What a process running only this case would peak at: the bench process's resident size
+    /// before its first case (the program and its libraries, and for an OpenCL backend the
+    /// drivers too) plus what the case added over the size it started at. The memory bound
+    /// applies to this.
+    public var jobPeakBytes: UInt64?
+    /// Whether `--device auto` runs this case on this backend.
+    public var autoPick = false
 
     /// Throughput on the median wall time, in the case's unit.
     public var throughput: Double? { wall.map { work / $0.median / caseInfo.unit.scale } }
@@ -94,23 +101,43 @@ public enum BenchRunner {
     /// Where the runner is, for a progress line: case index (from 1), case count, a description.
     public typealias Progress = @Sendable (_ index: Int, _ total: Int, _ text: String) -> Void
 
-    /// Runs every case on every backend. The Swift CPU path's output is each case's reference,
-    /// computed (untimed) even when the CPU backend is not among those benchmarked.
-    public static func run(cases: [BenchCase], backends: [(name: String, backend: Backend)],
-                           settings: BenchSettings, progress: Progress? = nil) async throws
+    /// Whether two backends are the same path: both the Swift path, or one OpenCL device.
+    static func same(_ a: Backend, _ b: Backend) -> Bool {
+        switch (a, b) {
+        case (.cpu, .cpu): true
+        case (.opencl(let x), .opencl(let y)): x.device == y.device
+        default: false
+        }
+    }
+
+    /// Runs every case on every backend (`onlyAuto`: on the one `--device auto` picks for the
+    /// case). The Swift CPU path's output is each case's reference, computed (untimed) even when
+    /// the CPU backend is not among those benchmarked. Each case starts with the memory of the
+    /// cases before it released (`BenchScope`). `swiftBase` is the process's resident size before
+    /// any OpenCL driver was loaded (the base of the Swift path's job peaks), where known.
+    public static func run(cases: [BenchCase], backends: [(name: String, backend: Backend)], onlyAuto: Bool = false,
+                           swiftBase: UInt64? = nil, settings: BenchSettings, progress: Progress? = nil) async throws
         -> (results: [BenchResult], builds: [BenchBuild]) {
         var results: [BenchResult] = []
         var buildSeconds: [String: Double] = [:]
         let before = backends.map { buildStats($0.backend) }
-        let total = cases.count * backends.count
+        let total = cases.count * (onlyAuto ? 1 : backends.count)
         var index = 0
+        BenchScope.endCase()
+        let processBase = ProcessMemory.residentBytes()
         for c in cases {
+            BenchScope.endCase()
+            defer { BenchScope.endCase() }
             var reference: BenchOutput?
+            let auto = (try? Backend.resolve(.auto, for: c.autoKind)) ?? .cpu
             for (name, backend) in backends {
+                let isAuto = same(backend, auto)
+                if onlyAuto && !isAuto { continue }
                 index += 1
                 let device = deviceName(backend)
                 var result = BenchResult(caseInfo: c, backend: name, device: device,
                                          status: backend.isOpenCL ? .pass : .reference)
+                result.autoPick = isAuto
                 if let reason = c.unsupported(backend) {
                     result.status = .skipped
                     result.skipReason = reason
@@ -119,6 +146,7 @@ public enum BenchRunner {
                 }
                 progress?(index, total, "\(c.id) on \(name): warm-up")
                 ProcessMemory.resetPeak()
+                let caseBase = ProcessMemory.residentBytes()
                 // Warm-up: builds the programs (timed apart), and gives the work and the output.
                 let buildBefore = buildStats(backend).seconds
                 let warm = try await c.run(backend, true)
@@ -153,6 +181,10 @@ public enum BenchRunner {
                 result.wall = BenchStats(walls)
                 if backend.isOpenCL { result.kernel = BenchStats(kernels) }
                 result.peakResidentBytes = ProcessMemory.peakResidentBytes()
+                if let peak = result.peakResidentBytes, let base = backend.isOpenCL ? processBase : swiftBase ?? processBase,
+                   let caseBase {
+                    result.jobPeakBytes = base + (peak > caseBase ? peak - caseBase : 0)
+                }
                 results.append(result)
             }
         }

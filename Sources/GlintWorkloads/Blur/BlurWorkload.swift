@@ -44,8 +44,9 @@ public enum BlurWorkload: Workload {
     static func make(_ s: Spec, _ width: Int, _ height: Int) -> BenchCase {
         let job = BlurJob(sigma: s.sigma, method: s.method)
         let plan = BlurPlan(job: job, format: s.float ? .f32 : .u8, width: width, height: height)
-        let picture = TestPicture.make(width: width, height: height)
-        let floats = picture.pixels.map { Float($0) / 255 }
+        // Made when the case runs and released after it (BenchScope).
+        let picture = BenchInput { TestPicture.make(width: width, height: height) }
+        let floats = BenchInput { picture.get.pixels.map { Float($0) / 255 } }
         let cache = BenchStateCache<State>()
         let parameters = JSON.object([
             ("sigma", .number(s.sigma)), ("method", .string(s.method.rawValue)), ("ran", .string(plan.method.rawValue)),
@@ -56,6 +57,7 @@ public enum BlurWorkload: Workload {
         let n = width * height * 4
         return BenchCase(
             workload: name, name: s.name, width: width, height: height, parameters: parameters, unit: .megaPixels,
+            imageBytes: 2 * n * (s.float ? 4 : 1),
             tolerance: s.float ? "float max relative error 1e-5" : "8-bit channels within 1 level",
             run: { backend, detailed in
                 let state = try cache.get(backend) {
@@ -63,8 +65,8 @@ public enum BlurWorkload: Workload {
                     let bytes = n * (s.float ? 4 : 1)
                     st.src = .allocate(byteCount: bytes, alignment: 64)
                     st.dst = .allocate(byteCount: bytes, alignment: 64)
-                    if s.float { floats.withUnsafeBytes { st.src!.copyMemory(from: $0.baseAddress!, byteCount: bytes) } }
-                    else { picture.pixels.withUnsafeBytes { st.src!.copyMemory(from: $0.baseAddress!, byteCount: bytes) } }
+                    if s.float { floats.get.withUnsafeBytes { st.src!.copyMemory(from: $0.baseAddress!, byteCount: bytes) } }
+                    else { picture.get.pixels.withUnsafeBytes { st.src!.copyMemory(from: $0.baseAddress!, byteCount: bytes) } }
                     switch backend {
                     case .cpu: st.cpu = CPUBlur(plan: plan)
                     case .opencl(let cc):
@@ -88,13 +90,13 @@ public enum BlurWorkload: Workload {
                     let q = cc.queue
                     if s.float {
                         let src = state.clSrc as! Buffer<Float>, dst = state.clDst as! Buffer<Float>
-                        try src.write(floats, queue: q)
+                        try src.write(floats.get, queue: q)
                         let events = try state.cl!.encode(src: src, dst: dst)
                         try dst.read(into: UnsafeMutableBufferPointer(start: state.dst!.assumingMemoryBound(to: Float.self), count: n), count: n, queue: q)
                         for e in events { kernel += Double(try e.durationNanoseconds()) * 1e-9 }
                     } else {
                         let src = state.clSrc as! Buffer<UInt8>, dst = state.clDst as! Buffer<UInt8>
-                        try src.write(picture.pixels, queue: q)
+                        try src.write(picture.get.pixels, queue: q)
                         let events = try state.cl!.encode(src: src, dst: dst)
                         try dst.read(into: UnsafeMutableBufferPointer(start: state.dst!.assumingMemoryBound(to: UInt8.self), count: n), count: n, queue: q)
                         for e in events { kernel += Double(try e.durationNanoseconds()) * 1e-9 }
@@ -137,6 +139,8 @@ public enum BlurWorkload: Workload {
 
 /// A blur job as `glint compare` runs it, on an 8-bit or a float image.
 public enum BlurComparison: ComparableJob {
+    public var autoKind: AutoKind { .blur }
+
     case eightBit(BlurJob, Image8)
     case float(BlurJob, ImageF)
 

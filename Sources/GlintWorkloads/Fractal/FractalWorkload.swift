@@ -104,7 +104,9 @@ public enum FractalWorkload: Workload {
         ])
         return BenchCase(
             workload: name, name: s.name, width: width, height: height, parameters: parameters,
-            unit: .gigaIterations, tolerance: "escape counts identical; colours within 1 level",
+            unit: .gigaIterations, autoKind: frozen.autoKind,
+            imageBytes: width * height * 8,  // the image and the escape counts
+            tolerance: "escape counts identical; colours within 1 level",
             unsupported: { backend in
                 if s.precision != .float, case .opencl(let cc) = backend, !cc.supportsFP64 {
                     return "\(cc.deviceName) has no fp64"
@@ -157,6 +159,8 @@ public enum FractalWorkload: Workload {
 /// with `sixteenBit`, what a 16-bit PNG would hold (the linear colour rounded to 16 bits, as a
 /// fraction of full scale) is compared instead of the 8-bit image.
 public struct FractalComparison: ComparableJob {
+    public var autoKind: AutoKind { job.autoKind }
+
     public var job: FractalJob
     public var sixteenBit: Bool
 

@@ -31,19 +31,19 @@ public enum IsoWorkload: Workload {
     }
 
     static func isoCase(name: String, width: Int, height: Int, radius: Double) -> BenchCase {
-        let picture = testPicture(width: width, height: height)
-        var job = IsoJob(source: picture)
+        // The source is made when the case runs and released after it (BenchScope).
+        var job = IsoJob(sourceWidth: width, sourceHeight: height)
         job.depth = 20
         job.cornerRadius = radius
-        let frozen = job
         let (cw, ch) = job.canvasSize
+        let frozen = BenchInput { [job] in job.reapplied(to: testPicture(width: width, height: height), width: width, height: height) }
         return BenchCase(
             workload: IsoWorkload.name, name: name, width: width, height: height,
             parameters: .object([("depth", .number(20)), ("corner_radius", .number(radius)), ("ss", .int(4)),
                                  ("canvas", .array([.int(Int64(cw)), .int(Int64(ch))]))]),
-            unit: .megaPixels, tolerance: "8-bit channels within 1 level",
+            unit: .megaPixels, imageBytes: (width * height + cw * ch) * 4, tolerance: "8-bit channels within 1 level",
             run: { backend, detailed in
-                let r = try await IsoRenderer.render(frozen, on: backend)
+                let r = try await IsoRenderer.render(frozen.get, on: backend)
                 return BenchRun(wallSeconds: r.wallSeconds, kernelSeconds: r.kernelSeconds, work: Double(cw * ch),
                                 output: detailed ? BenchOutput(image: r.image) : nil)
             },
@@ -53,6 +53,8 @@ public enum IsoWorkload: Workload {
 
 /// Compared within one level.
 extension IsoJob: ComparableJob {
+    public var autoKind: AutoKind { .iso }
+
     public func comparisonRun(on backend: Backend, detailed: Bool) async throws -> ComparisonRun {
         let r = try await IsoRenderer.render(self, on: backend)
         return ComparisonRun(image: r.image, wallSeconds: r.wallSeconds, kernelSeconds: r.kernelSeconds)

@@ -19,7 +19,7 @@ public enum MistWorkload: Workload {
         var job = MistJob()
         job.frames = frames
         job.seed = 1
-        let pictures = [TestPicture.make(width: width, height: height), TestPicture.make(width: width, height: height, shift: 3)]
+        let pictures = BenchInput { [TestPicture.make(width: width, height: height), TestPicture.make(width: width, height: height, shift: 3)] }
         let frozen = job
         let parameters = JSON.object([
             ("frames", .int(Int64(frames))), ("sigma", .number(job.sigma)), ("drops", .int(Int64(job.drops))),
@@ -27,10 +27,12 @@ public enum MistWorkload: Workload {
         ])
         return BenchCase(
             workload: name, name: "frames-sigma40", width: width, height: height, parameters: parameters, unit: .frames,
+            imageBytes: 3 * width * height * 4,  // the two camera pictures and the frame
             tolerance: "8-bit channels within 1 level (last frame)",
             run: { backend, detailed in
                 let renderer = try MistRenderer(job: frozen, width: width, height: height, backend: backend)
                 // The first frame builds programs and touches every buffer: outside the timing.
+                let pictures = pictures.get
                 var last = try await renderer.renderNext(camera: pictures[0])
                 let kernelBefore = renderer.kernelSeconds
                 let start = Clock.now()
@@ -45,6 +47,8 @@ public enum MistWorkload: Workload {
 
 /// A mist job as `glint compare` runs it: `frames` frames from `camera`, the last one compared.
 public struct MistComparison: ComparableJob {
+    public var autoKind: AutoKind { .mist }
+
     public var job: MistJob
     public var width: Int
     public var height: Int

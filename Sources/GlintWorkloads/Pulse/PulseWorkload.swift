@@ -32,6 +32,8 @@ public enum PulseWorkload: Workload {
 
 /// Compared on the sequence's last frame, within one level.
 extension PulseJob: ComparableJob {
+    public var autoKind: AutoKind { .pulse }
+
     public func comparisonRun(on backend: Backend, detailed: Bool) async throws -> ComparisonRun {
         let start = Clock.now()
         let r = try PulseRenderer.render(self, frame: frames - 1, on: backend)

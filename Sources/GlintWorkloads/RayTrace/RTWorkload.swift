@@ -29,7 +29,8 @@ public enum RTWorkload: Workload {
         return BenchCase(
             workload: name, name: "\(sceneName)-spp\(spp)", width: width, height: height,
             parameters: .object([("scene", .string(sceneName)), ("spp", .int(Int64(spp))), ("depth", .int(50)), ("seed", .int(0))]),
-            unit: .megaSamples, tolerance: "mean absolute difference < 0.5% of full scale, PSNR >= 40 dB",
+            unit: .megaSamples, imageBytes: width * height * (4 + 16),  // the image and its float sums
+            tolerance: "mean absolute difference < 0.5% of full scale, PSNR >= 40 dB",
             run: { backend, detailed in
                 let r = try await RTRenderer.render(frozen, on: backend)
                 return BenchRun(wallSeconds: r.wallSeconds, kernelSeconds: r.kernelSeconds, work: Double(r.samples),
@@ -50,6 +51,8 @@ public enum RTWorkload: Workload {
 /// Compared statistically (docs/DESIGN.md): the two paths' transcendental functions differ in
 /// the last bits, and a path that turns on such a bit diverges.
 extension RTJob: ComparableJob {
+    public var autoKind: AutoKind { .rtow }
+
     public func comparisonRun(on backend: Backend, detailed: Bool) async throws -> ComparisonRun {
         let r = try await RTRenderer.render(self, on: backend)
         return ComparisonRun(image: r.image, wallSeconds: r.wallSeconds, kernelSeconds: r.kernelSeconds)
