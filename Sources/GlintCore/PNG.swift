@@ -167,9 +167,11 @@ public enum PNG {
 
     /// Encodes an 8-bit sRGB PNG: RGBA, or RGB when `alpha` is false (the alpha byte is
     /// dropped, not composited). The bytes are stored exactly as given. Each of `text` becomes a
-    /// tEXt chunk before the image data (see `addingText`).
-    public static func encode(_ image: Image8, alpha: Bool = true, text: [TextEntry] = []) throws(GlintError) -> [UInt8] {
-        try encode8(image, alpha: alpha, text: text, context: "cannot encode PNG")
+    /// tEXt chunk before the image data (see `addingText`). `compression` nil: the process's
+    /// (`PNG.compression`).
+    public static func encode(_ image: Image8, alpha: Bool = true, text: [TextEntry] = [],
+                              compression: Compression? = nil) throws(GlintError) -> [UInt8] {
+        try encode8(image, alpha: alpha, text: text, compression: compression, context: "cannot encode PNG")
     }
 
     /// Encodes a 16-bit PNG from `width * height * 4` straight (not premultiplied) RGBA samples;
@@ -205,10 +207,11 @@ public enum PNG {
 
     // MARK: - Internals
 
-    private static func encode8(_ image: Image8, alpha: Bool, text: [TextEntry], context: String) throws(GlintError) -> [UInt8] {
+    private static func encode8(_ image: Image8, alpha: Bool, text: [TextEntry], compression: Compression? = nil,
+                                context: String) throws(GlintError) -> [UInt8] {
         try checkSize(image.width, image.height, context)
-        let png = alpha ? try compress(image.width, image.height, Format.rgba, image.pixels, context)
-                        : try compress(image.width, image.height, Format.rgb, dropAlpha(image.pixels), context)
+        let png = alpha ? try compress(image.width, image.height, Format.rgba, image.pixels, compression, context)
+                        : try compress(image.width, image.height, Format.rgb, dropAlpha(image.pixels), compression, context)
         return try addingText(text, to: png, context: context)
     }
 
@@ -217,7 +220,7 @@ public enum PNG {
         try checkSize(width, height, context)
         precondition(rgba16.count == width * height * 4, "encode16: need \(width * height * 4) samples, got \(rgba16.count)")
         guard alpha else {
-            return try addingText(text, to: compress(width, height, Format.linearRGB, dropAlpha(rgba16), context), context: context)
+            return try addingText(text, to: compress(width, height, Format.linearRGB, dropAlpha(rgba16), nil, context), context: context)
         }
         var premultiplied = rgba16
         premultiplied.withUnsafeMutableBufferPointer { p in
@@ -227,7 +230,7 @@ public enum PNG {
                 for c in i..<(i + 3) { p[c] = UInt16((UInt32(p[c]) * a + 32767) / 65535) }
             }
         }
-        return try addingText(text, to: compress(width, height, Format.linearRGBA, premultiplied, context), context: context)
+        return try addingText(text, to: compress(width, height, Format.linearRGBA, premultiplied, nil, context), context: context)
     }
 
     private static func checkSize(_ width: Int, _ height: Int, _ context: String) throws(GlintError) {
@@ -252,8 +255,8 @@ public enum PNG {
     /// Compresses in one pass, through a growing in-memory stream (`open_memstream`): libpng's
     /// `png_image_write_to_memory` would need a first pass only to learn the size.
     private static func compress<T>(_ width: Int, _ height: Int, _ format: UInt32, _ samples: [T],
-                                    _ context: String) throws(GlintError) -> [UInt8] {
-        let fast = compression.isFast(pixels: width * height)
+                                    _ mode: Compression?, _ context: String) throws(GlintError) -> [UInt8] {
+        let fast = (mode ?? compression).isFast(pixels: width * height)
         let result: Result<[UInt8], GlintError> = samples.withUnsafeBytes { raw in
             var image = newImage()
             image.width = UInt32(width)

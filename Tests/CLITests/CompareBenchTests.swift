@@ -237,7 +237,28 @@ struct BenchTests {
             let csv = RunResult.lines(String(decoding: try box.bytes("q.csv"), as: UTF8.self))
             #expect(csv.count == cases.count + 1 && csv[0].hasPrefix("id,workload,case,"))
             let md = String(decoding: try box.bytes("q.md"), as: UTF8.self)
-            #expect(md.contains("| backend | case |") && md.contains("fractal mandelbrot-float"))
+            #expect(md.contains("| backend | auto | case |") && md.contains("fractal mandelbrot-float"))
+            // Each case names the one backend --device auto runs it on: on this GPU-less machine,
+            // PoCL for the plain escape-time fractals and the Swift path for the rest (AutoChoice).
+            for id in Set(cases.compactMap { $0["id"]?.stringValue }) {
+                let picked = cases.filter { $0["id"]?.stringValue == id && $0["auto"]?.boolValue == true }
+                #expect(picked.count == 1, "\(id): one auto pick")
+                let floatOrDouble = id.hasPrefix("fractal/") && !id.contains("smooth") && !id.contains("deep")
+                #expect(picked.first?["backend"]?.stringValue == (floatOrDouble ? "opencl:0" : "cpu"), "\(id)")
+            }
+            // Memory: every case's job peak within DESIGN's bound (4x its images' bytes + 100 MB).
+            for c in cases {
+                let peak = c["job_peak_bytes"]?.intValue ?? -1, bound = c["memory_bound_bytes"]?.intValue ?? -1
+                #expect(peak > 0 && peak <= bound, "\(c["id"]?.stringValue ?? "") on \(c["backend"]?.stringValue ?? ""): \(peak) > \(bound)")
+            }
+            #expect(r.stdout.contains("memory: every case's job peak within its bound"), "\(r)")
+            // --device auto: each case once, on auto's pick.
+            let auto = try box.run(["bench", "--quick", "--device", "auto", "--case", "mandelbrot-float", "--case", "smooth",
+                                    "--seconds", "0.05", "--json", "-"], timeout: 300)
+            #expect(auto.status == 0, "\(auto)")
+            let picks = try JSON.parse(auto.stdout)["cases"]?.arrayValue ?? []
+            #expect(picks.map { $0["backend"]?.stringValue ?? "" } == ["opencl:0", "cpu"], "\(auto)")
+            #expect(picks.allSatisfy { $0["auto"]?.boolValue == true })
             let svg = String(decoding: try box.bytes("q.svg"), as: UTF8.self)
             #expect(svg.hasPrefix("<svg") && svg.contains("fractal/mandelbrot-float@320x240") && svg.hasSuffix("</svg>\n"))
         }

@@ -3,6 +3,7 @@
 
 import Foundation
 import GlintCore
+import GlintWorkloads
 import Testing
 
 extension CLITests {
@@ -59,6 +60,38 @@ extension CLITests {
                 #expect(d["driver_version"] is String, "device \(i): driver_version")
             }
             #expect(root["auto"] is String, "no \"auto\"")
+        }
+    }
+
+    @Test("auto: the first GPU, else per kind of job the faster of the OpenCL CPU device and the Swift path")
+    func autoPerKindOfJob() throws {
+        try withSandbox { box in
+            let r = try box.run(["devices", "--json"])
+            #expect(r.status == 0, "\(r)")
+            let root = try JSON.parse(r.stdout)
+            let types = (root["opencl"]?.arrayValue ?? []).map { $0["type"]?.stringValue ?? "" }
+            func expected(_ kind: AutoKind) -> String {
+                if let g = types.firstIndex(of: "gpu") { return "opencl:\(g)" }
+                if AutoChoice.prefersOpenCLCPU(kind), let c = types.firstIndex(of: "cpu") { return "opencl:\(c)" }
+                return "cpu"
+            }
+            for kind in AutoKind.allCases {
+                #expect(root["auto_by_kind"]?[kind.rawValue]?.stringValue == expected(kind), "\(kind.rawValue)\n\(r)")
+            }
+            // The table must send some kinds each way, or there is nothing to choose.
+            #expect(AutoKind.allCases.contains(where: AutoChoice.prefersOpenCLCPU))
+            #expect(AutoKind.allCases.contains { !AutoChoice.prefersOpenCLCPU($0) })
+            // Renders follow it (no --device: auto), and so does GLINT_DEVICE=auto.
+            let device = { (kind: AutoKind) in expected(kind) == "cpu" ? "cpu" : "opencl" }
+            expectWrote(try box.run(smallRender([])), file: "out.png", device: device(.fractal))
+            expectWrote(try box.run(smallRender(["--smooth"]), env: ["GLINT_DEVICE": "auto"]), file: "out.png",
+                        device: device(.fractalSmooth))
+            let blur = try box.run(["blur", "out.png", "--sigma", "2", "-o", "b.png"])
+            #expect(blur.status == 0 && blur.stdout.contains(device(.blur) == "cpu" ? "cpu (Swift" : "opencl ("), "\(blur)")
+            // glint devices says the same in words.
+            let text = try box.run(["devices"])
+            let line = try #require(text.stdoutLines.first { $0.hasPrefix("auto") }, "\(text)")
+            #expect(line.contains(expected(.fractal)) && line.contains(expected(.blur)), "\(line)")
         }
     }
 

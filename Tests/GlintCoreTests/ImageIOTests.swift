@@ -99,6 +99,38 @@ private func errorMessage<T>(_ body: () throws(GlintError) -> T) -> String? {
     #expect(try PNG.decode(png, name: "noise.png") == opaque)
 }
 
+/// Every compression mode stores the same pixels; fast trades size for time (libpng's fast mode:
+/// no row filters, so a smooth gradient, which the default's filters turn into near-zeros, comes
+/// out larger); auto is fast from 4 megapixels on.
+@Test func pngCompressionModesStoreTheSamePixels() throws {
+    let (w, h) = (300, 200)
+    var pixels = [UInt8](repeating: 255, count: w * h * 4)
+    for y in 0..<h {
+        for x in 0..<w {
+            let i = (y * w + x) * 4
+            (pixels[i], pixels[i + 1], pixels[i + 2]) = (UInt8(x * 255 / (w - 1)), UInt8(y * 255 / (h - 1)), UInt8((x + y) % 256))
+        }
+    }
+    let gradient = Image8(width: w, height: h, pixels: pixels)
+    for image in [gradient, noiseImage(width: 97, height: 61, seed: 5)] {
+        var files: [PNG.Compression: [UInt8]] = [:]
+        for mode in PNG.Compression.allCases {
+            for alpha in [true, false] {
+                let png = try PNG.encode(image, alpha: alpha, compression: mode)
+                let back = try PNG.decode(png, name: "\(mode)")
+                let expected = alpha ? image.pixels : image.pixels.enumerated().map { $0.offset % 4 == 3 ? 255 : $0.element }
+                #expect(back.pixels == expected, "\(mode), alpha \(alpha)")
+                if alpha { files[mode] = png }
+            }
+        }
+        // Small images: auto writes what default writes, byte for byte.
+        #expect(files[.auto] == files[.default])
+        if image.width == w { #expect(files[.fast]!.count > files[.default]!.count, "fast keeps no row filters") }
+    }
+    #expect(PNG.Compression.auto.isFast(pixels: 3840 * 2160) && !PNG.Compression.auto.isFast(pixels: 1920 * 1080))
+    #expect(PNG.Compression.fast.isFast(pixels: 1) && !PNG.Compression.default.isFast(pixels: 1 << 30))
+}
+
 @Test func png16BitRoundTripIsExact() throws {
     let (w, h) = (11, 7)
     var rng = SplitMix64(seed: 3)

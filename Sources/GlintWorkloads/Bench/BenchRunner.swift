@@ -146,9 +146,10 @@ public enum BenchRunner {
                 }
                 progress?(index, total, "\(c.id) on \(name): warm-up")
                 ProcessMemory.resetPeak()
-                let caseBase = ProcessMemory.residentBytes()
+                var caseBase = ProcessMemory.residentBytes()
                 // Warm-up: builds the programs (timed apart), and gives the work and the output.
-                let buildBefore = buildStats(backend).seconds
+                let programsBefore = buildStats(backend)
+                let buildBefore = programsBefore.seconds
                 let warm = try await c.run(backend, true)
                 let build = buildStats(backend).seconds - buildBefore
                 buildSeconds[name, default: 0] += build
@@ -166,6 +167,15 @@ public enum BenchRunner {
                     }
                 } else if reference == nil {
                     reference = warm.output
+                }
+                // Programs built or loaded in the warm-up stay for the process, and like their time
+                // their memory is outside every case: the case's memory is measured from here, its
+                // inputs and state made again by the next run.
+                let programsAfter = buildStats(backend)
+                if programsAfter.compiled + programsAfter.fromDiskCache > programsBefore.compiled + programsBefore.fromDiskCache {
+                    BenchScope.endCase()
+                    ProcessMemory.resetPeak()
+                    caseBase = ProcessMemory.residentBytes()
                 }
                 // Calibrate on one more run (the warm-up may include first-touch costs).
                 let probe = try await c.run(backend, false)

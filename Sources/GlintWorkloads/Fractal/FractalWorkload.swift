@@ -105,7 +105,9 @@ public enum FractalWorkload: Workload {
         return BenchCase(
             workload: name, name: s.name, width: width, height: height, parameters: parameters,
             unit: .gigaIterations, autoKind: frozen.autoKind,
-            imageBytes: width * height * 8,  // the image and the escape counts
+            // The image and the escape counts; at depth also the reference orbit (16 bytes an
+            // iteration) and the BLA table (under 30 bytes an iteration, BLATableTests).
+            imageBytes: width * height * 8 + (s.precision == .perturbation ? s.iterations * 46 : 0),
             tolerance: "escape counts identical; colours within 1 level",
             unsupported: { backend in
                 if s.precision != .float, case .opencl(let cc) = backend, !cc.supportsFP64 {
