@@ -1,11 +1,17 @@
-/* The isometric transform with extrusion. Each output pixel averages ss x ss samples; a sample
-   maps back through the inverse of "rotate 45 degrees, then scale y by 0.5, about the centre"
-   into the source. Inside the source's (optionally rounded) rectangle it takes the bilinear
-   colour; below it, within the extrusion, it takes the colour where the screen-vertical line
-   meets the outline (source direction (1,1) is straight down on screen), darkened by 0.05 on
-   the front-left side (the bottom edge) and 0.1 on the front-right side (the right edge),
-   blended by the outline's normal on rounded corners. Swift twin:
-   GlintWorkloads/Isometric/Isometric.swift (same functions, same order). */
+/* The isometric transform with extrusion. A sample maps back through the inverse of "rotate 45
+   degrees, then scale y by 0.5, about the centre" into the source. Inside the source's
+   (optionally rounded) rectangle it takes the bilinear colour; below it, within the extrusion, it
+   takes the colour where the screen-vertical line meets the outline (source direction (1,1) is
+   straight down on screen), darkened by 0.05 on the front-left side (the bottom edge) and 0.1 on
+   the front-right side (the right edge), blended by the outline's normal on rounded corners.
+
+   Supersampling only where it changes something: each output pixel is first classified from its
+   centre (Iso_Classify). When the whole pixel lies inside the top face, or inside one flat side
+   face between the outline and the depth limit, it takes ONE sample at its centre (it equals the
+   ss = 1 render's pixel); when it lies wholly outside the shape and its extrusion it is
+   transparent; only the pixels that an edge, a rounded corner or the depth limit may cross average
+   ss x ss samples. docs/DESIGN.md (Isometric sampling) states this contract.
+   Swift twin: GlintWorkloads/Isometric/IsoCPU.swift (same functions, same order). */
 #pragma OPENCL FP_CONTRACT OFF
 #include "common/types.h"
 #include "common/color.h"
@@ -70,12 +76,15 @@ inline void Iso_Disc(float x, float y, float cx, float cy, float r, float* best,
     if (u >= 0.0f && u < *best) { *best = u; *nx = (x - u - cx) / r; *ny = (y - u - cy) / r; }
 }
 
-/* The colour of canvas point (qx, qy): transparent outside the shape and its extrusion. */
-inline float4 Iso_Sample(__global const uchar4* src, GlintIsoParams p, float qx, float qy) {
+/* The source point under canvas point (qx, qy). */
+inline float2 Iso_SourcePoint(GlintIsoParams p, float qx, float qy) {
     float a = qx - p.origin_x;
     float b = 2.0f * (qy - p.origin_y);
-    float x = p.src_cx + ISO_K * (a + b);
-    float y = p.src_cy + ISO_K * (b - a);
+    return (float2)(p.src_cx + ISO_K * (a + b), p.src_cy + ISO_K * (b - a));
+}
+
+/* The colour at source point (x, y): transparent outside the shape and its extrusion. */
+inline float4 Iso_Sample(__global const uchar4* src, GlintIsoParams p, float x, float y) {
     float w = (float)p.src_width, h = (float)p.src_height, r = p.radius;
     if (Iso_Inside(x, y, w, h, r)) return Iso_Bilinear(src, p.src_width, p.src_height, x, y);
     if (p.depth_src <= 0.0f) return (float4)(0.0f);
@@ -102,27 +111,78 @@ inline float4 Iso_Sample(__global const uchar4* src, GlintIsoParams p, float qx,
                     clamp(c.z + shade, 0.0f, 1.0f), c.w);
 }
 
+/* What a canvas pixel needs, decided from the source point (x, y) under its centre. The inverse
+   map is affine: the pixel's square maps to a parallelogram about (x, y) reaching at most
+   1.5 ISO_K = 1.061 along each source axis, 1.118 in distance and ISO_K = 0.707 in x - y (the
+   entry line's invariant). ISO_MARGIN exceeds all three with room for float rounding at the
+   largest canvases, so each test below holds for every sample of the pixel when it holds for
+   its centre. */
+#define ISO_MARGIN 1.25f
+#define ISO_EDGE  0   /* an edge, a rounded corner or the depth limit may cross: ss x ss samples */
+#define ISO_TOP   1   /* wholly inside the top face: one sample                                 */
+#define ISO_SIDE  2   /* wholly inside one flat side face, within the depth: one sample          */
+#define ISO_CLEAR 3   /* wholly outside the shape and its extrusion: transparent                 */
+
+inline int Iso_Classify(GlintIsoParams p, float x, float y) {
+    float w = (float)p.src_width, h = (float)p.src_height, r = p.radius, d = p.depth_src;
+    float m = ISO_MARGIN;
+    /* Distance components from the nearest corner circle's centre, as Iso_Inside takes them:
+       the outline is at distance r from that centre. */
+    float dx = fmax(fmax(r - x, x - (w - r)), 0.0f);
+    float dy = fmax(fmax(r - y, y - (h - r)), 0.0f);
+    float d2 = dx * dx + dy * dy;
+    /* Inside by m from every side and (rounded) corner; with r < m the box alone gives dx = dy = 0. */
+    if (x >= m && x <= w - m && y >= m && y <= h - m && d2 <= (r - m) * (r - m)) return ISO_TOP;
+    /* Within m of the outline. */
+    if (d2 <= (r + m) * (r + m)) return ISO_EDGE;
+    if (d <= 0.0f) return ISO_CLEAR;
+    /* Outside, and no entry within the depth: left of or above the shape (the entry line runs
+       up-left), entered only past the depth (u >= max(x - w, y - h)), or on a line x - y = e
+       that misses [-h, w]. */
+    float e = x - y;
+    if (x < -m || y < -m || fmax(x - w, y - h) > d + m || e > w + m || -e > h + m) return ISO_CLEAR;
+    /* Entered through the flat part of the bottom edge (at x = e + h) or of the right edge (at
+       y = w - e), at u = y - h or x - w, more than m from both ends of the depth. */
+    if (y - h > m && y - h < d - m && e + h > r + m && e + h < w - r - m) return ISO_SIDE;
+    if (x - w > m && x - w < d - m && w - e > r + m && w - e < h - r - m) return ISO_SIDE;
+    return ISO_EDGE;
+}
+
+/* Writes the average of n samples whose alpha-weighted colours add to sum and alphas to alpha. */
+inline void Iso_Store(__global uchar4* out, int i, float3 sum, float alpha, float n) {
+    float3 rgb = alpha > 0.0f ? sum / alpha : (float3)(0.0f);
+    Color_Store8(out, i, (uchar4)(Color_To8Bit(rgb.x), Color_To8Bit(rgb.y), Color_To8Bit(rgb.z),
+                                  Color_To8Bit(alpha / n)));
+}
+
 __kernel void iso_render(__global uchar4* out,          /* canvas, RGBA, straight alpha */
                          __global const uchar4* src,    /* source, RGBA                 */
                          GlintIsoParams p)
 {
     int px = get_global_id(0), py = get_global_id(1);
     if (px >= p.out_width || py >= p.out_height) return;
+    int i = py * p.out_width + px;
+    float2 centre = Iso_SourcePoint(p, (float)px + 0.5f, (float)py + 0.5f);
+    int kind = Iso_Classify(p, centre.x, centre.y);
+    if (kind == ISO_CLEAR) { Color_Store8(out, i, (uchar4)(0)); return; }
+    if (kind != ISO_EDGE) {
+        float4 c = Iso_Sample(src, p, centre.x, centre.y);
+        Iso_Store(out, i, c.xyz * c.w, c.w, 1.0f);
+        return;
+    }
     float3 sum = (float3)(0.0f);
     float alpha = 0.0f;
     /* ISO_SS (a build define) fixes the sample loops' trip count, which lets the compiler
        unroll them; it must equal p.ss. */
     for (int j = 0; j < ISO_SS; j++) {
-        for (int i = 0; i < ISO_SS; i++) {
-            float qx = (float)px + ((float)i + 0.5f) / (float)ISO_SS;
+        for (int k = 0; k < ISO_SS; k++) {
+            float qx = (float)px + ((float)k + 0.5f) / (float)ISO_SS;
             float qy = (float)py + ((float)j + 0.5f) / (float)ISO_SS;
-            float4 c = Iso_Sample(src, p, qx, qy);
+            float2 s = Iso_SourcePoint(p, qx, qy);
+            float4 c = Iso_Sample(src, p, s.x, s.y);
             sum += c.xyz * c.w;
             alpha += c.w;
         }
     }
-    float n = (float)(ISO_SS * ISO_SS);
-    float3 rgb = alpha > 0.0f ? sum / alpha : (float3)(0.0f);
-    Color_Store8(out, py * p.out_width + px, (uchar4)(Color_To8Bit(rgb.x), Color_To8Bit(rgb.y), Color_To8Bit(rgb.z),
-                                                      Color_To8Bit(alpha / n)));
+    Iso_Store(out, i, sum, alpha, (float)(ISO_SS * ISO_SS));
 }

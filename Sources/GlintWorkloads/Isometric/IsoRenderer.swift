@@ -10,9 +10,12 @@ public struct IsoResult: Sendable {
 }
 
 public enum IsoRenderer {
-    /// Work-groups of 16 pixels in a row on CPUs (PoCL vectorises across them), 16 x 8 on GPUs;
-    /// the global size is rounded up to whole groups (the kernel skips the pixels beyond).
-    static func workGroup(_ cc: ComputeContext) -> [Int] { cc.kind == .gpu ? [16, 8] : [16, 1] }
+    /// Work-groups of 16 x 8 pixels. On CPUs PoCL vectorises across each group's 16 columns and
+    /// runs the groups in order along the rows; a group row of 8 canvas rows keeps its source
+    /// texels in cache for the next one, where a group row of 1 did not (a canvas row runs
+    /// diagonally through the source). The global size is rounded up to whole groups (the
+    /// kernel skips the pixels beyond).
+    static func workGroup(_ cc: ComputeContext) -> [Int] { [16, 8] }
 
     static func launchSize(_ w: Int, _ h: Int, _ cc: ComputeContext) -> [Int] {
         let g = workGroup(cc)
@@ -40,19 +43,22 @@ public enum IsoRenderer {
         let (w, h) = job.canvasSize
         switch backend {
         case .cpu:
+            // Zeroed first: clear pixels (transparent) are not written again.
             let out = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: w * h * 4)
             defer { out.deallocate() }
+            out.initialize(repeating: 0)
             let shared = SharedBuffer(out)
             let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: source.pixels.count)
             defer { copy.deallocate() }
             _ = copy.initialize(from: source.pixels)
             let src = SharedBuffer(copy)
-            await CPUParallel.forEach(h, progress: progress.map { report in { @Sendable done in report(Double(done) / Double(h)) } }) { py in
-                let s = UnsafePointer(src.base)
-                for px in 0..<w {
-                    let c = Isometric.pixel(s, p, Int32(px), Int32(py))
-                    let o = (py * w + px) * 4
-                    shared[o] = c.x; shared[o + 1] = c.y; shared[o + 2] = c.z; shared[o + 3] = c.w
+            let (tw, th) = (Isometric.tileWidth, Isometric.tileHeight)
+            let across = (w + tw - 1) / tw, tiles = across * ((h + th - 1) / th)
+            await CPUParallel.forEach(tiles, progress: progress.map { report in { @Sendable done in report(Double(done) / Double(tiles)) } }) { t in
+                let x0 = t % across * tw, y0 = t / across * th
+                for py in y0..<min(y0 + th, h) {
+                    Isometric.renderSpan(UnsafePointer(src.base), p, Int32(py), x0, min(x0 + tw, w),
+                                         UnsafeMutableRawPointer(shared.base + py * w * 4))
                 }
             }
             return IsoResult(image: Image8(width: w, height: h, pixels: Array(out)), kernelSeconds: 0, wallSeconds: Clock.now() - start)
