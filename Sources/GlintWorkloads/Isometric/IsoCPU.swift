@@ -243,33 +243,48 @@ extension Isometric {
         let fx = sx - glint_float8_of(ix), fy = sy - glint_float8_of(iy)
         let index = iy &* p.src_width &+ ix
         let raw = UnsafeRawPointer(src), stride = Int(p.src_width) * 4
-        var t00 = SIMD8<UInt32>(), t10 = SIMD8<UInt32>(), t01 = SIMD8<UInt32>(), t11 = SIMD8<UInt32>()
+        // Each lane's texels (x0, y0) and (x0 + 1, y0) in one 8-byte load, and the two below.
+        var upper = SIMD8<UInt64>(), lower = SIMD8<UInt64>()
         for l in 0..<8 {
             let o = Int(index[l]) * 4
-            t00[l] = raw.loadUnaligned(fromByteOffset: o, as: UInt32.self)
-            t10[l] = raw.loadUnaligned(fromByteOffset: o + 4, as: UInt32.self)
-            t01[l] = raw.loadUnaligned(fromByteOffset: o + stride, as: UInt32.self)
-            t11[l] = raw.loadUnaligned(fromByteOffset: o + stride + 4, as: UInt32.self)
+            upper[l] = raw.loadUnaligned(fromByteOffset: o, as: UInt64.self)
+            lower[l] = raw.loadUnaligned(fromByteOffset: o + stride, as: UInt64.self)
         }
-        let gx = 1 - fx, gy = 1 - fy
-        /// Channel `shift / 8` of the four texels, interpolated.
-        @inline(__always) func channel(_ shift: UInt32) -> Lanes {
-            @inline(__always) func unit(_ t: SIMD8<UInt32>) -> Lanes {
-                glint_float8_of(SIMD8<Int32>(truncatingIfNeeded: (t &>> shift) & 0xff)) / 255
-            }
-            let top = unit(t00) * gx + unit(t10) * fx
-            let bottom = unit(t01) * gx + unit(t11) * fx
+        let u = unsafeBitCast(upper, to: SIMD16<UInt32>.self), v = unsafeBitCast(lower, to: SIMD16<UInt32>.self)
+        let t = Texels(t00: u.evenHalf, t10: u.oddHalf, t01: v.evenHalf, t11: v.oddHalf, fx: fx, gx: 1 - fx, fy: fy, gy: 1 - fy)
+        let r = t.channel(0), g = t.channel(8), b = t.channel(16), alpha = t.channel(24)
+        // store: rgb = (c.xyz * alpha) / alpha where alpha > 0, 0 elsewhere, and alpha / 1 = alpha.
+        // Where every alpha is 1, (c * 1) / 1 is c.
+        let packed: SIMD8<UInt32>
+        if allLanes(alpha .== 1) {
+            packed = to8Bit8(r) | to8Bit8(g) &<< 8 | to8Bit8(b) &<< 16 | to8Bit8(alpha) &<< 24
+        } else {
+            let zero = Lanes(repeating: 0), positive = alpha .> 0
+            packed = to8Bit8(zero.replacing(with: (r * alpha) / alpha, where: positive))
+                | to8Bit8(zero.replacing(with: (g * alpha) / alpha, where: positive)) &<< 8
+                | to8Bit8(zero.replacing(with: (b * alpha) / alpha, where: positive)) &<< 16
+                | to8Bit8(alpha) &<< 24
+        }
+        out.storeBytes(of: packed, as: SIMD8<UInt32>.self)
+    }
+
+    /// The four texels around eight sample points (RGBA8, one lane each) and the weights.
+    struct Texels {
+        let t00, t10, t01, t11: SIMD8<UInt32>
+        let fx, gx, fy, gy: Lanes
+
+        /// One channel (the byte at bit `shift`) interpolated as `bilinear` does, from texels in [0, 1].
+        @inline(__always)
+        func channel(_ shift: UInt32) -> Lanes {
+            let top = Texels.unit(t00, shift) * gx + Texels.unit(t10, shift) * fx
+            let bottom = Texels.unit(t01, shift) * gx + Texels.unit(t11, shift) * fx
             return top * gy + bottom * fy
         }
-        let alpha = channel(24)
-        let positive = alpha .> 0
-        /// `Color.to8Bit` of store's colour channel: (c * alpha) / alpha, 0 where alpha is 0.
-        @inline(__always) func level(_ v: Lanes) -> SIMD8<UInt32> {
-            let c = Lanes(repeating: 0).replacing(with: (v * alpha) / alpha, where: positive)
-            return to8Bit8(c)
+
+        @inline(__always)
+        static func unit(_ t: SIMD8<UInt32>, _ shift: UInt32) -> Lanes {
+            glint_float8_of(unsafeBitCast((t &>> shift) & 0xff, to: SIMD8<Int32>.self)) / 255
         }
-        let packed = level(channel(0)) | level(channel(8)) &<< 8 | level(channel(16)) &<< 16 | to8Bit8(alpha / 1) &<< 24
-        out.storeBytes(of: packed, as: SIMD8<UInt32>.self)
     }
 
     /// `Color.to8Bit` lane by lane: floor(clamp01(v) * 255 + 0.5), where the floor of a value
