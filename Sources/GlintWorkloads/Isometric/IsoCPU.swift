@@ -106,7 +106,7 @@ public enum Isometric {
     }
 
     /// What a canvas pixel needs (the kernel's ISO_EDGE ... ISO_CLEAR).
-    public enum PixelKind: Equatable, Sendable {
+    public enum PixelKind: Hashable, Sendable {
         /// An edge, a rounded corner or the depth limit may cross it: ss x ss samples.
         case edge
         /// Wholly inside the top face: one sample at the centre.
@@ -197,7 +197,8 @@ extension Isometric {
     /// Pixels x0 ..< x1 of canvas row py into `row` (the row's out_width RGBA8 pixels, zeroed
     /// beforehand: clear pixels are left as they are). Runs of eight pixels that are all on the
     /// top face take their samples eight at a time (`topFace8`), runs that are all clear are
-    /// skipped, the others go pixel by pixel; every pixel equals `pixel(src, p, px, py)`.
+    /// skipped, the others go pixel by pixel; every pixel equals `pixel(src, p, px, py)`. The
+    /// kernel's work-items take the same runs of eight (its float8 lanes).
     static func renderSpan(_ src: UnsafePointer<UInt8>, _ p: GlintIsoParams, _ py: Int32, _ x0: Int, _ x1: Int,
                            _ row: UnsafeMutableRawPointer) {
         let fw = Float(p.src_width), fh = Float(p.src_height), r = p.radius, d = p.depth_src, m = margin

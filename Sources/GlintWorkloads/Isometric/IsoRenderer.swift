@@ -10,16 +10,15 @@ public struct IsoResult: Sendable {
 }
 
 public enum IsoRenderer {
-    /// Work-groups of 16 x 8 pixels. On CPUs PoCL vectorises across each group's 16 columns and
-    /// runs the groups in order along the rows; a group row of 8 canvas rows keeps its source
-    /// texels in cache for the next one, where a group row of 1 did not (a canvas row runs
-    /// diagonally through the source). The global size is rounded up to whole groups (the
-    /// kernel skips the pixels beyond).
+    /// Work-groups of 16 x 8 work-items, each eight pixels of a row: 128 x 8 pixels, whose
+    /// source texels stay in cache (a canvas row runs diagonally through the source). The
+    /// global size is rounded up to whole groups (the kernel skips the pixels beyond).
     static func workGroup(_ cc: ComputeContext) -> [Int] { [16, 8] }
 
+    /// A work-item per eight pixels of a row (the kernel's float8 lanes).
     static func launchSize(_ w: Int, _ h: Int, _ cc: ComputeContext) -> [Int] {
-        let g = workGroup(cc)
-        return [(w + g[0] - 1) / g[0] * g[0], (h + g[1] - 1) / g[1] * g[1]]
+        let g = workGroup(cc), items = (w + 7) / 8
+        return [(items + g[0] - 1) / g[0] * g[0], (h + g[1] - 1) / g[1] * g[1]]
     }
 
     /// Runs the kernel on a source already on the device (the job gives its size); the canvas
