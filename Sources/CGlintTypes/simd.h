@@ -13,6 +13,9 @@ static inline glint_float8 glint_sqrt8(glint_float8 v) { return __builtin_elemen
 /* Each lane converted to an integer, rounded toward zero (vcvttps2dq); lanes in int range. */
 static inline glint_int8 glint_trunc8(glint_float8 v) { return __builtin_convertvector(v, glint_int8); }
 
+/* Each lane converted to float (vcvtdq2ps); exact for lanes of magnitude up to 2^24. */
+static inline glint_float8 glint_float8_of(glint_int8 v) { return __builtin_convertvector(v, glint_float8); }
+
 /* Bit l set where lane l of a comparison mask (all ones or zero) is set: one vmovmskps where the
    build targets AVX (the Swift targets are built for Haswell on x86-64), a loop elsewhere. */
 #if defined(__AVX__)
