@@ -4,9 +4,11 @@ import GlintCore
 /// order, so the 8-bit exact path is identical (integers) and the float paths agree to the bit
 /// wherever the compilers keep the order (no contraction on either side).
 ///
-/// Exact: a horizontal pass into a ring of 2r+1 rows, then a vertical pass; each band of rows is
-/// one task. 8-bit follows OpenCV's fixed-point scheme: horizontal sums in 1/256 (integers below
-/// 2^16), vertical sums in 1/65536 (integers below 2^24, so exact in float), rounded half up.
+/// Exact: each band of rows is one task. 8-bit follows OpenCV's fixed-point scheme, whose result
+/// is a whole number computed without rounding until the end: (sum of kx*ky*p + 2^15) >> 16 with
+/// taps in 1/256. Any order of the two passes gives it, so the Swift path runs the vertical pass
+/// first, on the bytes, in 16-bit lanes (ExactU8). Float: a horizontal pass into a ring of 2r+1
+/// rows, then a vertical pass, as the kernel does.
 /// Recursive: four running-sum box filters per direction, streamed through small ring buffers:
 /// columns four pixels wide top to bottom, then four rows at a time left to right.
 public final class CPUBlur: @unchecked Sendable {
@@ -79,87 +81,46 @@ struct SharedRaw: @unchecked Sendable {
 /// The exact method over one band of rows.
 enum ExactBand {
     static func run(plan: BlurPlan, src: UnsafeRawPointer, dst: UnsafeRawPointer, y0: Int, y1: Int) {
+        if plan.format == .u8 {
+            ExactU8.run(plan: plan, src: src, dst: UnsafeMutableRawPointer(mutating: dst), y0: y0, y1: y1)
+            return
+        }
         let w = plan.width, r = plan.radius, n = 2 * r + 1
         let rowLen = w * 4
-        // Rows are processed in chunks of 64 values; buffers are padded so the last chunk may overrun.
+        // Rows are processed in chunks of 16 values; buffers are padded so the last chunk may overrun.
         let stride = (rowLen + 63) & ~63
         let padLen = stride + 8 * r + 32
-        let u8 = plan.format == .u8
-        // The ring holds the horizontal results: for 8-bit OpenCV's 1/256 units as UInt32 (below
-        // 2^16; the vertical sums stay below 2^24), for float images floats.
-        let ringBytes = 4
-        let ring = UnsafeMutableRawPointer.allocate(byteCount: n * stride * ringBytes, alignment: 64)
+        let ring = UnsafeMutableRawPointer.allocate(byteCount: n * stride * 4, alignment: 64)
         defer { ring.deallocate() }
-        let pad16 = UnsafeMutablePointer<UInt16>.allocate(capacity: u8 ? padLen : 1)
-        let padF = UnsafeMutablePointer<Float>.allocate(capacity: u8 ? 1 : padLen)
-        defer { pad16.deallocate(); padF.deallocate() }
-        if u8 { pad16.initialize(repeating: 0, count: padLen) } else { padF.initialize(repeating: 0, count: padLen) }
-        let taps = plan.floatTaps, fixed = plan.fixedTaps
+        let padF = UnsafeMutablePointer<Float>.allocate(capacity: padLen)
+        defer { padF.deallocate() }
+        padF.initialize(repeating: 0, count: padLen)
+        let taps = plan.floatTaps
         let outBytes = UnsafeMutableRawPointer(mutating: dst)
 
         /// Horizontal pass of extended row `e` (source row e - r, border-mapped) into ring slot `slot`.
         func horizontal(_ e: Int, _ slot: Int) {
-            let out = ring + slot * stride * ringBytes
+            let out = ring + slot * stride * 4
             let sy = Int(plan.rowMap[e])
             if sy < 0 {
-                out.initializeMemory(as: UInt8.self, repeating: 0, count: stride * ringBytes)
+                out.initializeMemory(as: UInt8.self, repeating: 0, count: stride * 4)
                 return
             }
-            if u8 {
-                let row = src.assumingMemoryBound(to: UInt8.self) + sy * rowLen
-                // Extended row: r pixels either side, border-mapped; the inside widened 16 bytes at a time.
-                for e in 0 ..< r {
-                    for side in [e, w + r + e] {
-                        let sx = Int(plan.colMap[side])
-                        for c in 0..<4 { pad16[side * 4 + c] = sx < 0 ? 0 : UInt16(row[sx * 4 + c]) }
+            let row = src.assumingMemoryBound(to: Float.self) + sy * rowLen
+            for e in 0 ..< w + 2 * r {
+                let sx = e < r || e >= w + r ? Int(plan.colMap[e]) : e - r
+                for c in 0..<4 { padF[e * 4 + c] = sx < 0 ? 0 : row[sx * 4 + c] }
+            }
+            taps.withUnsafeBufferPointer { k in
+                var i = 0
+                while i < stride {
+                    let p = UnsafeRawPointer(padF + i)
+                    var acc = SIMD16(repeating: k[r]) * load16(p + 16 * r)
+                    for j in 0..<r {
+                        acc = acc + SIMD16(repeating: k[j]) * (load16(p + 16 * j) + load16(p + 16 * (2 * r - j)))
                     }
-                }
-                widenRow(row, into: pad16 + 4 * r, count: rowLen)
-                fixed.withUnsafeBufferPointer { taps in
-                    let k = taps.baseAddress!
-                    let kc = SIMD16<UInt16>(repeating: k[r])
-                    var i = 0
-                    // Two chunks of 16 at a time: two independent multiply-add chains (one chain
-                    // waited on each multiply's latency).
-                    while i < stride {
-                        let p = UnsafeRawPointer(pad16 + i), q = p + 32
-                        var acc = kc &* p.loadUnaligned(fromByteOffset: 8 * r, as: SIMD16<UInt16>.self)
-                        var acc2 = kc &* q.loadUnaligned(fromByteOffset: 8 * r, as: SIMD16<UInt16>.self)
-                        for j in 0..<r {
-                            let kj = SIMD16<UInt16>(repeating: k[j])
-                            let a = p.loadUnaligned(fromByteOffset: 8 * j, as: SIMD16<UInt16>.self)
-                            let b = p.loadUnaligned(fromByteOffset: 8 * (2 * r - j), as: SIMD16<UInt16>.self)
-                            let a2 = q.loadUnaligned(fromByteOffset: 8 * j, as: SIMD16<UInt16>.self)
-                            let b2 = q.loadUnaligned(fromByteOffset: 8 * (2 * r - j), as: SIMD16<UInt16>.self)
-                            acc = acc &+ kj &* (a &+ b)
-                            acc2 = acc2 &+ kj &* (a2 &+ b2)
-                        }
-                        // Widened by splitting even and odd lanes (no shuffle): the 32 values are
-                        // stored as their 16 even lanes, then their 16 odd lanes.
-                        let x = unsafeBitCast(acc, to: SIMD8<UInt32>.self), x2 = unsafeBitCast(acc2, to: SIMD8<UInt32>.self)
-                        let low = SIMD8<UInt32>(repeating: 0xFFFF)
-                        out.storeBytes(of: SIMD16(lowHalf: x & low, highHalf: x2 & low), toByteOffset: 4 * i, as: SIMD16<UInt32>.self)
-                        out.storeBytes(of: SIMD16(lowHalf: x &>> 16, highHalf: x2 &>> 16), toByteOffset: 4 * (i + 16), as: SIMD16<UInt32>.self)
-                        i += 32
-                    }
-                }
-            } else {
-                let row = src.assumingMemoryBound(to: Float.self) + sy * rowLen
-                for e in 0 ..< w + 2 * r {
-                    let sx = e < r || e >= w + r ? Int(plan.colMap[e]) : e - r
-                    for c in 0..<4 { padF[e * 4 + c] = sx < 0 ? 0 : row[sx * 4 + c] }
-                }
-                taps.withUnsafeBufferPointer { k in
-                    var i = 0
-                    while i < stride {
-                        let p = UnsafeRawPointer(padF + i)
-                        var acc = SIMD16(repeating: k[r]) * load16(p + 16 * r)
-                        for j in 0..<r {
-                            acc = acc + SIMD16(repeating: k[j]) * (load16(p + 16 * j) + load16(p + 16 * (2 * r - j)))
-                        }
-                        store16(acc, out + 4 * i)
-                        i += 16
-                    }
+                    store16(acc, out + 4 * i)
+                    i += 16
                 }
             }
         }
@@ -168,47 +129,10 @@ enum ExactBand {
         for e in y0 ..< y0 + 2 * r { horizontal(e, e % n) }
         let rows = UnsafeMutablePointer<UnsafeRawPointer>.allocate(capacity: n)
         defer { rows.deallocate() }
-        // 8-bit: one output row's results, two bytes a lane, before they are narrowed in one go.
-        let sums = UnsafeMutableRawPointer.allocate(byteCount: u8 ? stride * 2 : 4, alignment: 64)
-        defer { sums.deallocate() }
-        // 8-bit: the taps, each broadcast to a vector once.
-        let kv32 = UnsafeMutablePointer<SIMD16<UInt32>>.allocate(capacity: r + 1)
-        defer { kv32.deallocate() }
-        for j in 0...r { kv32[j] = SIMD16(repeating: UInt32(u8 ? fixed[j] : 0)) }
         for y in y0..<y1 {
             horizontal(y + 2 * r, (y + 2 * r) % n)
-            for j in 0..<n { rows[j] = UnsafeRawPointer(ring + ((y + j) % n) * stride * ringBytes) }
+            for j in 0..<n { rows[j] = UnsafeRawPointer(ring + ((y + j) % n) * stride * 4) }
             var i = 0
-            if u8 {
-                // OpenCV's column filter in integers: taps in 1/256, sums below 2^24, then
-                // (sum + 2^15) >> 16, which is at most 255. The kernel computes the same whole
-                // numbers in float (exact below 2^24), so both give the same bytes. 64 values per
-                // step (four accumulators): the row pointers and the taps are read once per step.
-                let k = kv32
-                while i < stride {
-                    let c = UnsafeRawPointer(rows[r]) + 4 * i
-                    var a0 = k[r] &* c.load(as: SIMD16<UInt32>.self)
-                    var a1 = k[r] &* c.load(fromByteOffset: 64, as: SIMD16<UInt32>.self)
-                    var a2 = k[r] &* c.load(fromByteOffset: 128, as: SIMD16<UInt32>.self)
-                    var a3 = k[r] &* c.load(fromByteOffset: 192, as: SIMD16<UInt32>.self)
-                    for j in 0..<r {
-                        let p = rows[j] + 4 * i, q = rows[2 * r - j] + 4 * i
-                        let kj = k[j]
-                        a0 = a0 &+ kj &* (p.load(as: SIMD16<UInt32>.self) &+ q.load(as: SIMD16<UInt32>.self))
-                        a1 = a1 &+ kj &* (p.load(fromByteOffset: 64, as: SIMD16<UInt32>.self) &+ q.load(fromByteOffset: 64, as: SIMD16<UInt32>.self))
-                        a2 = a2 &+ kj &* (p.load(fromByteOffset: 128, as: SIMD16<UInt32>.self) &+ q.load(fromByteOffset: 128, as: SIMD16<UInt32>.self))
-                        a3 = a3 &+ kj &* (p.load(fromByteOffset: 192, as: SIMD16<UInt32>.self) &+ q.load(fromByteOffset: 192, as: SIMD16<UInt32>.self))
-                    }
-                    // Even and odd values back together: each lane holds two output bytes.
-                    let half = SIMD16<UInt32>(repeating: 1 << 15)
-                    let o = sums + 2 * i
-                    o.storeBytes(of: ((a0 &+ half) &>> 16) | (((a1 &+ half) &>> 8) & SIMD16(repeating: 0xFF00)), as: SIMD16<UInt32>.self)
-                    o.storeBytes(of: ((a2 &+ half) &>> 16) | (((a3 &+ half) &>> 8) & SIMD16(repeating: 0xFF00)), toByteOffset: 64, as: SIMD16<UInt32>.self)
-                    i += 64
-                }
-                narrowRow(sums.assumingMemoryBound(to: UInt32.self), into: outBytes + y * rowLen, count: rowLen / 2)
-                continue
-            }
             while i < rowLen {
                 let count = min(16, rowLen - i)
                 let acc = taps.withUnsafeBufferPointer { k in
@@ -226,7 +150,132 @@ enum ExactBand {
             }
         }
     }
+}
 
+/// The exact method on 8-bit images, vertical pass first, everything in 16-bit lanes (vpmullw;
+/// 32-bit multiplies cost two to four times as much on the AVX2 machines this targets).
+///
+/// Vertical: V = sum of ky*p over the column (taps in 1/256, so V <= 255*256 < 2^16). V splits
+/// into its high and low bytes, V = 256*hi + lo, and the horizontal pass sums each half apart:
+/// A = sum of kx*hi, B = sum of kx*lo, both <= 255*256 again. The whole sum is S = 256*A + B
+/// and the result (S + 2^15) >> 16 equals (A + 128 + (B >> 8)) >> 8, which stays below 2^16
+/// because S <= 255*65536. Every step is exact, so the bytes are those of the kernel (rows,
+/// then columns, in 32-bit sums). No pair sum overflows: an outer tap is at most 128, since the
+/// two of a pair and the centre make at most 256.
+///
+/// Bytes are widened without shuffles: 32 bytes loaded as 16 UInt16 lanes give the even values
+/// (lane & 0xFF) and the odd ones (lane >> 8). The halves are kept that way, even values and odd
+/// values in separate arrays (a pixel's RGBA is two entries of each), so the horizontal pass
+/// filters plain arrays (a pixel is 2 entries) and its results pack back into bytes as
+/// even | odd << 8.
+enum ExactU8 {
+    static func run(plan: BlurPlan, src: UnsafeRawPointer, dst: UnsafeMutableRawPointer, y0: Int, y1: Int) {
+        let w = plan.width, r = plan.radius
+        let rowLen = w * 4
+        // Each half of V per parity: r pixels of border either side (2r entries), and room for the
+        // last step of 16 entries to run past the row.
+        let padLen = 2 * (w + 2 * r) + 32
+        let halves = UnsafeMutablePointer<UInt16>.allocate(capacity: 4 * padLen)
+        let hiE = halves, hiO = halves + padLen, loE = halves + 2 * padLen, loO = halves + 3 * padLen
+        let tail = UnsafeMutablePointer<UInt8>.allocate(capacity: 32)
+        let zeros = UnsafeMutablePointer<UInt8>.allocate(capacity: rowLen)
+        let rows = UnsafeMutablePointer<UnsafePointer<UInt8>>.allocate(capacity: 2 * r + 1)
+        let taps = UnsafeMutablePointer<UInt16>.allocate(capacity: r + 1)
+        defer { halves.deallocate(); tail.deallocate(); zeros.deallocate(); rows.deallocate(); taps.deallocate() }
+        halves.initialize(repeating: 0, count: 4 * padLen)
+        zeros.initialize(repeating: 0, count: rowLen)
+        for j in 0...r { taps[j] = plan.fixedTaps[j] }
+        let image = src.assumingMemoryBound(to: UInt8.self)
+        let out = dst.assumingMemoryBound(to: UInt8.self)
+        for y in y0..<y1 {
+            for j in 0 ... 2 * r {
+                let sy = Int(plan.rowMap[y + j])
+                rows[j] = sy < 0 ? UnsafePointer(zeros) : image + sy * rowLen
+            }
+            vertical(rows: rows, taps: taps, r: r, count: rowLen,
+                     hiE: hiE + 2 * r, hiO: hiO + 2 * r, loE: loE + 2 * r, loO: loO + 2 * r)
+            // The r border pixels either side, from the row's own columns (or zeros).
+            for e in 0 ..< r {
+                for side in [e, w + r + e] {
+                    let sx = Int(plan.colMap[side])
+                    for half in [hiE, hiO, loE, loO] {
+                        for c in 0..<2 { half[2 * side + c] = sx < 0 ? 0 : half[2 * (sx + r) + c] }
+                    }
+                }
+            }
+            horizontal(hiE: hiE, hiO: hiO, loE: loE, loO: loO, taps: taps, r: r, count: rowLen,
+                       into: out + y * rowLen, tail: tail)
+        }
+    }
+
+    /// V for `count` values of the output row from its 2r+1 source rows, 32 values a step,
+    /// split into the four halves (entry k of a half is value 2k or 2k+1).
+    @inline(never) static func vertical(rows: UnsafePointer<UnsafePointer<UInt8>>, taps k: UnsafePointer<UInt16>, r: Int,
+                                        count: Int, hiE: UnsafeMutablePointer<UInt16>, hiO: UnsafeMutablePointer<UInt16>,
+                                        loE: UnsafeMutablePointer<UInt16>, loO: UnsafeMutablePointer<UInt16>) {
+        typealias V = SIMD16<UInt16>
+        let kc = V(repeating: k[r])
+        let low = V(repeating: 0xFF)
+        @inline(__always) func load(_ p: UnsafePointer<UInt8>, _ i: Int) -> V { UnsafeRawPointer(p + i).loadUnaligned(as: V.self) }
+        var i = 0
+        while i + 32 <= count {
+            let c = load(rows[r], i)
+            var even = kc &* (c & low), odd = kc &* (c &>> 8)
+            for j in 0..<r {
+                let kj = V(repeating: k[j])
+                let a = load(rows[j], i), b = load(rows[2 * r - j], i)
+                even = even &+ kj &* ((a & low) &+ (b & low))
+                odd = odd &+ kj &* ((a &>> 8) &+ (b &>> 8))
+            }
+            let e = i / 2
+            UnsafeMutableRawPointer(hiE + e).storeBytes(of: even &>> 8, as: V.self)
+            UnsafeMutableRawPointer(loE + e).storeBytes(of: even & low, as: V.self)
+            UnsafeMutableRawPointer(hiO + e).storeBytes(of: odd &>> 8, as: V.self)
+            UnsafeMutableRawPointer(loO + e).storeBytes(of: odd & low, as: V.self)
+            i += 32
+        }
+        while i < count {
+            var v = k[r] &* UInt16(rows[r][i])
+            for j in 0..<r { v = v &+ k[j] &* (UInt16(rows[j][i]) &+ UInt16(rows[2 * r - j][i])) }
+            if i % 2 == 0 { hiE[i / 2] = v >> 8; loE[i / 2] = v & 0xFF } else { hiO[i / 2] = v >> 8; loO[i / 2] = v & 0xFF }
+            i += 1
+        }
+    }
+
+    /// The horizontal sums of the halves (which hold the row from 2r entries before it) and the
+    /// rounded bytes, 32 values a step; a last step short of 32 goes through `tail`.
+    @inline(never) static func horizontal(hiE: UnsafePointer<UInt16>, hiO: UnsafePointer<UInt16>,
+                                          loE: UnsafePointer<UInt16>, loO: UnsafePointer<UInt16>,
+                                          taps k: UnsafePointer<UInt16>, r: Int, count: Int,
+                                          into out: UnsafeMutablePointer<UInt8>, tail: UnsafeMutablePointer<UInt8>) {
+        typealias V = SIMD16<UInt16>
+        let kc = V(repeating: k[r])
+        let bias = V(repeating: 128)
+        /// The filtered half at entries e ..< e+16 (a pixel is 2 entries).
+        @inline(__always) func filter(_ half: UnsafePointer<UInt16>, _ e: Int) -> V {
+            let p = UnsafeRawPointer(half + e)
+            var acc = kc &* p.loadUnaligned(fromByteOffset: 4 * r, as: V.self)
+            for j in 0..<r {
+                acc = acc &+ V(repeating: k[j]) &* (p.loadUnaligned(fromByteOffset: 4 * j, as: V.self)
+                                                    &+ p.loadUnaligned(fromByteOffset: 4 * (2 * r - j), as: V.self))
+            }
+            return acc
+        }
+        var i = 0
+        while i < count {
+            let e = i / 2
+            let even = (filter(hiE, e) &+ bias &+ (filter(loE, e) &>> 8)) &>> 8
+            let odd = (filter(hiO, e) &+ bias &+ (filter(loO, e) &>> 8)) &>> 8
+            let bytes = even | (odd &<< 8)
+            if i + 32 <= count {
+                UnsafeMutableRawPointer(out + i).storeBytes(of: bytes, as: V.self)
+            } else {
+                UnsafeMutableRawPointer(tail).storeBytes(of: bytes, as: V.self)
+                (out + i).update(from: tail, count: count - i)
+            }
+            i += 32
+        }
+    }
 }
 
 /// One box filter of a cascade: a running sum over the last `width` inputs, kept in a ring whose
