@@ -105,9 +105,11 @@ public enum FractalWorkload: Workload {
         return BenchCase(
             workload: name, name: s.name, width: width, height: height, parameters: parameters,
             unit: .gigaIterations, autoKind: frozen.autoKind,
-            // The image and the escape counts; at depth also the reference orbit (16 bytes an
-            // iteration) and the BLA table (under 30 bytes an iteration, BLATableTests).
-            imageBytes: width * height * 8 + (s.precision == .perturbation ? s.iterations * 46 : 0),
+            // The image and the escape counts, the samples' counts and magnitudes (a strip of at
+            // most FractalRenderer.stripSamples on OpenCL), and at depth the reference orbit (16
+            // bytes an iteration) and the BLA table (under 30 bytes an iteration, BLATableTests).
+            imageBytes: width * height * 8 + min(width * height * s.supersampling * s.supersampling, FractalRenderer.stripSamples) * 8
+                + (s.precision == .perturbation ? s.iterations * 46 : 0),
             tolerance: "escape counts identical; colours within 1 level",
             unsupported: { backend in
                 if s.precision != .float, case .opencl(let cc) = backend, !cc.supportsFP64 {
