@@ -79,6 +79,18 @@ public final class MistRenderer: @unchecked Sendable {
         }
     }
 
+    /// Starts the sequence again from frame 0 (drops, fog and camera as new), keeping the
+    /// buffers and programs: a benchmark times the same sequence run after run this way.
+    public func rewind() throws {
+        simulation = MistSimulation(job: job, width: width, height: height)
+        nextFrame = 0
+        hasCamera = false
+        switch engine {
+        case .cpu(let s): s.weight.update(repeating: 0, count: width * height)
+        case .opencl(let s): try s.weight.write([Float](repeating: 0, count: width * height), queue: s.cc.queue)
+        }
+    }
+
     /// Renders the next frame. `camera` is the sharp image for this frame, or nil to keep the
     /// previous one (a still camera: its blur is kept too). The first frame needs one.
     public func renderNext(camera: Image8?) async throws -> Image8 {
