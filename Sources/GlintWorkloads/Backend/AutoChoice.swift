@@ -21,18 +21,18 @@ public enum AutoKind: String, CaseIterable, Sendable {
 /// faster of the Swift CPU path and the machine's OpenCL CPU device, as measured.
 public enum AutoChoice {
     /// On a machine whose OpenCL devices are all CPUs, which path runs each kind faster, with
-    /// the measurement that decided it (`glint bench`, medians, the same run: a 2-core AMD EPYC
-    /// with AVX2, PoCL 3.1). A CPU OpenCL device wins only where its kernels vectorise across
-    /// work-items better than the Swift path's SIMD: the plain escape-time loops.
+    /// the measurement that decided it (`glint bench --full`, medians of one run: a 2-core AMD
+    /// EPYC with AVX2 and no AVX-512, PoCL 3.1). A CPU OpenCL device wins only where its kernels
+    /// vectorise across work-items better than the Swift path's SIMD: the plain escape-time loops.
     public static let onCPUDevices: [AutoKind: (openCL: Bool, why: String)] = [
-        .fractal: (true, "PoCL 2.4x faster (float, 1080p: 16.2 against 38.5 ms; double 1.75x)"),
-        .fractalSmooth: (false, "Swift path 1.3x faster (1080p: 80 against 106 ms)"),
-        .fractalDeep: (false, "Swift path 2.1-2.9x faster (1e100 to 1e1000)"),
-        .rtow: (false, "Swift path 1.05x faster (cover, 400x225 and 1200x800)"),
-        .blur: (false, "Swift path 2.7-3.7x faster (8-bit 1080p, sigma 2 to 40)"),
+        .fractal: (true, "PoCL 2.4x faster in float (1080p: 14.2 against 34.3 ms), 1.6x in double, 1.2x supersampled"),
+        .fractalSmooth: (false, "Swift path 1.36x faster (1080p: 73.1 against 99.6 ms)"),
+        .fractalDeep: (false, "Swift path 1.9-2.5x faster (1e100 to 1e1000, 640x480)"),
+        .rtow: (false, "Swift path 1.07-1.09x faster (cover, 400x225 and 1200x800)"),
+        .blur: (false, "Swift path 2.5-4.1x faster (1080p, 8-bit sigma 2 to 40 and float)"),
         .mist: (false, "Swift path 1.9x faster (1080p, sigma 40)"),
-        .iso: (false, "Swift path 1.4x faster (3840x2160 source)"),
-        .pulse: (false, "Swift path 1.6x faster (1080p frame; the read-back dominates)"),
+        .iso: (false, "Swift path 1.15x faster (3840x2160 source)"),
+        .pulse: (false, "Swift path 1.7x faster (1080p frame; PoCL's fill and read-back cost more than the kernel)"),
     ]
 
     /// Whether `auto` runs `kind` on an OpenCL CPU device rather than the Swift path.
