@@ -264,18 +264,22 @@ public enum PNG {
             image.format = format
             if fast { image.flags |= UInt32(PNG_IMAGE_FLAG_FAST) }
             defer { png_image_free(&image) }
-            var buffer: UnsafeMutablePointer<CChar>? = nil
-            var size = 0
-            guard let stream = open_memstream(&buffer, &size) else {
+            // The stream writes its buffer's address and size through these pointers until it is
+            // closed, so they must outlive the call that hands them over.
+            let place = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: 1)
+            let size = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+            place.initialize(to: nil)
+            size.initialize(to: 0)
+            defer { free(place.pointee); place.deallocate(); size.deallocate() }
+            guard let stream = open_memstream(place, size) else {
                 return .failure(GlintError("\(context): no memory for the PNG stream"))
             }
             let ok = png_image_write_to_stdio(&image, stream, 0, raw.baseAddress, 0, nil)
-            let closed = fclose(stream)  // sets buffer and size to the final bytes
-            defer { free(buffer) }
-            guard ok != 0, closed == 0, let buffer, size > 0 else {
+            let closed = fclose(stream)  // sets the buffer and size to the final bytes
+            guard ok != 0, closed == 0, let bytes = place.pointee, size.pointee > 0 else {
                 return .failure(GlintError("\(context): PNG encoding failed\(libpngDetail(image))"))
             }
-            return .success([UInt8](UnsafeRawBufferPointer(start: buffer, count: size)))
+            return .success([UInt8](UnsafeRawBufferPointer(start: bytes, count: size.pointee)))
         }
         return try result.get()
     }

@@ -23,14 +23,15 @@ enum Chain {
         }
         var parsed: [any ChainPass] = []
         for var segment in segments {
-            // The render's own options (output, device, quiet, verbose) may come after a pass.
+            // The render's own options (output, device, PNG compression, quiet, verbose) may come
+            // after a pass.
             var i = 0
             while i < segment.count {
                 let arg = segment[i]
-                if ["-o", "--output", "--device"].contains(arg), i + 1 < segment.count {
+                if ["-o", "--output", "--device", "--png-compression"].contains(arg), i + 1 < segment.count {
                     command += [arg, segment[i + 1]]
                     segment.removeSubrange(i...(i + 1))
-                } else if arg.hasPrefix("--output=") || arg.hasPrefix("--device=") || ["-q", "--quiet", "-v", "--verbose"].contains(arg) {
+                } else if arg.hasPrefix("--output=") || arg.hasPrefix("--device=") || arg.hasPrefix("--png-compression=") || ["-q", "--quiet", "-v", "--verbose"].contains(arg) {
                     command.append(segment.remove(at: i))
                 } else {
                     i += 1

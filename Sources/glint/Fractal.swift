@@ -366,8 +366,9 @@ struct Fractal: PassSource {
     func runAnimation(_ job: FractalJob, frames n: Int) async throws {
         let ramps = try fractalRamps()
         for k in [0, n - 1] { try frameJob(job, ramps: ramps, frame: k, of: n).validate() }
-        // A zoom deepens towards its last frame, whose kind decides `auto`.
-        let backend = try device.backend(for: frameJob(job, ramps: ramps, frame: n - 1, of: n).autoKind)
+        // The deeper end of the ramp decides `auto` (a deep frame anywhere makes it a deep job).
+        let ends = [0, n - 1].map { frameJob(job, ramps: ramps, frame: $0, of: n).autoKind }
+        let backend = try device.backend(for: ends.contains(.fractalDeep) ? .fractalDeep : ends[1])
         let sink = try FrameSink(folder: outputFolder, video: animation.video, width: job.width, height: job.height, fps: animation.fps)
         let bar = ProgressBar("fractal", quiet: out.quiet)
         let start = Clock.now()

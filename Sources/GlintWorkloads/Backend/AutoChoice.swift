@@ -11,9 +11,11 @@ public enum AutoKind: String, CaseIterable, Sendable {
     case fractalDeep = "fractal-deep"
     case rtow, blur, mist, iso, pulse
 
-    /// The kind of every job of a workload other than fractal (whose kind depends on the job).
-    public init(workload: String) {
-        self = AutoKind(rawValue: workload) ?? .fractal
+    /// The kind of every job of a workload other than fractal (whose kind depends on the job);
+    /// nil for a name that is no kind (a new workload needs its own case and measurement).
+    public init?(workload: String) {
+        guard workload != "fractal", let kind = AutoKind(rawValue: workload) else { return nil }
+        self = kind
     }
 }
 

@@ -95,7 +95,10 @@ public struct BenchCase: Sendable {
         self.height = height
         self.parameters = parameters
         self.unit = unit
-        self.autoKind = autoKind ?? AutoKind(workload: workload)
+        guard let kind = autoKind ?? AutoKind(workload: workload) else {
+            preconditionFailure("bench case \(workload)/\(name): give its autoKind (AutoKind has no kind named \(workload))")
+        }
+        self.autoKind = kind
         self.imageBytes = imageBytes ?? width * height * 4
         self.tolerance = tolerance
         self.unsupported = unsupported

@@ -1,3 +1,4 @@
+import CGlintTypes
 import GlintCL
 import GlintCore
 #if canImport(Glibc)
@@ -43,14 +44,9 @@ public enum BenchScope {
         let pending = releases.withLock { r in defer { r.removeAll() }; return r }
         for release in pending { release() }
         OrbitCache.shared.removeAll()
-        _ = glibcMallocTrim(0)
+        _ = glint_trim_heap()
     }
 }
-
-/// glibc's `malloc_trim` (declared in malloc.h, which the Glibc module does not import): hands the
-/// heap's free pages back to the system.
-@_silgen_name("malloc_trim")
-private func glibcMallocTrim(_ pad: Int) -> Int32
 
 /// A case's input, made on first use and released with the case (`BenchScope`).
 final class BenchInput<Value: Sendable>: Sendable {

@@ -130,9 +130,15 @@ public enum BenchRunner {
             defer { BenchScope.endCase() }
             var reference: BenchOutput?
             let auto = (try? Backend.resolve(.auto, for: c.autoKind)) ?? .cpu
-            for (name, backend) in backends {
+            let runs = backends.filter { !onlyAuto || same($0.backend, auto) }
+            // The reference comes first when the Swift path is not among the backends run, so
+            // that its memory is in no backend's measurement.
+            if runs.contains(where: { $0.backend.isOpenCL }) && !runs.contains(where: { !$0.backend.isOpenCL }) {
+                progress?(index + 1, total, "\(c.id): reference on the Swift CPU path")
+                reference = try await c.run(.cpu, true).output
+            }
+            for (name, backend) in runs {
                 let isAuto = same(backend, auto)
-                if onlyAuto && !isAuto { continue }
                 index += 1
                 let device = deviceName(backend)
                 var result = BenchResult(caseInfo: c, backend: name, device: device,
@@ -145,7 +151,10 @@ public enum BenchRunner {
                     continue
                 }
                 progress?(index, total, "\(c.id) on \(name): warm-up")
-                ProcessMemory.resetPeak()
+                // Each backend starts from the case's inputs and state released (the previous
+                // backend's included); where the peak cannot be reset there is no job peak.
+                BenchScope.endCase()
+                var measurable = ProcessMemory.resetPeak()
                 var caseBase = ProcessMemory.residentBytes()
                 // Warm-up: builds the programs (timed apart), and gives the work and the output.
                 let programsBefore = buildStats(backend)
@@ -174,7 +183,7 @@ public enum BenchRunner {
                 let programsAfter = buildStats(backend)
                 if programsAfter.compiled + programsAfter.fromDiskCache > programsBefore.compiled + programsBefore.fromDiskCache {
                     BenchScope.endCase()
-                    ProcessMemory.resetPeak()
+                    measurable = ProcessMemory.resetPeak() && measurable
                     caseBase = ProcessMemory.residentBytes()
                 }
                 // Calibrate on one more run (the warm-up may include first-touch costs).
@@ -191,7 +200,7 @@ public enum BenchRunner {
                 result.wall = BenchStats(walls)
                 if backend.isOpenCL { result.kernel = BenchStats(kernels) }
                 result.peakResidentBytes = ProcessMemory.peakResidentBytes()
-                if let peak = result.peakResidentBytes, let base = backend.isOpenCL ? processBase : swiftBase ?? processBase,
+                if measurable, let peak = result.peakResidentBytes, let base = backend.isOpenCL ? processBase : swiftBase ?? processBase,
                    let caseBase {
                     result.jobPeakBytes = base + (peak > caseBase ? peak - caseBase : 0)
                 }

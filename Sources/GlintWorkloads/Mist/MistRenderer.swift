@@ -85,9 +85,10 @@ public final class MistRenderer: @unchecked Sendable {
         simulation = MistSimulation(job: job, width: width, height: height)
         nextFrame = 0
         hasCamera = false
+        kernelSeconds = 0
         switch engine {
         case .cpu(let s): s.weight.update(repeating: 0, count: width * height)
-        case .opencl(let s): try s.weight.write([Float](repeating: 0, count: width * height), queue: s.cc.queue)
+        case .opencl(let s): try s.weight.zero(queue: s.cc.queue)
         }
     }
 
