@@ -34,6 +34,26 @@ func busyJob(frames: Int = 12, seed: UInt64 = 3) -> MistJob {
         for (f, (a, b)) in zip(cpu, cl).enumerated() { #expect(try maxDifference(a, b) <= 1, "frame \(f)") }
     }
 
+    /// A rewound renderer plays the same sequence again, byte for byte, on both backends: drops,
+    /// fog and camera start afresh (the bench times runs this way).
+    @Test func rewindReplaysTheSequence() async throws {
+        let job = busyJob(frames: 6)
+        let image = TestPicture.make(width: 48, height: 32)
+        for backend in [Backend.cpu, try openCL()] {
+            let r = try MistRenderer(job: job, width: 48, height: 32, backend: backend)
+            var first: [Image8] = []
+            for f in 0..<6 { first.append(try await r.renderNext(camera: f == 0 ? image : nil)) }
+            try r.rewind()
+            #expect(r.kernelSeconds == 0)
+            await #expect(throws: GlintError.self) { try await r.renderNext(camera: nil) }  // needs a camera again
+            try r.rewind()
+            for f in 0..<6 {
+                let again = try await r.renderNext(camera: f == 0 ? image : nil)
+                #expect(again == first[f], "\(backend.label), frame \(f)")
+            }
+        }
+    }
+
     /// A moving camera (a new image each frame) also matches, the blur running every frame.
     @Test func movingCameraMatches() async throws {
         var job = busyJob(frames: 4)

@@ -19,6 +19,10 @@ extension CLITests {
             #expect(decoded[0] == decoded[1] && decoded[1] == decoded[2], "the modes must store the same pixels")
             #expect(try box.bytes("fast.png").count > box.bytes("default.png").count)
             #expect(try box.bytes("auto.png") == box.bytes("default.png"), "auto is default under 4 megapixels")
+            // After a --then pass too (moved to the render's options, as -o and --device are).
+            let chained = try box.run(["fractal", "julia", "--size", "40x30", "--device", "cpu", "--then", "iso",
+                                       "--png-compression", "fast", "-o", "chain.png", "-q"])
+            #expect(chained.status == 0, "\(chained)")
             // Each PNG still records its view.
             #expect(try PNG.text(in: box.bytes("fast.png"), name: "fast").contains { $0.keyword == "glint:view" })
             for command in [args, ["rtow", "--scene", "ch8", "--size", "8x8", "--spp", "1"], ["pulse", "--size", "8x8"]] {
