@@ -163,6 +163,10 @@ let sanitizerSlowdown: Double = {
 /// Whether this test binary, and so the `glint` beside it, is built with ThreadSanitizer.
 let underThreadSanitizer = dlsym(nil, "__tsan_init") != nil
 
+/// Whether the `glint` beside this test bundle is built with any sanitizer: its resident memory
+/// then includes the sanitizer's shadow memory and says nothing about Glint's own.
+let underSanitizer = underThreadSanitizer || dlsym(nil, "__asan_init") != nil
+
 private let sharedPoclCache: String = {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glint-cli-tests-pocl-cache").path
     try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)

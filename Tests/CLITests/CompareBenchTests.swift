@@ -246,12 +246,16 @@ struct BenchTests {
                 let floatOrDouble = id.hasPrefix("fractal/") && !id.contains("smooth") && !id.contains("deep")
                 #expect(picked.first?["backend"]?.stringValue == (floatOrDouble ? "opencl:0" : "cpu"), "\(id)")
             }
-            // Memory: every case's job peak within DESIGN's bound (4x its images' bytes + 100 MB).
+            // Memory: every case's job peak within DESIGN's bound (4x its images' bytes + 100 MB),
+            // measured, and checked where no sanitizer's shadow memory is in the resident size.
             for c in cases {
                 let peak = c["job_peak_bytes"]?.intValue ?? -1, bound = c["memory_bound_bytes"]?.intValue ?? -1
-                #expect(peak > 0 && peak <= bound, "\(c["id"]?.stringValue ?? "") on \(c["backend"]?.stringValue ?? ""): \(peak) > \(bound)")
+                #expect(peak > 0 && bound > 100_000_000, "\(c["id"]?.stringValue ?? ""): job peak and bound reported")
+                if !underSanitizer {
+                    #expect(peak <= bound, "\(c["id"]?.stringValue ?? "") on \(c["backend"]?.stringValue ?? ""): \(peak) > \(bound)")
+                }
             }
-            #expect(r.stdout.contains("memory: every case's job peak within its bound"), "\(r)")
+            if !underSanitizer { #expect(r.stdout.contains("memory: every case's job peak within its bound"), "\(r)") }
             // --device auto: each case once, on auto's pick.
             let auto = try box.run(["bench", "--quick", "--device", "auto", "--case", "mandelbrot-float", "--case", "smooth",
                                     "--seconds", "0.05", "--json", "-"], timeout: 300)
