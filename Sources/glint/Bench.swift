@@ -139,7 +139,7 @@ struct Bench: AsyncParsableCommand {
         let inventory = DeviceInventory.scan()
         let choice = try device.map { try DeviceChoice(parsing: $0) }
         if let choice, choice != .auto {
-            let b = try Backend.resolve(choice, for: .fractal)
+            let b = try Backend.resolve(choice, for: .fractal)  // a named device: the kind decides nothing
             backends = [(b.choiceName(in: inventory), b)]
         } else {
             backends = [("cpu", .cpu)]
