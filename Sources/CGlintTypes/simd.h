@@ -30,4 +30,13 @@ static inline unsigned glint_bits8(glint_int8 m) {
 }
 #endif
 
+typedef int glint_int16 __attribute__((ext_vector_type(16)));
+typedef unsigned char glint_uchar16 __attribute__((ext_vector_type(16)));
+typedef unsigned short glint_ushort16 __attribute__((ext_vector_type(16)));
+
+/* Lanes already in 0...255 (0...65535) narrowed to bytes (16-bit lanes) by vector packs and
+   shuffles; Swift's lane-wise truncation becomes one extract and one insert per lane. */
+static inline glint_uchar16 glint_narrow16_u8(glint_int16 v) { return __builtin_convertvector(v, glint_uchar16); }
+static inline glint_ushort16 glint_narrow16_u16(glint_int16 v) { return __builtin_convertvector(v, glint_ushort16); }
+
 #endif

@@ -1,3 +1,4 @@
+import CGlintTypes
 import GlintCore
 
 /// The Swift CPU twin of Kernels/blur.cl. Both follow the same steps per channel in the same
@@ -455,8 +456,7 @@ enum BoxPasses {
     for y in 0..<rows {
         for half in 0..<2 {
             let bits = unsafeBitCast(v[2 * y + half] + SIMD16(repeating: 12_582_912), to: SIMD16<UInt32>.self) &- SIMD16(repeating: 0x4B40_0000)
-            var r = SIMD16<UInt16>()
-            for i in 0..<16 { r[i] = UInt16(truncatingIfNeeded: bits[i]) }
+            let r = glint_narrow16_u16(unsafeBitCast(bits, to: SIMD16<Int32>.self))
             let live = min(16, lanes - 16 * half)
             if live == 16 { p.storeBytes(of: r, toByteOffset: y * stride + 32 * half, as: SIMD16<UInt16>.self) } else {
                 for l in 0..<max(live, 0) { p.storeBytes(of: r[l], toByteOffset: y * stride + 32 * half + 2 * l, as: UInt16.self) }
@@ -535,7 +535,5 @@ enum BoxPasses {
     k = k & ~(k &>> 31)
     let over = k &- SIMD16(repeating: 255)
     k = k &- (over & ~(over &>> 31))
-    var r = SIMD16<UInt8>()
-    for i in 0..<16 { r[i] = UInt8(truncatingIfNeeded: k[i]) }
-    return r
+    return glint_narrow16_u8(k)
 }

@@ -26,16 +26,18 @@ public final class MistRenderer: @unchecked Sendable {
 
     final class CPUState: @unchecked Sendable {
         let blur: CPUBlur
-        let sharp, blurred, out: UnsafeMutablePointer<UInt8>
+        /// The camera image in use: the caller's pixels, kept (not copied) until the camera moves.
+        var sharp: [UInt8] = []
+        let blurred, out: UnsafeMutablePointer<UInt8>
         let weight: UnsafeMutablePointer<Float>
         init(plan: BlurPlan, pixels: Int) {
             blur = CPUBlur(plan: plan)
-            sharp = .allocate(capacity: pixels * 4); blurred = .allocate(capacity: pixels * 4)
+            blurred = .allocate(capacity: pixels * 4)
             out = .allocate(capacity: pixels * 4)
             weight = .allocate(capacity: pixels)
             weight.initialize(repeating: 0, count: pixels)
         }
-        deinit { sharp.deallocate(); blurred.deallocate(); out.deallocate(); weight.deallocate() }
+        deinit { blurred.deallocate(); out.deallocate(); weight.deallocate() }
     }
 
     final class CLState: @unchecked Sendable {
@@ -128,12 +130,12 @@ public final class MistRenderer: @unchecked Sendable {
     private func renderCPU(_ s: CPUState, camera: Image8?, shapes: [GlintMistShape], tiles: MistTiles,
                            p: GlintMistParams) async -> Image8 {
         let n = width * height * 4
-        if let camera {
-            camera.pixels.withUnsafeBufferPointer { s.sharp.update(from: $0.baseAddress!, count: n) }
-            await s.blur.run(src: UnsafeRawPointer(s.sharp), dst: UnsafeMutableRawPointer(s.blurred))
-        }
+        if let camera { s.sharp = camera.pixels }
+        // The array is neither copied nor changed while its storage is read below (s keeps it).
+        let sharpBase = s.sharp.withUnsafeBufferPointer { UnsafeMutablePointer(mutating: $0.baseAddress!) }
+        if camera != nil { await s.blur.run(src: UnsafeRawPointer(sharpBase), dst: UnsafeMutableRawPointer(s.blurred)) }
         let h = height, band = MistTiles.size
-        let sharp = SharedBuffer(UnsafeMutableBufferPointer(start: s.sharp, count: n))
+        let sharp = SharedBuffer(UnsafeMutableBufferPointer(start: sharpBase, count: n))
         let blurred = SharedBuffer(UnsafeMutableBufferPointer(start: s.blurred, count: n))
         let out = SharedBuffer(UnsafeMutableBufferPointer(start: s.out, count: n))
         let weight = SharedBuffer(UnsafeMutableBufferPointer(start: s.weight, count: width * height))
