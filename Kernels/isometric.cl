@@ -155,9 +155,10 @@ inline void Iso_Store(__global uchar4* out, int i, float3 sum, float alpha, floa
                                   Color_To8Bit(alpha / n)));
 }
 
-/* One canvas pixel: transparent, one sample at its centre, or the ss x ss average. */
-inline void Iso_Pixel(__global uchar4* out, __global const uchar4* src, GlintIsoParams p, int px, int py) {
-    int i = py * p.out_width + px;
+/* One canvas pixel: transparent, one sample at its centre, or the ss x ss average. `out` holds
+   the canvas from row row0 on. */
+inline void Iso_Pixel(__global uchar4* out, __global const uchar4* src, GlintIsoParams p, int px, int py, int row0) {
+    int i = (py - row0) * p.out_width + px;
     float2 centre = Iso_SourcePoint(p, (float)px + 0.5f, (float)py + 0.5f);
     int kind = Iso_Classify(p, centre.x, centre.y);
     if (kind == ISO_CLEAR) { Color_Store8(out, i, (uchar4)(0)); return; }
@@ -210,14 +211,16 @@ inline uint8 Iso_To8Bit8(float8 v) {
    Iso_Load's clamps do nothing and floor is truncation); where all eight are clear it stores
    zeros; otherwise, and at the row's end, it runs Iso_Pixel on each. CPU devices (PoCL) run a
    work-item's float8 operations as AVX vectors, the way the Swift twin's renderSpan does. */
-__kernel void iso_render(__global uchar4* out,          /* canvas, RGBA, straight alpha */
+__kernel void iso_render(__global uchar4* out,          /* canvas rows row0 ..< row1, RGBA, straight alpha */
                          __global const uchar4* src,    /* source, RGBA                 */
-                         GlintIsoParams p)
+                         GlintIsoParams p,
+                         const int row0,                /* the rows rendered: a shard's band, */
+                         const int row1)                /* or 0 and out_height              */
 {
-    int px0 = get_global_id(0) * 8, py = get_global_id(1);
-    if (px0 >= p.out_width || py >= p.out_height) return;
+    int px0 = get_global_id(0) * 8, py = row0 + (int)get_global_id(1);
+    if (px0 >= p.out_width || py >= row1) return;
     if (px0 + 8 > p.out_width) {
-        for (int px = px0; px < p.out_width; px++) Iso_Pixel(out, src, p, px, py);
+        for (int px = px0; px < p.out_width; px++) Iso_Pixel(out, src, p, px, py, row0);
         return;
     }
     float w = (float)p.src_width, h = (float)p.src_height, r = p.radius, d = p.depth_src;
@@ -232,7 +235,7 @@ __kernel void iso_render(__global uchar4* out,          /* canvas, RGBA, straigh
     float8 dy = fmax(fmax(r - y, y - (h - r)), 0.0f);
     float8 d2 = dx * dx + dy * dy;
     int8 top = (x >= m) & (x <= w - m) & (y >= m) & (y <= h - m) & (d2 <= (r - m) * (r - m));
-    __global uint* words = (__global uint*)out + py * p.out_width + px0;
+    __global uint* words = (__global uint*)out + (py - row0) * p.out_width + px0;
     if (all(top)) {
         float8 sx = x - 0.5f, sy = y - 0.5f;
         int8 ix = convert_int8(sx), iy = convert_int8(sy);
@@ -262,5 +265,5 @@ __kernel void iso_render(__global uchar4* out,          /* canvas, RGBA, straigh
     int8 beyond = (x < -m) | (y < -m) | (fmax(x - w, y - h) > d + m) | (e > w + m) | (-e > h + m);
     int8 clear = (d2 > (r + m) * (r + m)) & (d <= 0.0f ? (int8)(-1) : beyond);
     if (all(clear)) { vstore8((uint8)(0u), 0, words); return; }
-    for (int px = px0; px < px0 + 8; px++) Iso_Pixel(out, src, p, px, py);
+    for (int px = px0; px < px0 + 8; px++) Iso_Pixel(out, src, p, px, py, row0);
 }

@@ -287,7 +287,8 @@ inline float3 Rt_Sample(const GlintRTParams* p, __global const GlintRTNode* node
 }
 
 /* Adds samples sample0 .. sample0+samples-1 to the sums of the pixels in rows row0 ... of the
-   launch (global size: width x rows). A sample that is not finite counts as black. */
+   launch (global size: width x rows). The sums hold the image's rows from band0 on (a shard's
+   band; 0 for the whole image). A sample that is not finite counts as black. */
 __kernel void rt_trace(__global float4* accum,                    /* RGB sums per pixel, w unused */
                        __global const GlintRTNode* nodes,
                        __global const GlintRTSphereBlock* blocks,
@@ -295,13 +296,14 @@ __kernel void rt_trace(__global float4* accum,                    /* RGB sums pe
                        __global const GlintRTMaterial* materials,
                        const GlintRTParams p,
                        const int row0,                             /* first image row            */
+                       const int band0,                            /* image row of accum[0]      */
                        const int sample0,                          /* first sample index         */
                        const int samples)                          /* samples per pixel to add   */
 {
     const int x = (int)get_global_id(0);
     const int y = row0 + (int)get_global_id(1);
     if (x >= p.width || y >= p.height) return;
-    const int i = y * p.width + x;
+    const int i = (y - band0) * p.width + x;
     float4 acc = accum[i];
     for (int k = 0; k < samples; k++) {
         const float3 c = Rt_Sample(&p, nodes, blocks, spheres, materials, (uint)x, (uint)y, (uint)(sample0 + k));

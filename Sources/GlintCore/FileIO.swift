@@ -164,5 +164,5 @@ public enum FileIO {
         return String(cString: v)
     }
 
-    static func errnoText() -> String { String(cString: strerror(errno)) }
+    public static func errnoText() -> String { String(cString: strerror(errno)) }
 }

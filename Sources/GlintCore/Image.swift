@@ -77,6 +77,14 @@ public struct PixelImage<Channel: PixelChannel>: Sendable, Equatable {
     }
 }
 
+extension PixelImage {
+    /// Rows `rows` of the image as an image of their own (a shard's band).
+    public func rows(_ rows: Range<Int>) -> PixelImage {
+        precondition(rows.lowerBound >= 0 && rows.upperBound <= height, "rows outside the image")
+        return PixelImage(width: width, height: rows.count, pixels: Array(pixels[rows.lowerBound * width * 4 ..< rows.upperBound * width * 4]))
+    }
+}
+
 extension PixelImage where Channel == UInt8 {
     /// Each byte divided by 255; no transfer curve is undone.
     public func toFloat() -> ImageF {

@@ -105,6 +105,12 @@ public enum PFM {
     }
 
     /// Reads and decodes a PFM file; messages name `path`.
+    /// Width and height from a PFM file's header (its first 64 bytes; no pixels read).
+    public static func size(_ path: String) throws(GlintError) -> (width: Int, height: Int) {
+        let h = try header(FileIO.readHead(path, count: 64), name: path)
+        return (h.width, h.height)
+    }
+
     public static func read(_ path: String) throws(GlintError) -> ImageF {
         // The header (about 100 bytes at most) bounds the read to what it promises, plus a
         // little so that a few stray bytes after the raster get `decode`'s precise message.

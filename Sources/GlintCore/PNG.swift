@@ -89,6 +89,38 @@ public enum PNG {
         return try result.get()
     }
 
+    /// Decodes a PNG to 16-bit linear RGBA samples, as libpng's simplified API reads it: a 16-bit
+    /// PNG that Glint wrote (linear light, gAMA 1.0, opaque) comes back with the samples it was
+    /// given, so `encode16` of the result writes the same image again. Limits as in `decode`.
+    public static func decode16(_ bytes: [UInt8], name: String) throws(GlintError) -> (width: Int, height: Int, rgba16: [UInt16]) {
+        guard bytes.count >= signature.count, bytes[0..<signature.count].elementsEqual(signature) else {
+            throw GlintError("cannot read \(name): not a PNG file")
+        }
+        let result: Result<(Int, Int, [UInt16]), GlintError> = bytes.withUnsafeBytes { raw in
+            var image = newImage()
+            defer { png_image_free(&image) }
+            guard png_image_begin_read_from_memory(&image, raw.baseAddress, raw.count) != 0 else {
+                return .failure(corrupt(name, image))
+            }
+            let width = Int(image.width), height = Int(image.height)
+            do throws(GlintError) {
+                try ImageLimits.checkInput(width: width, height: height)
+                try checkPlausible(bytes, name: name)
+            } catch {
+                return .failure(error.message.hasPrefix("cannot read") ? error : GlintError("cannot read \(name): \(error.message)"))
+            }
+            image.format = Format.linearRGBA
+            var samples = [UInt16](repeating: 0, count: width * height * 4)
+            let ok = samples.withUnsafeMutableBytes {
+                png_image_finish_read(&image, nil, $0.baseAddress, Int32(width * 4), nil)
+            }
+            guard ok != 0 else { return .failure(corrupt(name, image)) }
+            return .success((width, height, samples))
+        }
+        let (w, h, samples) = try result.get()
+        return (w, h, samples)
+    }
+
     /// Reads and decodes a PNG file; messages name `path`.
     public static func read(_ path: String) throws(GlintError) -> Image8 {
         // The signature and IHDR chunk (33 bytes) bound the read: a stream is refused at once

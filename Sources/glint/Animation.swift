@@ -103,6 +103,20 @@ final class FrameSink {
         try encoder?.append(image)
     }
 
+    /// Stages frame k's PNG as it is (a merge copies frames); with a video, decoded for ffmpeg.
+    func copy(_ png: [UInt8], frame k: Int) throws {
+        try SequenceInterrupt.check(folder)
+        let name = frameName(k)
+        try staged.write(name, png)
+        if let encoder { try encoder.append(PNG.decode(png, name: staged.destination(name))) }
+    }
+
+    /// Stages another file (a shard folder's record): written after the frames, it moves into
+    /// place after them.
+    func writeFile(_ name: String, _ bytes: [UInt8]) throws {
+        try staged.write(name, bytes)
+    }
+
     /// Waits for the video, then moves the video and every frame into place.
     func finish() throws {
         do {

@@ -51,6 +51,7 @@ struct Blur: PassCommand {
     var repeatRuns: Int?
 
     @OptionGroup var limits: InputLimitOptions
+    @OptionGroup var sharding: ShardOptions
     @OptionGroup var device: DeviceOptions
     @OptionGroup var out: OutputOptions
     @OptionGroup var png: PNGOptions
@@ -65,7 +66,10 @@ struct Blur: PassCommand {
         if bitDepth == 16 && !isFloat {
             throw ValidationError("--bit-depth 16 needs a .pfm input: an 8-bit PNG blurs in 8-bit arithmetic, so 16 bits would add no precision")
         }
-        if let output {
+        if try sharding.resolved() != nil && repeatRuns != nil {
+            throw ValidationError("--repeat-runs times whole blurs; it does not go with --shard")
+        }
+        if let output = outputFile {
             if bitDepth == 16 {
                 guard hasSuffix(output, ["png"]) else { throw ValidationError("-o \(output): --bit-depth 16 writes a .png output") }
             } else {
@@ -78,6 +82,10 @@ struct Blur: PassCommand {
         }
     }
 
+    var shard: Shard? { try? sharding.resolved() }
+    /// -o, {shard} replaced by the shard's number.
+    var outputFile: String? { output.map { shardPath($0, shard) } }
+
     var job: BlurJob { pass.job }
     var sigma: Double { pass.sigma }
     var border: String { pass.border.rawValue }
@@ -85,20 +93,36 @@ struct Blur: PassCommand {
     func run() async throws {
         try await reportingErrors(verbose: out.verbose) {
             png.apply()
-            guard let output else { throw ValidationError("give the output file with -o (e.g. -o blurred.png)") }
+            guard let output = outputFile else { throw ValidationError("give the output file with -o (e.g. -o blurred.png)") }
+            // With --shard: this shard's band of rows as a tile for glint merge. Every row of a
+            // blur depends on the rows around it (and, by the recursive method's running sums, on
+            // every row above), so a shard blurs the whole picture and keeps its band.
+            let size = isFloat ? try PFM.size(input) : try PNG.size(input)
+            let tile = try shard.map { try StillShard($0, command: "glint blur", width: size.width, height: size.height) }
+            if let tile, sharding.skipExisting, tile.isDone([output]) {
+                if !out.quiet { print(tile.skippedLine(output)) }
+                return
+            }
             let backend = try device.backend(for: .blur)
-            let wall: Double, kernels: Double, method: BlurMethod, size: String
+            let wall: Double, kernels: Double, method: BlurMethod, sizeText: String
             var timing: (wall: Double, kernel: Double)?
             if isFloat {
                 let image = try PFM.read(input)
                 let r = try await BlurRenderer.blur(image, job, on: backend)
-                if bitDepth == 16 {
+                if let tile {
+                    let band = r.image.rows(tile.rows)
+                    if bitDepth == 16 { try FileIO.writeAtomically(output, tile.png16(linear: band, device: backend.label)) } else {
+                        let outputs = OutputSet()
+                        try tile.stage(PFM.encode(band), format: .pfm, to: output, device: backend.label, in: outputs)
+                        try outputs.commit()
+                    }
+                } else if bitDepth == 16 {
                     // PFM data is linear light, which is what a 16-bit PNG holds.
                     try FileIO.writeAtomically(output, PNG.encode16(linear: r.image, alpha: false))
                 } else {
                     try PFM.write(r.image, to: output)
                 }
-                (wall, kernels, method, size) = (r.wallSeconds, r.kernelSeconds, r.method, "\(image.width)x\(image.height)")
+                (wall, kernels, method, sizeText) = (r.wallSeconds, r.kernelSeconds, r.method, "\(image.width)x\(image.height)")
                 if let repeatRuns {
                     let session = try BlurSession(plan: BlurPlan(job: job, format: .f32, width: image.width, height: image.height), backend: backend)
                     timing = try await session.time(image.pixels, runs: repeatRuns)
@@ -107,15 +131,20 @@ struct Blur: PassCommand {
                 let image = try PNG.read(input)
                 let r = try await BlurRenderer.blur(image, job, on: backend)
                 let alpha = stride(from: 3, to: image.pixels.count, by: 4).contains { image.pixels[$0] != 255 }
-                try PNG.write(r.image, to: output, alpha: alpha)
-                (wall, kernels, method, size) = (r.wallSeconds, r.kernelSeconds, r.method, "\(image.width)x\(image.height)")
+                if let tile {
+                    try FileIO.writeAtomically(output, tile.png(r.image.rows(tile.rows), alpha: alpha, device: backend.label))
+                } else {
+                    try PNG.write(r.image, to: output, alpha: alpha)
+                }
+                (wall, kernels, method, sizeText) = (r.wallSeconds, r.kernelSeconds, r.method, "\(image.width)x\(image.height)")
                 if let repeatRuns {
                     let session = try BlurSession(plan: BlurPlan(job: job, format: .u8, width: image.width, height: image.height), backend: backend)
                     timing = try await session.time(image.pixels, runs: repeatRuns)
                 }
             }
             if !out.quiet {
-                var line = "wrote \(output) (\(size), sigma \(Format.short(sigma)), \(method.rawValue), \(border), \(backend.label), \(fmt(wall * 1000, 2)) ms"
+                let part = tile.map { "shard \($0.shard): rows \($0.rows.lowerBound)-\($0.rows.upperBound - 1) of " } ?? ""
+                var line = "wrote \(output) (\(part)\(sizeText), sigma \(Format.short(sigma)), \(method.rawValue), \(border), \(backend.label), \(fmt(wall * 1000, 2)) ms"
                 if backend.isOpenCL { line += ", kernels \(fmt(kernels * 1000, 2)) ms" }
                 print(line + ")")
                 if let timing, let repeatRuns {
@@ -138,6 +167,7 @@ extension Blur {
     func comparisonConflict() -> String? {
         if output != nil { return "blur: compare writes no image; drop -o (use --diff or --json)" }
         if bitDepth != 8 { return "blur: compare writes no image; drop --bit-depth" }
+        if sharding.shard != nil { return "blur: compare runs the whole image; drop --shard" }
         return nil
     }
 

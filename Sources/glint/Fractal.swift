@@ -134,6 +134,7 @@ struct Fractal: PassSource {
     var bitDepth = 8
 
     @OptionGroup var animation: AnimationOptions
+    @OptionGroup var sharding: ShardOptions
     @OptionGroup var limits: InputLimitOptions
     @OptionGroup var device: DeviceOptions
     @OptionGroup var out: OutputOptions
@@ -177,6 +178,10 @@ struct Fractal: PassSource {
         if bitDepth == 16 && !Chain.passes.isEmpty {
             throw ValidationError("--bit-depth 16 does not go with --then: the passes work on 8-bit images")
         }
+        if try sharding.resolved() != nil {
+            if !Chain.passes.isEmpty { throw ValidationError("--shard renders a band of the image; --then passes need all of it (merge, then run the passes on the result)") }
+            if animation.video != nil { throw ValidationError("--video with --shard: each shard writes its frames; encode the video with glint merge --video") }
+        }
         if animation.isAnimation {
             if counts != nil { throw ValidationError("--counts writes one image's counts; it does not go with --frames") }
             try checkFrameFolder(outputFolder, option: "-o")
@@ -185,7 +190,7 @@ struct Fractal: PassSource {
             guard hasSuffix(file, ["png"]) else { throw ValidationError("-o \(file): the output must be a .png file") }
             try checkWritable(file, option: "-o")
         }
-        if let counts {
+        if let counts = countsFile {
             guard hasSuffix(counts, ["pgm"]) else { throw ValidationError("--counts \(counts): must be a .pgm file") }
             try checkWritable(counts, option: "--counts")
         }
@@ -286,8 +291,12 @@ struct Fractal: PassSource {
         return job
     }
 
-    var outputFolder: String { output ?? "\(formula.name)-frames" }
-    var outputFile: String { output ?? "\(formula.name).png" }
+    /// The shard of --shard (nil without it; a bad one was refused while the options were read).
+    var shard: Shard? { try? sharding.resolved() }
+    /// -o, or a default; with --shard, {shard} in it becomes the shard's number.
+    var outputFolder: String { shardPath(output ?? (shard == nil ? "\(formula.name)-frames" : "\(formula.name)-frames-shard-{shard}"), shard) }
+    var outputFile: String { shardPath(output ?? (shard == nil ? "\(formula.name).png" : "\(formula.name)-shard-{shard}.png"), shard) }
+    var countsFile: String? { counts.map { shardPath($0, shard) } }
 
     /// The --ramp values: zoom and centre as exact decimals of any length, c as Doubles; a bad
     /// one is a one-line usage error.
@@ -364,6 +373,11 @@ struct Fractal: PassSource {
     }
 
     func runAnimation(_ job: FractalJob, frames n: Int) async throws {
+        let part = try shard.map { try FrameShard($0, command: "glint fractal", frames: n) }
+        if let part, sharding.skipExisting, part.isDone(outputFolder) {
+            if !out.quiet { print(part.skippedLine(outputFolder)) }
+            return
+        }
         let ramps = try fractalRamps()
         for k in [0, n - 1] { try frameJob(job, ramps: ramps, frame: k, of: n).validate() }
         // The deeper end of the ramp decides `auto` (a deep frame anywhere makes it a deep job).
@@ -374,19 +388,22 @@ struct Fractal: PassSource {
         let start = Clock.now()
         let orbitsBefore = OrbitCache.shared.computed
         var kernels = 0.0
-        for k in 0..<n {
+        let frames = part?.frames ?? 0 ..< n
+        for k in frames {
             let frameJob = frameJob(job, ramps: ramps, frame: k, of: n)
             let result = try await FractalRenderer.render(frameJob, on: backend)
             kernels += result.kernelSeconds
             // Each frame records its view, as a single render does: --location renders it again.
             try sink.write(result.image, frame: k, text: [viewRecord(frameJob).textEntry])
-            bar.update(Double(k + 1) / Double(n))
+            bar.update(Double(k + 1 - frames.lowerBound) / Double(frames.count))
         }
+        if let part { try sink.writeFile(FrameShard.manifestName, part.manifest(device: backend.label, width: job.width, height: job.height, fps: animation.fps)) }
         try sink.finish()
         bar.finish()
         if !out.quiet {
             let wall = Clock.now() - start
-            var line = "wrote \(n) frames to \(outputFolder)/ (\(job.width)x\(job.height), \(job.formula.name), \(backend.label), \(fmt(wall * 1000, 1)) ms, \(fmt(Double(n) / wall, 1)) frames/s"
+            let what = part.map { "shard \($0.shard): frames \(frames.lowerBound)-\(frames.upperBound - 1) of \(n)" } ?? "\(n) frames"
+            var line = "wrote \(what) to \(outputFolder)/ (\(job.width)x\(job.height), \(job.formula.name), \(backend.label), \(fmt(wall * 1000, 1)) ms, \(fmt(Double(frames.count) / wall, 1)) frames/s"
             if backend.isOpenCL { line += ", kernels \(fmt(kernels * 1000, 1)) ms" }
             // Perturbation frames at one centre and precision share one reference orbit.
             let orbits = OrbitCache.shared.computed - orbitsBefore
@@ -441,11 +458,17 @@ struct Fractal: PassSource {
                 return
             }
             try job.validate()
+            let file = outputFile, countsFile = self.countsFile
+            // With --shard: this shard's band of rows, written as tiles for glint merge.
+            let tile = try shard.map { try StillShard($0, command: "glint fractal", width: job.width, height: job.height) }
+            if let tile, sharding.skipExisting, tile.isDone([file] + (countsFile.map { [$0] } ?? [])) {
+                if !out.quiet { print(tile.skippedLine(file)) }
+                return
+            }
             let backend = try device.backend(for: job.autoKind)
-            let file = outputFile
             let bar = ProgressBar("fractal", quiet: out.quiet)
             let result = try await FractalRenderer.render(job, on: backend,
-                                                          outputs: .init(counts: counts != nil, colour: bitDepth == 16),
+                                                          outputs: .init(counts: counts != nil, colour: bitDepth == 16, rows: tile?.rows),
                                                           progress: { bar.update($0) })
             bar.finish()
             // The image and the counts are replaced together or not at all.
@@ -454,18 +477,28 @@ struct Fractal: PassSource {
             let view = [viewRecord(job).textEntry]
             if bitDepth == 16, let colour = result.colour {
                 // The 16-bit PNG holds linear light: the palette's sRGB values decoded.
-                try outputs.stage(file, PNG.encode16(linear: colour.srgbToLinear(), alpha: false, text: view))
+                if let tile {
+                    try outputs.stage(file, tile.png16(linear: colour.srgbToLinear(), text: view, device: backend.label))
+                } else {
+                    try outputs.stage(file, PNG.encode16(linear: colour.srgbToLinear(), alpha: false, text: view))
+                }
+            } else if let tile {
+                try outputs.stage(file, tile.png(result.image, alpha: false, text: view, device: backend.label))
             } else {
                 try outputs.stage(file, PNG.encode(result.image, alpha: false, text: view))
             }
-            if let counts, let values = result.counts {
-                try outputs.stage(counts, PGM.encode16(width: job.width, height: job.height,
-                                                       values: values.map { UInt16(min($0, 65535)) }, maxValue: 65535))
+            if let countsFile, let values = result.counts {
+                let pgm = PGM.encode16(width: job.width, height: result.image.height,
+                                       values: values.map { UInt16(min($0, 65535)) }, maxValue: 65535)
+                if let tile { try tile.stage(pgm, format: .pgm16, to: countsFile, device: backend.label, in: outputs) } else {
+                    try outputs.stage(countsFile, pgm)
+                }
             }
             try outputs.commit()
             if !out.quiet {
                 let how = job.precision == .perturbation ? (job.bla ? ", perturbation" : ", perturbation without BLA") : ""
-                var line = "wrote \(file) (\(job.width)x\(job.height), \(job.formula.name)\(how), \(backend.label), \(fmt(result.wallSeconds * 1000, 1)) ms"
+                let part = tile.map { "shard \($0.shard): rows \($0.rows.lowerBound)-\($0.rows.upperBound - 1) of " } ?? ""
+                var line = "wrote \(file) (\(part)\(job.width)x\(job.height), \(job.formula.name)\(how), \(backend.label), \(fmt(result.wallSeconds * 1000, 1)) ms"
                 if backend.isOpenCL { line += ", kernels \(fmt(result.kernelSeconds * 1000, 1)) ms" }
                 print(line + ")")
             }
@@ -487,6 +520,7 @@ extension Fractal {
 
     func comparisonConflict() -> String? {
         if output != nil || counts != nil { return "fractal: compare writes no render; drop -o/--counts (use --diff or --json)" }
+        if sharding.shard != nil { return "fractal: compare runs the whole image; drop --shard" }
         if animation.isAnimation { return "fractal: compare runs one image; drop --frames" }
         if printLocation { return "fractal: compare renders; drop --print-location" }
         return nil

@@ -77,10 +77,12 @@ struct Glint: AsyncParsableCommand {
               glint fractal mandelbrot --frames 120 --ramp zoom=1:1e4 -o zoom --video zoom.mp4
               glint compare --a cpu --b opencl fractal julia --size 800x600
               glint bench --quick
+              glint fractal mandelbrot --size 7680x4320 --shard auto -o tiles/part-{shard}.png   (one Slurm array task)
+              glint merge tiles -o mandelbrot-8k.png
 
             Exit status: 0 success, 1 failure (or, for compare and bench, a result outside its \
             tolerance), 2 a usage error.
             """,
         version: "\(GlintBuild.version) (\(GlintBuild.commit.prefix(12)))",
-        subcommands: [Devices.self] + Workloads.all.map { $0 as ParsableCommand.Type } + [Compare.self, Bench.self])
+        subcommands: [Devices.self] + Workloads.all.map { $0 as ParsableCommand.Type } + [Merge.self, Compare.self, Bench.self])
 }

@@ -28,17 +28,22 @@ struct Iso: PassCommand {
     @OptionGroup var pass: IsoStage
 
     @OptionGroup var limits: InputLimitOptions
+    @OptionGroup var sharding: ShardOptions
     @OptionGroup var device: DeviceOptions
     @OptionGroup var out: OutputOptions
     @OptionGroup var png: PNGOptions
 
+    var shard: Shard? { try? sharding.resolved() }
+
+    /// -o, or <input>-iso.png (with --shard <input>-iso-shard-{shard}.png); {shard} becomes the shard's number.
     var outputPath: String {
-        if let output { return output }
+        if let output { return shardPath(output, shard) }
         let base = hasSuffix(input, ["png"]) ? String(input.dropLast(4)) : input
-        return base + "-iso.png"
+        return shardPath(base + (shard == nil ? "-iso.png" : "-iso-shard-{shard}.png"), shard)
     }
 
     func validate() throws {
+        _ = try sharding.resolved()
         guard hasSuffix(outputPath, ["png"]) else { throw ValidationError("-o \(outputPath): the output must be a .png file") }
         try checkWritable(outputPath, option: "-o")
         // The corner radius against the input's size, from its header (an unreadable input is
@@ -59,13 +64,25 @@ struct Iso: PassCommand {
         try await reportingErrors(verbose: out.verbose) {
             png.apply()
             let job = try makeJob()
+            let (w, h) = job.canvasSize
+            // With --shard: this shard's band of the canvas's rows, as a tile for glint merge.
+            let tile = try shard.map { try StillShard($0, command: "glint iso", width: w, height: h) }
+            if let tile, sharding.skipExisting, tile.isDone([outputPath]) {
+                if !out.quiet { print(tile.skippedLine(outputPath)) }
+                return
+            }
             let backend = try device.backend(for: .iso)
             let bar = ProgressBar("iso", quiet: out.quiet)
-            let result = try await IsoRenderer.render(job, on: backend, progress: { bar.update($0) })
+            let result = try await IsoRenderer.render(job, on: backend, rows: tile?.rows, progress: { bar.update($0) })
             bar.finish()
-            try PNG.write(result.image, to: outputPath, alpha: true)
+            if let tile {
+                try FileIO.writeAtomically(outputPath, tile.png(result.image, alpha: true, device: backend.label))
+            } else {
+                try PNG.write(result.image, to: outputPath, alpha: true)
+            }
             if !out.quiet {
-                var line = "wrote \(outputPath) (\(result.image.width)x\(result.image.height), \(backend.label), \(fmt(result.wallSeconds * 1000, 1)) ms"
+                let part = tile.map { "shard \($0.shard): rows \($0.rows.lowerBound)-\($0.rows.upperBound - 1) of \(w)x\(h), " } ?? "\(w)x\(h), "
+                var line = "wrote \(outputPath) (\(part)\(backend.label), \(fmt(result.wallSeconds * 1000, 1)) ms"
                 if backend.isOpenCL { line += ", kernels \(fmt(result.kernelSeconds * 1000, 1)) ms" }
                 print(line + ")")
             }
@@ -82,7 +99,8 @@ extension Iso {
     }
 
     func comparisonConflict() -> String? {
-        output != nil ? "iso: compare writes no render; drop -o (use --diff or --json)" : nil
+        if sharding.shard != nil { return "iso: compare runs the whole canvas; drop --shard" }
+        return output != nil ? "iso: compare writes no render; drop -o (use --diff or --json)" : nil
     }
 
     func comparisonTitle() throws -> String { "iso \(input)" }

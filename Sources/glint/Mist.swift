@@ -79,13 +79,21 @@ struct Mist: WorkloadCommand {
     var classic = false
 
     @OptionGroup var limits: InputLimitOptions
+    @OptionGroup var sharding: ShardOptions
     @OptionGroup var device: DeviceOptions
     @OptionGroup var out: OutputOptions
     @OptionGroup var png: PNGOptions
 
+    var shard: Shard? { try? sharding.resolved() }
+    /// -o, {shard} replaced by the shard's number.
+    var outputFolder: String? { output.map { shardPath($0, shard) } }
+
     func validate() throws {
         if gravity != nil && gravityFile != nil { throw ValidationError("give --gravity or --gravity-file, not both") }
-        if let output {
+        if let shard = try sharding.resolved() {
+            do { _ = try shard.frames(of: frames) } catch { throw ValidationError(error.message) }
+        }
+        if let output = outputFolder {
             if FileIO.exists(output) && !FileIO.isDirectory(output) { throw ValidationError("-o \(output) is a file; give a folder") }
         }
         do { try options.validate() } catch { throw error.usage }
@@ -148,7 +156,15 @@ struct Mist: WorkloadCommand {
     func run() async throws {
         try await reportingErrors(verbose: out.verbose) {
             png.apply()
-            guard let output else { throw ValidationError("give the output folder with -o (e.g. -o frames)") }
+            guard let output = outputFolder else { throw ValidationError("give the output folder with -o (e.g. -o frames)") }
+            // With --shard: this shard's run of frames. A frame's fog and drops depend on every
+            // frame before it, so the shard replays the sequence from frame 0 and writes its own.
+            let part = try shard.map { try FrameShard($0, command: "glint mist", frames: frames) }
+            if let part, sharding.skipExisting, part.isDone(output) {
+                if !out.quiet { print(part.skippedLine(output)) }
+                return
+            }
+            let written = part?.frames ?? 0 ..< frames
             let job = try makeJob()
             let camera = try Camera(input)
             if FileIO.isDirectory(output) && access(output, W_OK) != 0 { throw GlintError("-o \(output): the folder is not writable") }
@@ -164,7 +180,7 @@ struct Mist: WorkloadCommand {
             var renderSeconds = 0.0
             var pending: Task<Void, Error>?
             do {
-                for f in 0..<frames {
+                for f in 0 ..< written.upperBound {
                     let image = try camera.image(f)
                     let t0 = Clock.now()
                     let frame = try await renderer.renderNext(camera: image)
@@ -172,11 +188,15 @@ struct Mist: WorkloadCommand {
                     // The previous frame's PNG is written while this one rendered.
                     try await pending?.value
                     try SequenceInterrupt.check(output)
+                    bar.update(Double(f + 1) / Double(written.upperBound))
+                    guard written.contains(f) else { continue }
                     let name = Mist.frameName(f)
                     pending = Task { try staged.write(name, PNG.encode(frame, alpha: false)) }
-                    bar.update(Double(f + 1) / Double(frames))
                 }
                 try await pending?.value
+                if let part {
+                    try staged.write(FrameShard.manifestName, part.manifest(device: backend.label, width: camera.width, height: camera.height, fps: fps))
+                }
                 try SequenceInterrupt.check(output)
                 try staged.commit()
             } catch {
@@ -188,7 +208,9 @@ struct Mist: WorkloadCommand {
             }
             bar.finish()
             if !out.quiet {
-                var line = "wrote \(frames) frame\(frames == 1 ? "" : "s") to \(output)/ (\(camera.width)x\(camera.height), sigma \(Format.short(sigma)) \(renderer.blurMethod.rawValue), \(backend.label), \(fmt(Double(frames) / max(renderSeconds, 1e-9), 1)) frames/s rendered, \(fmt(Clock.now() - start, 2)) s in all"
+                let what = part.map { "shard \($0.shard): frames \(written.lowerBound)-\(written.upperBound - 1) of \(frames) (\(written.lowerBound) replayed)" }
+                    ?? "\(frames) frame\(frames == 1 ? "" : "s")"
+                var line = "wrote \(what) to \(output)/ (\(camera.width)x\(camera.height), sigma \(Format.short(sigma)) \(renderer.blurMethod.rawValue), \(backend.label), \(fmt(Double(written.upperBound) / max(renderSeconds, 1e-9), 1)) frames/s rendered, \(fmt(Clock.now() - start, 2)) s in all"
                 if backend.isOpenCL { line += ", kernels \(fmt(renderer.kernelSeconds * 1000, 1)) ms" }
                 print(line + ")")
             }
@@ -225,7 +247,8 @@ extension Mist {
     static var workload: any Workload.Type { MistWorkload.self }
 
     func comparisonConflict() -> String? {
-        output != nil ? "mist: compare writes no frames; drop -o (the last frame is compared; use --diff or --json)" : nil
+        if sharding.shard != nil { return "mist: compare runs the whole sequence; drop --shard" }
+        return output != nil ? "mist: compare writes no frames; drop -o (the last frame is compared; use --diff or --json)" : nil
     }
 
     func comparisonTitle() throws -> String { "mist \(input) \(frames) frames, last frame" }

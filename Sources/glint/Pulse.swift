@@ -23,7 +23,9 @@ struct Pulse: WorkloadCommand {
     @Option(name: .shortAndLong, help: "Output folder for the frames, created if missing (default: pulse).")
     var output: String?
 
-    var folder: String { output ?? "pulse" }
+    /// -o (default pulse, with --shard pulse-shard-{shard}); {shard} becomes the shard's number.
+    var folder: String { shardPath(output ?? (shard == nil ? "pulse" : "pulse-shard-{shard}"), shard) }
+    var shard: Shard? { try? sharding.resolved() }
 
     @Option(parsing: .unconditional, help: "Number of frames (1 to \(PulseJob.maxFrames)). (default: 120)",
             transform: wholeNumber("--frames", 1...PulseJob.maxFrames))
@@ -54,6 +56,7 @@ struct Pulse: WorkloadCommand {
     @Option(help: "Also encode the frames as a video (e.g. pulse.mp4) by piping them to ffmpeg.")
     var video: String?
 
+    @OptionGroup var sharding: ShardOptions
     @OptionGroup var device: DeviceOptions
     @OptionGroup var out: OutputOptions
     @OptionGroup var png: PNGOptions
@@ -79,7 +82,11 @@ struct Pulse: WorkloadCommand {
     }
 
     func validate() throws {
-        _ = try makeJob()
+        let job = try makeJob()
+        if let shard = try sharding.resolved() {
+            if video != nil { throw ValidationError("--video with --shard: each shard writes its frames; encode the video with glint merge --video") }
+            do { _ = try shard.frames(of: job.frames) } catch { throw ValidationError(error.message) }
+        }
         if let video { try checkWritable(video, option: "--video") }
         if FileIO.exists(folder) && !FileIO.isDirectory(folder) {
             throw ValidationError("-o \(folder) is a file; give a folder for the frames")
@@ -90,22 +97,30 @@ struct Pulse: WorkloadCommand {
         try await reportingErrors(verbose: out.verbose) {
             png.apply()
             let job = try makeJob()
-            let backend = try device.backend(for: .pulse)
             let output = folder
+            let part = try shard.map { try FrameShard($0, command: "glint pulse", frames: job.frames) }
+            if let part, sharding.skipExisting, part.isDone(output) {
+                if !out.quiet { print(part.skippedLine(output)) }
+                return
+            }
+            let frames = part?.frames ?? 0 ..< job.frames
+            let backend = try device.backend(for: .pulse)
             let sink = try FrameSink(folder: output, video: video, width: job.width, height: job.height, fps: job.fps)
             let bar = ProgressBar("pulse", quiet: out.quiet)
             let start = Clock.now()
             var kernel = 0.0
-            try PulseRenderer.renderSequence(job, on: backend) { k, image, seconds in
+            try PulseRenderer.renderSequence(job, on: backend, frames: frames) { k, image, seconds in
                 kernel += seconds
                 try sink.write(image, frame: k)
-                bar.update(Double(k + 1) / Double(job.frames))
+                bar.update(Double(k + 1 - frames.lowerBound) / Double(frames.count))
             }
+            if let part { try sink.writeFile(FrameShard.manifestName, part.manifest(device: backend.label, width: job.width, height: job.height, fps: job.fps)) }
             try sink.finish()
             bar.finish()
             if !out.quiet {
                 let wall = Clock.now() - start
-                var line = "wrote \(job.frames) frames to \(output)/ (\(job.width)x\(job.height), \(backend.label), \(fmt(wall * 1000, 1)) ms"
+                let what = part.map { "shard \($0.shard): frames \(frames.lowerBound)-\(frames.upperBound - 1) of \(job.frames)" } ?? "\(job.frames) frames"
+                var line = "wrote \(what) to \(output)/ (\(job.width)x\(job.height), \(backend.label), \(fmt(wall * 1000, 1)) ms"
                 if backend.isOpenCL { line += ", kernels \(fmt(kernel * 1000, 2)) ms" }
                 print(line + ")")
             }
@@ -117,7 +132,8 @@ extension Pulse {
     static var workload: any Workload.Type { PulseWorkload.self }
 
     func comparisonConflict() -> String? {
-        output != nil ? "pulse: compare writes no frames; drop -o (use --diff or --json)" : nil
+        if sharding.shard != nil { return "pulse: compare runs the whole sequence; drop --shard" }
+        return output != nil ? "pulse: compare writes no frames; drop -o (use --diff or --json)" : nil
     }
 
     func comparisonTitle() throws -> String { "pulse \(size), frame \(frames - 1)" }

@@ -126,6 +126,7 @@ struct RTOW: PassSource {
     var resume: String?
 
     @OptionGroup var animation: AnimationOptions
+    @OptionGroup var sharding: ShardOptions
     @OptionGroup var device: DeviceOptions
     @OptionGroup var out: OutputOptions
     @OptionGroup var png: PNGOptions
@@ -161,17 +162,22 @@ struct RTOW: PassSource {
                 do { try makeJob(orbitOverride: o).validate() } catch let e as GlintError { throw e.usage }
             }
         }
+        if try sharding.resolved() != nil {
+            if !Chain.passes.isEmpty { throw ValidationError("--shard renders a band of the image; --then passes need all of it (merge, then run the passes on the result)") }
+            if animation.video != nil { throw ValidationError("--video with --shard: each shard writes its frames; encode the video with glint merge --video") }
+        }
         if animation.isAnimation {
             try checkFrameFolder(frameFolder, option: "-o")
         } else {
+            let output = outputFile
             guard hasSuffix(output, ["png"]) else { throw ValidationError("-o \(output): the output must be a .png file") }
             try checkWritable(output, option: "-o")
         }
-        if let pfm {
+        if let pfm = pfmFile {
             guard hasSuffix(pfm, ["pfm"]) else { throw ValidationError("--pfm \(pfm): must be a .pfm file") }
             try checkWritable(pfm, option: "--pfm")
         }
-        if let checkpoint { try checkWritable(checkpoint, option: "--checkpoint") }
+        if let checkpoint = checkpointFile { try checkWritable(checkpoint, option: "--checkpoint") }
     }
 
     /// The job; `orbitOverride` (an animation's ramped orbit) replaces --orbit.
@@ -206,13 +212,38 @@ struct RTOW: PassSource {
         return job
     }
 
+    /// Stages the PNG of `acc` (`image`: its gamma-2 bytes when already made) and the PFM of its
+    /// mean radiance; with `tile`, as a shard's tiles.
+    static func stageImages(_ acc: RTAccumulation, image: Image8?, sixteen: Bool, output: String, pfm: String?,
+                            tile: StillShard?, device: String, in outputs: OutputSet) throws {
+        if let tile {
+            try outputs.stage(output, sixteen ? tile.png16(linear: acc.linearImage(), device: device)
+                                              : tile.png(image ?? acc.gammaImage(), alpha: false, device: device))
+            if let pfm { try tile.stage(PFM.encode(acc.linearImage()), format: .pfm, to: pfm, device: device, in: outputs) }
+            return
+        }
+        try outputs.stage(output, sixteen ? png(acc, sixteen: true) : PNG.encode(image ?? acc.gammaImage(), alpha: false))
+        if let pfm { try outputs.stage(pfm, PFM.encode(acc.linearImage())) }
+    }
+
     /// The PNG of `acc`: the book's gamma-2 bytes, or (`sixteen`) 16-bit linear light from the sums.
     static func png(_ acc: RTAccumulation, sixteen: Bool) throws(GlintError) -> [UInt8] {
         sixteen ? try PNG.encode16(linear: acc.linearImage(), alpha: false) : try PNG.encode(acc.gammaImage(), alpha: false)
     }
 
+    /// The shard of --shard (nil without it; a bad one was refused while the options were read).
+    var shard: Shard? { try? sharding.resolved() }
+    /// The output paths, {shard} replaced by the shard's number.
+    var outputFile: String { shardPath(output, shard) }
+    var pfmFile: String? { pfm.map { shardPath($0, shard) } }
+    var checkpointFile: String? { checkpoint.map { shardPath($0, shard) } }
+    var resumeFile: String? { resume.map { shardPath($0, shard) } }
+
     /// An animation's folder: -o, or for -o NAME.png, NAME-frames.
-    var frameFolder: String { output.lowercased().hasSuffix(".png") ? String(output.dropLast(4)) + "-frames" : output }
+    var frameFolder: String {
+        let output = outputFile
+        return output.lowercased().hasSuffix(".png") ? String(output.dropLast(4)) + "-frames" : output
+    }
 
     /// An animation: frame k renders with the ramped orbit; frames go to the -o folder.
     func runAnimation(frames n: Int) async throws {
@@ -223,21 +254,30 @@ struct RTOW: PassSource {
             try j.validate()
             return j
         }
+        let folder = frameFolder
+        let part = try shard.map { try FrameShard($0, command: "glint rtow", frames: n) }
+        if let part, sharding.skipExisting, part.isDone(folder) {
+            if !out.quiet { print(part.skippedLine(folder)) }
+            return
+        }
         let first = try job(0)
         let backend = try device.backend(for: .rtow)
-        let folder = frameFolder
         let sink = try FrameSink(folder: folder, video: animation.video, width: first.width, height: first.height, fps: animation.fps)
         let bar = ProgressBar("rtow", quiet: out.quiet)
         let start = Clock.now()
-        for k in 0..<n {
-            let result = try await RTRenderer.render(try job(k), on: backend, progress: { p in bar.update((Double(k) + p.fraction) / Double(n)) })
+        let frames = part?.frames ?? 0 ..< n
+        for k in frames {
+            let done = Double(k - frames.lowerBound)
+            let result = try await RTRenderer.render(try job(k), on: backend, progress: { p in bar.update((done + p.fraction) / Double(frames.count)) })
             try sink.write(result.image, frame: k)
         }
+        if let part { try sink.writeFile(FrameShard.manifestName, part.manifest(device: backend.label, width: first.width, height: first.height, fps: animation.fps)) }
         try sink.finish()
         bar.finish()
         if !out.quiet {
             let wall = Clock.now() - start
-            print("wrote \(n) frames to \(folder)/ (\(first.width)x\(first.height), \(first.scene.name), \(backend.label), \(fmt(wall, 2)) s\(animation.video.map { "; video \($0)" } ?? ""))")
+            let what = part.map { "shard \($0.shard): frames \(frames.lowerBound)-\(frames.upperBound - 1) of \(n)" } ?? "\(n) frames"
+            print("wrote \(what) to \(folder)/ (\(first.width)x\(first.height), \(first.scene.name), \(backend.label), \(fmt(wall, 2)) s\(animation.video.map { "; video \($0)" } ?? ""))")
         }
     }
 
@@ -278,22 +318,28 @@ struct RTOW: PassSource {
                 try await runChain(job)
                 return
             }
-            let resumed = try resume.map { try RTAccumulation.read($0) }
+            let output = outputFile, pfm = pfmFile, checkpoint = checkpointFile, verbose = out.verbose
+            // With --shard: this shard's band of rows, written as tiles for glint merge (the
+            // checkpoint holds the band's sums).
+            let tile = try shard.map { try StillShard($0, command: "glint rtow", width: job.width, height: job.height) }
+            if let tile, sharding.skipExisting, tile.isDone([output] + (pfm.map { [$0] } ?? [])) {
+                if !out.quiet { print(tile.skippedLine(output)) }
+                return
+            }
+            let resumed = try resumeFile.map { try RTAccumulation.read($0) }
             let backend = try device.backend(for: .rtow)
             let bar = RTProgressBar(quiet: out.quiet)
-            let output = self.output, pfm = self.pfm, checkpoint = self.checkpoint, verbose = out.verbose
             let sixteen = bitDepth == 16
+            let label = backend.label
             var options = RTRenderer.Options(resume: resumed)
+            options.rows = tile?.rows
             options.snapshotInterval = partial ?? (checkpoint != nil ? 30 : nil)
             let writesPartials = partial != nil
             // Each snapshot's files (partial PNG and PFM, checkpoint) are replaced together or
             // not at all, as are the final ones.
             options.snapshot = { acc in
                 let outputs = OutputSet()
-                if writesPartials {
-                    try outputs.stage(output, Self.png(acc, sixteen: sixteen))
-                    if let pfm { try outputs.stage(pfm, PFM.encode(acc.linearImage())) }
-                }
+                if writesPartials { try Self.stageImages(acc, image: nil, sixteen: sixteen, output: output, pfm: pfm, tile: tile, device: label, in: outputs) }
                 if let checkpoint { try outputs.stage(checkpoint, acc.encode()) }
                 try outputs.commit()
                 if let checkpoint, verbose { bar.note("checkpoint \(checkpoint): \(acc.samplesPerPixel) samples per pixel") }
@@ -305,8 +351,7 @@ struct RTOW: PassSource {
             let result = try await RTRenderer.render(job, on: backend, options: options, progress: { bar.update($0) })
             bar.finish()
             let outputs = OutputSet()
-            try outputs.stage(output, sixteen ? Self.png(result.accumulation, sixteen: true) : PNG.encode(result.image, alpha: false))
-            if let pfm { try outputs.stage(pfm, PFM.encode(result.linear)) }
+            try Self.stageImages(result.accumulation, image: result.image, sixteen: sixteen, output: output, pfm: pfm, tile: tile, device: label, in: outputs)
             if let checkpoint { try outputs.stage(checkpoint, result.accumulation.encode()) }
             try outputs.commit()
             if result.stoppedEarly {
@@ -314,7 +359,8 @@ struct RTOW: PassSource {
                 throw ExitCode(130)
             }
             if !out.quiet {
-                var line = "wrote \(output) (\(job.width)x\(job.height), \(job.scene.name), \(backend.label), \(result.samplesPerPixel) spp"
+                let part = tile.map { "shard \($0.shard): rows \($0.rows.lowerBound)-\($0.rows.upperBound - 1) of " } ?? ""
+                var line = "wrote \(output) (\(part)\(job.width)x\(job.height), \(job.scene.name), \(backend.label), \(result.samplesPerPixel) spp"
                 if let resumed { line += " (\(resumed.samplesPerPixel) resumed)" }
                 line += ", \(fmt(result.wallSeconds * 1000, 1)) ms"
                 if backend.isOpenCL { line += ", kernels \(fmt(result.kernelSeconds * 1000, 1)) ms" }
@@ -408,6 +454,7 @@ extension RTOW {
             return "rtow: compare renders in memory; drop --pfm, --checkpoint, --resume and --partial"
         }
         if bitDepth != 8 { return "rtow: compare writes no render; drop --bit-depth" }
+        if sharding.shard != nil { return "rtow: compare runs the whole image; drop --shard" }
         if animation.isAnimation { return "rtow: compare runs one image; drop --frames" }
         return nil
     }

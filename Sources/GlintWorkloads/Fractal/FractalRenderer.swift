@@ -17,11 +17,25 @@ public enum FractalRenderer {
         /// Each pixel's colour as floats, before the 8-bit rounding (`FractalResult.colour`): for
         /// 16-bit output. On OpenCL it costs the fused one-pass colouring and a larger read-back.
         public var colour = false
-        public init(counts: Bool = false, iterations: Bool = false, lanes: Int? = nil, colour: Bool = false) {
+        /// Only these rows of the image (a shard's band); every output then holds just them,
+        /// each pixel exactly as in the whole render. nil: every row.
+        public var rows: Range<Int>?
+        public init(counts: Bool = false, iterations: Bool = false, lanes: Int? = nil, colour: Bool = false,
+                    rows: Range<Int>? = nil) {
             self.counts = counts
             self.iterations = iterations
             self.lanes = lanes
             self.colour = colour
+            self.rows = rows
+        }
+
+        /// The rows rendered for a job of `height` rows.
+        func band(_ height: Int) throws(GlintError) -> Range<Int> {
+            guard let rows else { return 0 ..< height }
+            guard !rows.isEmpty, rows.lowerBound >= 0, rows.upperBound <= height else {
+                throw GlintError("rows \(rows.lowerBound)..<\(rows.upperBound) lie outside an image of \(height) rows")
+            }
+            return rows
         }
     }
 
@@ -41,7 +55,7 @@ public enum FractalRenderer {
         if outputs.counts && job.supersampling > 1 {
             var centres = job
             centres.supersampling = 1
-            let extra = try await render(centres, on: backend, outputs: Outputs(counts: true, lanes: outputs.lanes))
+            let extra = try await render(centres, on: backend, outputs: Outputs(counts: true, lanes: outputs.lanes, rows: outputs.rows))
             result.counts = extra.counts
             result.kernelSeconds += extra.kernelSeconds
         }
@@ -54,7 +68,10 @@ public enum FractalRenderer {
     static func renderCPU(_ job: FractalJob, outputs: Outputs, progress: Progress?) async throws -> FractalResult {
         let (p, orbit, table) = try deepParams(job)
         let formulaOrbit = try formulaOrbit(job)   // julia, burning-ship perturbation (FractalRenderer+Formulas)
-        let w = job.width, h = job.height, ss = job.supersampling, sw = w * ss
+        let w = job.width, ss = job.supersampling, sw = w * ss
+        // `h` rows from `y0`: the whole image, or a shard's band.
+        let band = try outputs.band(job.height)
+        let y0 = band.lowerBound, h = band.count
         let image = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: w * h * 4)
         let wantCounts = outputs.counts && ss == 1
         let counts = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: wantCounts ? w * h : 1)
@@ -67,7 +84,8 @@ public enum FractalRenderer {
         let palette = job.palette, texture = job.texture
         let lut = FractalCPU.usesLUT(p) ? FractalCPU.paletteLUT(p, formula: formula, palette: palette) : nil
 
-        await CPUParallel.forEach(h, progress: progress.map { report in { @Sendable done in report(Double(done) / Double(h)) } }) { py in
+        await CPUParallel.forEach(h, progress: progress.map { report in { @Sendable done in report(Double(done) / Double(h)) } }) { row in
+            let py = y0 + row
             let n = ss * sw
             let sampleCounts = UnsafeMutablePointer<UInt32>.allocate(capacity: n)
             let mags = UnsafeMutablePointer<Float>.allocate(capacity: n)
@@ -98,14 +116,14 @@ public enum FractalRenderer {
             }
             FractalCPU.colorRow(p, formula: formula, palette: palette, texture: texture, lut: lut,
                                 counts: sampleCounts, mags: mags, texels: texels.map { UnsafePointer($0) },
-                                out: out.base + py * w * 4, outF32: colourOut.map { $0.base + py * w * 4 })
+                                out: out.base + row * w * 4, outF32: colourOut.map { $0.base + row * w * 4 })
             if wantCounts {
-                for x in 0..<w { countOut[py * w + x] = sampleCounts[x] }
+                for x in 0..<w { countOut[row * w + x] = sampleCounts[x] }
             }
             if outputs.iterations {
                 var total: UInt64 = 0
                 for i in 0..<n { total &+= UInt64(sampleCounts[i]) }
-                iterOut[py] = total
+                iterOut[row] = total
             }
         }
         return FractalResult(image: Image8(width: w, height: h, pixels: Array(image)),
@@ -166,7 +184,10 @@ public enum FractalRenderer {
         }
         let (p, orbit, table) = try deepParams(job)
         let formulaOrbit = try formulaOrbit(job)   // julia, burning-ship perturbation (FractalRenderer+Formulas)
-        let w = job.width, h = job.height, ss = job.supersampling, sw = w * ss
+        let w = job.width, ss = job.supersampling, sw = w * ss
+        // `h` rows from `y0`: the whole image, or a shard's band.
+        let band = try outputs.band(job.height)
+        let y0 = band.lowerBound, h = band.count
         let lanes = lanes(for: job, on: cc, override: outputs.lanes)
         let isTexture = job.formula == .imageJulia
         let useLUT = FractalCPU.usesLUT(p)
@@ -220,18 +241,19 @@ public enum FractalRenderer {
         while row < h {
             let rows = min(stripRows, h - row)
             let sampleRows = Int32(rows * ss)
+            let firstSampleRow = Int32((y0 + row) * ss)
             if let formulaOrbit {
                 try escape.setArguments(counts, mags, orbitRe, orbitIm, Int32(formulaOrbit.mainCount), Int32(formulaOrbit.count),
-                                        Int32(formulaOrbit.spacingExponent), StructArgument(p), Int32(row * ss), sampleRows)
+                                        Int32(formulaOrbit.spacingExponent), StructArgument(p), firstSampleRow, sampleRows)
             } else if let orbit {
                 try escape.setArguments(counts, mags, orbitRe, orbitIm, Int32(orbit.count), blaReals, blaInts, blaLevels,
-                                        Int32(t.levels), Int32(orbit.spacingExponent), StructArgument(p), Int32(row * ss), sampleRows)
+                                        Int32(t.levels), Int32(orbit.spacingExponent), StructArgument(p), firstSampleRow, sampleRows)
             } else if isTexture {
-                try escape.setArguments(counts, mags, texels, texture, StructArgument(p), Int32(row * ss), sampleRows)
+                try escape.setArguments(counts, mags, texels, texture, StructArgument(p), firstSampleRow, sampleRows)
             } else if fused {
-                try escape.setArguments(counts, mags, lut8, strip, StructArgument(p), Int32(row * ss), sampleRows, writeCounts)
+                try escape.setArguments(counts, mags, lut8, strip, StructArgument(p), firstSampleRow, sampleRows, writeCounts)
             } else {
-                try escape.setArguments(counts, mags, StructArgument(p), Int32(row * ss), sampleRows, writeCounts)
+                try escape.setArguments(counts, mags, StructArgument(p), firstSampleRow, sampleRows, writeCounts)
             }
             var events = [try cc.launch(escape, items: [orbit == nil && formulaOrbit == nil ? (sw + lanes - 1) / lanes : sw, rows * ss])]
             if wantColour {

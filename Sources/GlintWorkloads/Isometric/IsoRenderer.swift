@@ -29,17 +29,25 @@ public enum IsoRenderer {
         let program = try cc.program("isometric.cl", defines: ["ISO_SS=\(job.supersampling)"])
         let kernel = try program.kernel("iso_render")
         let out = try Buffer<UInt8>(context: cc.context, count: w * h * 4)
-        try kernel.setArguments(out, source, StructArgument(job.params))
+        try kernel.setArguments(out, source, StructArgument(job.params), Int32(0), Int32(h))
         let event = try cc.queue.enqueue(kernel, global: launchSize(w, h, cc), local: workGroup(cc))
         return (out, Double(try event.durationNanoseconds()) * 1e-9)
     }
 
-    public static func render(_ job: IsoJob, on backend: Backend, progress: (@Sendable (Double) -> Void)? = nil) async throws -> IsoResult {
+    /// Renders the canvas, or only its rows `rows` (a shard's band: the result holds just them,
+    /// each pixel as in the whole render).
+    public static func render(_ job: IsoJob, on backend: Backend, rows: Range<Int>? = nil,
+                              progress: (@Sendable (Double) -> Void)? = nil) async throws -> IsoResult {
         try job.validate()
         guard let source = job.source else { throw GlintError("iso: this job's source is on a device; use renderOnDevice") }
         let start = Clock.now()
         let p = job.params
-        let (w, h) = job.canvasSize
+        let (w, canvasHeight) = job.canvasSize
+        let band = rows ?? 0 ..< canvasHeight
+        guard !band.isEmpty, band.lowerBound >= 0, band.upperBound <= canvasHeight else {
+            throw GlintError("rows \(band.lowerBound)..<\(band.upperBound) lie outside a canvas of \(canvasHeight) rows")
+        }
+        let y0 = band.lowerBound, h = band.count
         switch backend {
         case .cpu:
             // Zeroed first: clear pixels (transparent) are not written again.
@@ -54,10 +62,10 @@ public enum IsoRenderer {
             let (tw, th) = (Isometric.tileWidth, Isometric.tileHeight)
             let across = (w + tw - 1) / tw, tiles = across * ((h + th - 1) / th)
             await CPUParallel.forEach(tiles, progress: progress.map { report in { @Sendable done in report(Double(done) / Double(tiles)) } }) { t in
-                let x0 = t % across * tw, y0 = t / across * th
-                for py in y0..<min(y0 + th, h) {
-                    Isometric.renderSpan(UnsafePointer(src.base), p, Int32(py), x0, min(x0 + tw, w),
-                                         UnsafeMutableRawPointer(shared.base + py * w * 4))
+                let x0 = t % across * tw, r0 = t / across * th
+                for r in r0..<min(r0 + th, h) {
+                    Isometric.renderSpan(UnsafePointer(src.base), p, Int32(y0 + r), x0, min(x0 + tw, w),
+                                         UnsafeMutableRawPointer(shared.base + r * w * 4))
                 }
             }
             return IsoResult(image: Image8(width: w, height: h, pixels: Array(out)), kernelSeconds: 0, wallSeconds: Clock.now() - start)
@@ -66,7 +74,7 @@ public enum IsoRenderer {
             let kernel = try program.kernel("iso_render")
             let src = try Buffer<UInt8>(queue: cc.queue, copying: source.pixels)
             let out = try Buffer<UInt8>(context: cc.context, count: w * h * 4, access: .writeOnly)
-            try kernel.setArguments(out, src, StructArgument(p))
+            try kernel.setArguments(out, src, StructArgument(p), Int32(y0), Int32(band.upperBound))
             let event = try cc.queue.enqueue(kernel, global: launchSize(w, h, cc), local: workGroup(cc))
             let pixels = try out.read(queue: cc.queue)
             progress?(1)

@@ -15,18 +15,22 @@ public enum PulseRenderer {
         }
     }
 
-    /// Renders every frame in order, handing each to `body` (frame index, image, kernel seconds).
+    /// Renders the frames in `frames` (default: all) in order, handing each to `body` (frame index,
+    /// image, kernel seconds).
     /// The program, kernel and frame buffer are made once for the whole sequence.
-    public static func renderSequence(_ job: PulseJob, on backend: Backend,
+    public static func renderSequence(_ job: PulseJob, on backend: Backend, frames: Range<Int>? = nil,
                                       body: (Int, Image8, Double) throws -> Void) throws {
         try job.validate()
-        let colors = job.colors()
+        let all = job.colors()
+        // Each frame's colour depends on its time alone: any run of frames renders on its own.
+        let range = (frames ?? 0 ..< all.count).clamped(to: 0 ..< all.count)
+        let colors = zip(range, all[range]).map { $0 }
         switch backend {
         case .cpu:
-            for (k, hsv) in colors.enumerated() { try body(k, fillCPU(width: job.width, height: job.height, hsv: hsv), 0) }
+            for (k, hsv) in colors { try body(k, fillCPU(width: job.width, height: job.height, hsv: hsv), 0) }
         case .opencl(let cc):
             let fill = try CLFill(width: job.width, height: job.height, on: cc)
-            for (k, hsv) in colors.enumerated() {
+            for (k, hsv) in colors {
                 let (image, seconds) = try fill.run(hsv)
                 try body(k, image, seconds)
             }

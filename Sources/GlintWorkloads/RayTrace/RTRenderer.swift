@@ -22,6 +22,9 @@ public enum RTRenderer {
         /// Builds the kernel without its x86 instructions (RT_PORTABLE), as GPUs run it: lets a
         /// CPU device test the code path GPUs take.
         public var portableKernel = false
+        /// Only these rows of the image (a shard's band): the sums, the checkpoints and the
+        /// result hold just them, each pixel exactly as in the whole render. nil: every row.
+        public var rows: Range<Int>?
 
         public init(resume: RTAccumulation? = nil, snapshotInterval: Double? = nil,
                     snapshot: (@Sendable (RTAccumulation) throws -> Void)? = nil,
@@ -40,12 +43,17 @@ public enum RTRenderer {
         try job.validate()
         let start = Clock.now()
         let bvh = try RTBVH(scene: job.scene)
-        let id = job.identity(bvh)
+        let band = options.rows ?? 0 ..< job.height
+        guard !band.isEmpty, band.lowerBound >= 0, band.upperBound <= job.height else {
+            throw GlintError("rows \(band.lowerBound)..<\(band.upperBound) lie outside an image of \(job.height) rows")
+        }
+        // A band's sums are a checkpoint of their own: its identity names the rows.
+        let id = job.identity(bvh) + (options.rows == nil ? "" : "-rows-\(band.lowerBound)-\(band.upperBound)")
         var acc: RTAccumulation
         if let resume = options.resume {
             guard resume.verified else { throw GlintError("the checkpoint is \(RTAccumulation.legacyMessage)") }
-            guard resume.width == job.width, resume.height == job.height else {
-                throw GlintError("the checkpoint is a \(resume.width)x\(resume.height) render, this job is \(job.width)x\(job.height): it belongs to a different job")
+            guard resume.width == job.width, resume.height == band.count else {
+                throw GlintError("the checkpoint is a \(resume.width)x\(resume.height) render, this job is \(job.width)x\(band.count): it belongs to a different job")
             }
             guard resume.jobID == id else {
                 throw GlintError("the checkpoint belongs to a different job (scene, camera, size, depth or seed differ); render it with the options that made it")
@@ -56,10 +64,10 @@ public enum RTRenderer {
             acc = resume
         } else {
             // Both paths zero their own buffers.
-            acc = RTAccumulation(jobID: id, width: job.width, height: job.height, zeroed: false)
+            acc = RTAccumulation(jobID: id, width: job.width, height: band.count, zeroed: false)
         }
         let first = acc.samplesPerPixel
-        var run = Run(job: job, first: first, start: start, options: options, progress: progress)
+        var run = Run(job: job, band: band, first: first, start: start, options: options, progress: progress)
         let kernelSeconds: Double
         switch backend {
         case .cpu:
@@ -69,7 +77,7 @@ public enum RTRenderer {
             kernelSeconds = try renderCL(job, bvh, on: cc, &acc, &run)
         }
         return RTResult(image: acc.gammaImage(),
-                        samples: (acc.samplesPerPixel - first) * job.width * job.height,
+                        samples: (acc.samplesPerPixel - first) * job.width * band.count,
                         samplesPerPixel: acc.samplesPerPixel, wallSeconds: Clock.now() - start,
                         kernelSeconds: kernelSeconds, accumulation: acc, stoppedEarly: run.stopped)
     }
@@ -77,6 +85,8 @@ public enum RTRenderer {
     /// Book-keeping shared by both backends: progress, snapshots, stopping.
     struct Run {
         let job: RTJob
+        /// The rows rendered.
+        let band: Range<Int>
         let first: Int
         let start: Double
         let options: Options
@@ -84,8 +94,9 @@ public enum RTRenderer {
         var lastSnapshot: Double
         var stopped = false
 
-        init(job: RTJob, first: Int, start: Double, options: Options, progress: Progress?) {
+        init(job: RTJob, band: Range<Int>, first: Int, start: Double, options: Options, progress: Progress?) {
             self.job = job
+            self.band = band
             self.first = first
             self.start = start
             self.options = options
@@ -93,7 +104,7 @@ public enum RTRenderer {
             lastSnapshot = start
         }
 
-        var pixels: Int { job.width * job.height }
+        var pixels: Int { job.width * band.count }
 
         /// `done` whole samples per pixel, plus `rows` rows of a pass of `n` samples.
         func report(done: Int, passSamples n: Int, rows: Int) {
@@ -132,7 +143,7 @@ public enum RTRenderer {
     // MARK: Swift CPU path
 
     static func renderCPU(_ job: RTJob, _ bvh: RTBVH, _ acc: inout RTAccumulation, _ run: inout Run) async throws {
-        let w = job.width, h = job.height, target = job.samplesPerPixel
+        let w = job.width, h = run.band.count, y0 = run.band.lowerBound, target = job.samplesPerPixel
         let nodes = aligned(bvh.nodes), blocks = aligned(bvh.blocks.isEmpty ? [GlintRTSphereBlock()] : bvh.blocks)
         let spheres = aligned(bvh.spheres.isEmpty ? [GlintRTSphere()] : bvh.spheres)
         let materials = aligned(bvh.materials)
@@ -159,10 +170,10 @@ public enum RTRenderer {
             let t0 = Clock.now()
             let first = done
             let report = run
-            await CPUParallel.forEach(h, progress: { rows in report.report(done: first, passSamples: n, rows: rows) }) { y in
+            await CPUParallel.forEach(h, progress: { rows in report.report(done: first, passSamples: n, rows: rows) }) { r in
                 let stack = RTStack()
                 defer { stack.deallocate() }
-                RTTrace.trace(out.base, scene, UnsafePointer(p.base), row: y, sample0: first, samples: n, stack: stack)
+                RTTrace.trace(out.base, scene, UnsafePointer(p.base), row: y0 + r, band0: y0, sample0: first, samples: n, stack: stack)
             }
             done += n
             if Clock.now() - t0 < 0.25 { passSamples = min(passSamples * 2, 256) }
@@ -185,7 +196,7 @@ public enum RTRenderer {
         try job.validate()
         let bvh = try RTBVH(scene: job.scene)
         var acc = RTAccumulation(jobID: job.identity(bvh), width: job.width, height: job.height, zeroed: false)
-        var run = Run(job: job, first: 0, start: Clock.now(), options: Options(), progress: nil)
+        var run = Run(job: job, band: 0 ..< job.height, first: 0, start: Clock.now(), options: Options(), progress: nil)
         let image = try Buffer<UInt8>(context: cc.context, count: job.width * job.height * 4)
         let seconds = try renderCL(job, bvh, on: cc, &acc, &run, resolveInto: image)
         return (image, seconds)
@@ -193,7 +204,7 @@ public enum RTRenderer {
 
     static func renderCL(_ job: RTJob, _ bvh: RTBVH, on cc: ComputeContext, _ acc: inout RTAccumulation,
                          _ run: inout Run, resolveInto image: Buffer<UInt8>? = nil) throws -> Double {
-        let w = job.width, h = job.height, target = job.samplesPerPixel
+        let w = job.width, h = run.band.count, y0 = run.band.lowerBound, target = job.samplesPerPixel
         let program = try cc.program("raytrace.cl", defines: run.options.portableKernel ? ["RT_PORTABLE"] : [])
         let kernel = try program.kernel("rt_trace")
         let q = cc.queue
@@ -245,7 +256,7 @@ public enum RTRenderer {
                 }
                 let rows = min(bandRows, h - row)
                 try kernel.setArguments(sums, nodes, blocks, spheres, materials, StructArgument(params),
-                                        Int32(row), Int32(done), Int32(n))
+                                        Int32(y0 + row), Int32(y0), Int32(done), Int32(n))
                 // One row per group on a GPU: a padded row would add samples to the next band's pixels.
                 inFlight.append((try cc.launch(kernel, items: [w, rows], gpuGroup: [64, 1]), rows, row + rows, done, n))
                 try q.flush()

@@ -298,12 +298,13 @@ enum RTTrace {
     }
 
     /// rt_trace for one image row: adds samples sample0 ..< sample0 + samples to each pixel's
-    /// sums (RGBA floats, row-major), in sample order. A sample that is not finite counts as black.
+    /// sums (RGBA floats, row-major, from image row `band0`), in sample order. A sample that is
+    /// not finite counts as black.
     static func trace(_ accum: UnsafeMutablePointer<Float>, _ scene: RTSceneData, _ p: UnsafePointer<GlintRTParams>,
-                      row y: Int, sample0: Int, samples: Int, stack: RTStack) {
+                      row y: Int, band0: Int, sample0: Int, samples: Int, stack: RTStack) {
         let w = Int(p.pointee.width)
         for x in 0..<w {
-            let a = accum + (y * w + x) * 4
+            let a = accum + ((y - band0) * w + x) * 4
             var r = a[0], g = a[1], b = a[2]
             for k in 0..<samples {
                 let c = sample(p, scene, UInt32(x), UInt32(y), UInt32(sample0 + k), stack)

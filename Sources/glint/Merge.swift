@@ -1,0 +1,280 @@
+import ArgumentParser
+import GlintCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `glint merge`: the tiles of a sharded still image into the image, or the frame folders of a
+/// sharded animation into one folder, checked and byte for byte what a single process writes.
+struct Merge: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "merge",
+        abstract: "Put a sharded render together: tiles into the image, shard frame folders into one animation.",
+        discussion: """
+            The inputs are tile files, folders holding tiles, shard frame folders, or a folder \
+            holding those (what --shard wrote). Before anything is written the tiles are checked: \
+            all of one job (the same command and options, input files and glint version: a hash \
+            each tile records), one device, none missing, none twice. The result is what the \
+            single render writes, byte for byte, and appears whole or not at all.
+
+            Still images: -o's extension picks the tiles: .png (8- or 16-bit, as rendered), \
+            .pfm (rtow --pfm, blur of a PFM) or .pgm (fractal --counts). Animations: -o names \
+            the folder for frame_00000.png, ...; --video also encodes them (ffmpeg).
+
+            Backends agree within DESIGN's tolerances, not always to the bit, so tiles rendered \
+            on different devices are refused unless --allow-mixed-devices says the result need \
+            not equal one device's render.
+
+            Examples:
+              glint fractal mandelbrot --size 3840x2160 --shard 1/4 -o tiles/part-1.png   (and 2/4 ... 4/4)
+              glint merge tiles -o mandelbrot.png
+              glint rtow --scene cover --shard auto -o tiles/cover-{shard}.png --pfm tiles/cover-{shard}.pfm
+              glint merge tiles -o cover.png && glint merge tiles -o cover.pfm
+              glint merge zoom-1 zoom-2 zoom-3 -o zoom --video zoom.mp4
+            """)
+
+    @Argument(help: ArgumentHelp("Tiles, folders of tiles, shard frame folders, or a folder of those.", valueName: "input"))
+    var inputs: [String]
+
+    @Option(name: .shortAndLong, help: "The merged image (.png, .pfm or .pgm), or the frame folder of an animation.")
+    var output: String
+
+    @Option(help: "Animations: also encode the frames as a video (e.g. out.mp4) by piping them to ffmpeg.")
+    var video: String?
+
+    @Flag(name: .customLong("allow-mixed-devices"), help: "Merge tiles rendered on different devices (the result may then differ from each device's render within the parity tolerance).")
+    var allowMixedDevices = false
+
+    @OptionGroup var out: OutputOptions
+
+    func validate() throws {
+        guard !inputs.isEmpty else { throw ValidationError("give the tiles or shard folders to merge (e.g. glint merge tiles -o out.png)") }
+        if let video { try checkWritable(video, option: "--video") }
+    }
+
+    /// What the inputs hold.
+    struct Found {
+        var tiles: [String] = []
+        var frameFolders: [String] = []
+    }
+
+    func collect() throws -> Found {
+        var found = Found()
+        for input in inputs {
+            guard FileIO.exists(input) else { throw GlintError("\(input): no such file or folder") }
+            if !FileIO.isDirectory(input) {
+                found.tiles.append(input)
+                continue
+            }
+            if FileIO.exists(join(input, FrameShard.manifestName)) {
+                found.frameFolders.append(input)
+                continue
+            }
+            // A folder: its tiles, and its shard frame folders.
+            var any = false
+            for name in try folderEntries(input) where !name.hasPrefix(".") {
+                let path = join(input, name)
+                if FileIO.isDirectory(path) {
+                    if FileIO.exists(join(path, FrameShard.manifestName)) { found.frameFolders.append(path); any = true }
+                } else if hasSuffix(name, ["png", "pfm", "pgm"]), (try? TileFile.info(path)) != nil {
+                    found.tiles.append(path); any = true
+                }
+            }
+            if !any { throw GlintError("\(input)/ holds no Glint tiles or shard frame folders") }
+        }
+        if !found.tiles.isEmpty && !found.frameFolders.isEmpty {
+            throw GlintError("the inputs mix still-image tiles (\(found.tiles[0])) and animation frame folders (\(found.frameFolders[0])/): merge one render at a time")
+        }
+        return found
+    }
+
+    func run() async throws {
+        try await reportingErrors(verbose: out.verbose) {
+            let start = Clock.now()
+            let found = try collect()
+            if !found.frameFolders.isEmpty {
+                try mergeFrames(found.frameFolders, start: start)
+            } else {
+                if video != nil { throw GlintError("--video goes with an animation's shard folders; these are still-image tiles") }
+                try mergeTiles(found.tiles, start: start)
+            }
+        }
+    }
+
+    // MARK: Still images
+
+    func mergeTiles(_ paths: [String], start: Double) throws {
+        let formats: [TileInfo.Format]
+        if hasSuffix(output, ["png"]) { formats = [.png8, .png16] } else if hasSuffix(output, ["pfm"]) { formats = [.pfm] } else if hasSuffix(output, ["pgm"]) {
+            formats = [.pgm16]
+        } else {
+            throw GlintError("-o \(output): the merged image must be .png, .pfm or .pgm (an animation's shards merge into a folder)")
+        }
+        try checkWritable(output, option: "-o")
+        var tiles: [(path: String, info: TileInfo)] = []
+        for path in paths {
+            let info = try TileFile.info(path)
+            if formats.contains(info.format) { tiles.append((path, info)) }
+        }
+        let ext = formats[0].fileExtension
+        guard let first = tiles.first else { throw GlintError("no .\(ext) tiles among the inputs") }
+        let f = first.info
+        for t in tiles.dropFirst() {
+            let i = t.info
+            if i.job != f.job {
+                throw GlintError("\(t.path) belongs to another job than \(first.path) (\(i.command) job \(i.job.prefix(12)) vs \(f.command) job \(f.job.prefix(12))): tiles merge only with tiles of the same command, options, inputs and glint version")
+            }
+            if i.format != f.format { throw GlintError("\(t.path) is a \(i.format.rawValue) tile, \(first.path) a \(f.format.rawValue) one") }
+            if i.shard.count != f.shard.count || i.width != f.width || i.height != f.height {
+                throw GlintError("\(t.path) is shard \(i.shard) of a \(i.width)x\(i.height) image, \(first.path) shard \(f.shard) of a \(f.width)x\(f.height) one")
+            }
+            if i.device != f.device && !allowMixedDevices {
+                throw GlintError("\(t.path) was rendered on \(i.device), \(first.path) on \(f.device): backends agree within a tolerance, not to the bit; render every shard with one --device, or pass --allow-mixed-devices")
+            }
+            if i.compression != f.compression || i.alpha != f.alpha {
+                throw GlintError("\(t.path) and \(first.path) were written with different PNG settings (--png-compression \(i.compression) vs \(f.compression))")
+            }
+        }
+        // Every band once, where --shard puts it.
+        let bands = Shard.parts(of: f.height, count: f.shard.count)
+        var byShard: [Int: String] = [:]
+        for t in tiles {
+            if let other = byShard[t.info.shard.index] {
+                throw GlintError("\(t.path) and \(other) are both shard \(t.info.shard) (rows \(rowText(t.info.band))): overlapping tiles; keep one")
+            }
+            guard t.info.band == bands[t.info.shard.index - 1] else {
+                throw GlintError("\(t.path): shard \(t.info.shard) claims rows \(rowText(t.info.band)), not its band \(rowText(bands[t.info.shard.index - 1]))")
+            }
+            byShard[t.info.shard.index] = t.path
+        }
+        let missing = (1...f.shard.count).filter { byShard[$0] == nil }
+        if !missing.isEmpty {
+            let list = missing.prefix(8).map { "\($0)/\(f.shard.count) (rows \(rowText(bands[$0 - 1])))" }.joined(separator: ", ")
+            throw GlintError("missing tile\(missing.count == 1 ? "" : "s"): shard \(list)\(missing.count > 8 ? " and \(missing.count - 8) more" : ""); render \(missing.count == 1 ? "it with --shard \(missing[0])/\(f.shard.count)" : "them with --shard I/\(f.shard.count)") (or resubmit the array with --skip-existing)")
+        }
+        let ordered = (1...f.shard.count).map { byShard[$0]! }
+        let (w, h) = (f.width, f.height)
+        let bytes: [UInt8]
+        switch f.format {
+        case .png8:
+            var pixels = [UInt8](repeating: 0, count: w * h * 4)
+            var text: [PNG.TextEntry]?
+            for (k, path) in ordered.enumerated() {
+                let band = bands[k]
+                let tile = try PNG.read(path)
+                try checkTileSize(path, tile.width, tile.height, w, band)
+                pixels.replaceSubrange(band.lowerBound * w * 4 ..< band.upperBound * w * 4, with: tile.pixels)
+                let entries = try PNG.readText(path).filter { $0.keyword != TileInfo.keyword }
+                if let text, text != entries { throw GlintError("\(path) records another view than \(ordered[0]) (its tEXt chunks differ)") }
+                text = entries
+            }
+            PNG.compression = PNG.Compression(rawValue: f.compression) ?? .auto
+            bytes = try PNG.encode(Image8(width: w, height: h, pixels: pixels), alpha: f.alpha, text: text ?? [])
+        case .png16:
+            var samples = [UInt16](repeating: 0, count: w * h * 4)
+            var text: [PNG.TextEntry]?
+            for (k, path) in ordered.enumerated() {
+                let band = bands[k]
+                let tile = try PNG.decode16(try FileIO.read(path, limit: PNG.maxFileBytes), name: path)
+                try checkTileSize(path, tile.width, tile.height, w, band)
+                samples.replaceSubrange(band.lowerBound * w * 4 ..< band.upperBound * w * 4, with: tile.rgba16)
+                let entries = try PNG.readText(path).filter { $0.keyword != TileInfo.keyword }
+                if let text, text != entries { throw GlintError("\(path) records another view than \(ordered[0]) (its tEXt chunks differ)") }
+                text = entries
+            }
+            PNG.compression = PNG.Compression(rawValue: f.compression) ?? .auto
+            bytes = try PNG.encode16(width: w, height: h, rgba16: samples, alpha: false, text: text ?? [])
+        case .pfm:
+            var pixels = [Float](repeating: 0, count: w * h * 4)
+            for (k, path) in ordered.enumerated() {
+                let band = bands[k]
+                let tile = try PFM.read(path)
+                try checkTileSize(path, tile.width, tile.height, w, band)
+                pixels.replaceSubrange(band.lowerBound * w * 4 ..< band.upperBound * w * 4, with: tile.pixels)
+            }
+            bytes = try PFM.encode(ImageF(width: w, height: h, pixels: pixels))
+        case .pgm16:
+            var values = [UInt16](repeating: 0, count: w * h)
+            var maxValue: Int?
+            for (k, path) in ordered.enumerated() {
+                let band = bands[k]
+                let tile = try PGM.read(path)
+                try checkTileSize(path, tile.width, tile.height, w, band)
+                if let maxValue, maxValue != tile.maxValue { throw GlintError("\(path): its maximum value \(tile.maxValue) differs from \(ordered[0])'s \(maxValue)") }
+                maxValue = tile.maxValue
+                values.replaceSubrange(band.lowerBound * w ..< band.upperBound * w, with: tile.values)
+            }
+            bytes = PGM.encode16(width: w, height: h, values: values, maxValue: UInt16(maxValue ?? 65535))
+        }
+        try FileIO.writeAtomically(output, bytes)
+        if !out.quiet {
+            print("merged \(ordered.count) tile\(ordered.count == 1 ? "" : "s") into \(output) (\(w)x\(h), \(f.command), job \(f.job.prefix(12)), \(fmt((Clock.now() - start) * 1000, 1)) ms)")
+        }
+    }
+
+    func checkTileSize(_ path: String, _ tw: Int, _ th: Int, _ w: Int, _ band: Range<Int>) throws {
+        guard tw == w, th == band.count else {
+            throw GlintError("\(path) is \(tw)x\(th); its record says \(w)x\(band.count) (rows \(rowText(band))): a damaged tile, render it again")
+        }
+    }
+
+    func rowText(_ r: Range<Int>) -> String { r.count == 1 ? "\(r.lowerBound)" : "\(r.lowerBound)-\(r.upperBound - 1)" }
+
+    // MARK: Animations
+
+    func mergeFrames(_ folders: [String], start: Double) throws {
+        if hasSuffix(output, ["png", "pfm", "pgm"]) {
+            throw GlintError("-o \(output): an animation's shards merge into a folder of frames, not one image")
+        }
+        try checkFrameFolder(output, option: "-o")
+        let shards = try folders.map { try FrameManifest(folder: $0) }
+        let f = shards[0]
+        for m in shards.dropFirst() {
+            if m.job != f.job {
+                throw GlintError("\(m.folder)/ belongs to another job than \(f.folder)/ (\(m.command) job \(m.job.prefix(12)) vs \(f.command) job \(f.job.prefix(12)))")
+            }
+            if m.shard.count != f.shard.count || m.total != f.total {
+                throw GlintError("\(m.folder)/ is shard \(m.shard) of \(m.total) frames, \(f.folder)/ shard \(f.shard) of \(f.total)")
+            }
+            if m.device != f.device && !allowMixedDevices {
+                throw GlintError("\(m.folder)/ was rendered on \(m.device), \(f.folder)/ on \(f.device): render every shard with one --device, or pass --allow-mixed-devices")
+            }
+        }
+        let parts = Shard.parts(of: f.total, count: f.shard.count)
+        var byShard: [Int: FrameManifest] = [:]
+        for m in shards {
+            if let other = byShard[m.shard.index] {
+                throw GlintError("\(m.folder)/ and \(other.folder)/ are both shard \(m.shard) (frames \(rowText(m.frames))): overlapping shards; keep one")
+            }
+            guard m.frames == parts[m.shard.index - 1] else {
+                throw GlintError("\(m.folder)/: shard \(m.shard) claims frames \(rowText(m.frames)), not its run \(rowText(parts[m.shard.index - 1]))")
+            }
+            byShard[m.shard.index] = m
+        }
+        let missing = (1...f.shard.count).filter { byShard[$0] == nil }
+        if !missing.isEmpty {
+            let list = missing.prefix(8).map { "\($0)/\(f.shard.count) (frames \(rowText(parts[$0 - 1])))" }.joined(separator: ", ")
+            throw GlintError("missing shard\(missing.count == 1 ? "" : "s") \(list)\(missing.count > 8 ? " and \(missing.count - 8) more" : ""): render \(missing.count == 1 ? "it with --shard \(missing[0])/\(f.shard.count)" : "them with --shard I/\(f.shard.count)") (or resubmit the array with --skip-existing)")
+        }
+        for m in shards {
+            for k in m.frames where !FileIO.exists(m.path(of: k)) {
+                throw GlintError("\(m.path(of: k)) is missing: shard \(m.shard)'s folder is incomplete; render it again")
+            }
+        }
+        let sink = try FrameSink(folder: output, video: video, width: f.width, height: f.height, fps: f.fps)
+        let bar = ProgressBar("merge", quiet: out.quiet)
+        for k in 0..<f.total {
+            let m = byShard[parts.firstIndex { $0.contains(k) }! + 1]!
+            let bytes = try FileIO.read(m.path(of: k), limit: PNG.maxFileBytes)
+            try sink.copy(bytes, frame: k)
+            bar.update(Double(k + 1) / Double(f.total))
+        }
+        try sink.finish()
+        bar.finish()
+        if !out.quiet {
+            print("merged \(f.shard.count) shard\(f.shard.count == 1 ? "" : "s") into \(output)/ (\(f.total) frames, \(f.width)x\(f.height), \(f.command), job \(f.job.prefix(12)), \(fmt(Clock.now() - start, 2)) s\(video.map { "; video \($0)" } ?? ""))")
+        }
+    }
+
+    func join(_ dir: String, _ name: String) -> String { dir.hasSuffix("/") ? dir + name : dir + "/" + name }
+}
