@@ -45,7 +45,7 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
         if t.lowercased() == "auto" { return try auto(environment) }
         let parts = t.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let i = wholeNumber(parts[0]), let n = wholeNumber(parts[1]) else {
-            throw GlintError("--shard must be I/N (e.g. 2/4, shards numbered from 1) or auto, got \(JSON.printable(t, limit: 40))")
+            throw GlintError("--shard must be I/N (e.g. 2/4, shards numbered from 1) or auto, got \(JSON.quotedForMessage(t, limit: 40))")
         }
         return try Shard(index: i, count: n)
     }
@@ -60,7 +60,7 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
         func number(_ name: String) throws(GlintError) -> Int? {
             guard let raw = env(name), !raw.isEmpty else { return nil }
             guard let v = wholeNumber(raw[...]) else {
-                throw GlintError("--shard auto: \(name) is \(JSON.printable(raw, limit: 40)), not a whole number")
+                throw GlintError("--shard auto: \(name) is \(JSON.quotedForMessage(raw, limit: 40)), not a whole number")
             }
             return v
         }

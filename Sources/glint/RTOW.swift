@@ -162,7 +162,10 @@ struct RTOW: PassSource {
                 do { try makeJob(orbitOverride: o).validate() } catch let e as GlintError { throw e.usage }
             }
         }
-        if try sharding.resolved() != nil {
+        if let shard = try sharding.resolved() {
+            do throws(GlintError) {
+                if let frames = animation.frames { _ = try shard.frames(of: frames) } else { _ = try shard.rows(of: size.height) }
+            } catch { throw ValidationError(error.message) }
             if !Chain.passes.isEmpty { throw ValidationError("--shard renders a band of the image; --then passes need all of it (merge, then run the passes on the result)") }
             if animation.video != nil { throw ValidationError("--video with --shard: each shard writes its frames; encode the video with glint merge --video") }
         }

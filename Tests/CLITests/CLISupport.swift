@@ -91,12 +91,13 @@ struct Sandbox {
         return (e.allObjects as? [String] ?? []).sorted()
     }
 
-    /// The environment a child runs with: this process's, minus any GLINT_* setting that would
-    /// change the outcome, plus GLINT_CACHE_DIR, the shared PoCL cache and `env` (a nil value
+    /// The environment a child runs with: this process's, minus any GLINT_* setting (or a
+    /// scheduler's shard variables) that would change the outcome, plus GLINT_CACHE_DIR, the shared PoCL cache and `env` (a nil value
     /// removes the variable).
     func childEnvironment(_ env: [String: String?] = [:]) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
-        for key in ["GLINT_DEVICE", "GLINT_KERNEL_CACHE", "GLINT_KERNELS", "GLINT_CACHE_DIR", "GLINT_MAX_PIXELS"] {
+        for key in ["GLINT_DEVICE", "GLINT_KERNEL_CACHE", "GLINT_KERNELS", "GLINT_CACHE_DIR", "GLINT_MAX_PIXELS", "GLINT_SHARD_COUNT",
+                    "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_MAX", "JOB_COMPLETION_INDEX"] {
             environment[key] = nil
         }
         environment["GLINT_CACHE_DIR"] = cache.path

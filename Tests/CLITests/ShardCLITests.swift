@@ -1,0 +1,226 @@
+// `--shard`, `--skip-existing` and `glint merge`, black-box: N shard processes, then a merge,
+// must give the single render's files byte for byte; every shard and merge error is one line.
+
+import Foundation
+import GlintCore
+import Testing
+
+@Suite("glint --shard and glint merge", .serialized)
+struct ShardCLITests {
+    /// Runs `args` once whole (with `full` outputs), then as `n` shards (outputs with {shard}),
+    /// then merges each kind of output; returns the sandbox-relative paths of the merged files.
+    func shardAndMerge(_ box: Sandbox, _ args: [String], outputs: [(option: String, ext: String)], n: Int,
+                       shardDevices: [String]? = nil) throws {
+        var whole = args
+        for o in outputs { whole += [o.option, "whole.\(o.ext)"] }
+        let r = try box.run(whole + ["-q"])
+        #expect(r.status == 0, "\(r)")
+        try FileManager.default.createDirectory(atPath: box.path("tiles"), withIntermediateDirectories: true)
+        for i in 1...n {
+            var part = args + ["--shard", "\(i)/\(n)"]
+            for o in outputs { part += [o.option, "tiles/part-{shard}.\(o.ext)"] }
+            if let shardDevices { part += ["--device", shardDevices[(i - 1) % shardDevices.count]] }
+            let s = try box.run(part)
+            #expect(s.status == 0, "\(s)")
+            #expect(s.stdout.hasPrefix("wrote tiles/part-\(i).\(outputs[0].ext) (shard \(i)/\(n): rows "), "\(s)")
+        }
+        for o in outputs {
+            let m = try box.run(["merge", "tiles", "-o", "merged.\(o.ext)"])
+            #expect(m.status == 0, "\(m)")
+            #expect(m.stdout.hasPrefix("merged \(n) tiles into merged.\(o.ext) ("), "\(m)")
+            #expect(try box.bytes("merged.\(o.ext)") == box.bytes("whole.\(o.ext)"), "\(args) \(o.option): merged differs from the single render")
+        }
+    }
+
+    @Test("fractal: 8-bit and 16-bit PNG and the counts, float, smooth, supersampled and deep, on both backends")
+    func fractal() throws {
+        let deep = ["--center", "-0.743643887037158704752191506114774,0.131825904205311970493132056385139", "--zoom", "1e30", "--iterations", "2000"]
+        let cases: [[String]] = [
+            ["fractal", "mandelbrot", "--size", "64x41"],
+            ["fractal", "julia", "--size", "50x33", "--smooth", "--ss", "2", "--bit-depth", "16"],
+            ["fractal", "mandelbrot", "--size", "48x30"] + deep,
+        ]
+        for device in ["cpu", "opencl"] {
+            for args in cases {
+                try withSandbox { box in
+                    try shardAndMerge(box, args + ["--device", device], outputs: [("-o", "png"), ("--counts", "pgm")], n: 3)
+                }
+            }
+        }
+    }
+
+    @Test("rtow: PNG and PFM tiles; a shard's checkpoint resumes its band, on the other backend too")
+    func rtow() throws {
+        try withSandbox { box in
+            let args = ["rtow", "--scene", "cover", "--size", "40x23", "--spp", "3"]
+            try shardAndMerge(box, args + ["--device", "opencl"], outputs: [("-o", "png"), ("--pfm", "pfm")], n: 4)
+        }
+        try withSandbox { box in
+            let args = ["rtow", "--scene", "ch10", "--size", "32x20", "--bit-depth", "16"]
+            #expect(try box.run(args + ["--spp", "4", "-o", "whole.png", "-q"]).status == 0)
+            try FileManager.default.createDirectory(atPath: box.path("t"), withIntermediateDirectories: true)
+            for i in 1...2 {
+                let half = try box.run(args + ["--spp", "2", "--shard", "\(i)/2", "-o", "t/p{shard}.png", "--checkpoint", "t/c{shard}.ckpt", "-q"])
+                #expect(half.status == 0, "\(half)")
+                let rest = try box.run(args + ["--spp", "4", "--shard", "\(i)/2", "-o", "t/p{shard}.png", "--resume", "t/c{shard}.ckpt", "--device", "opencl", "-q"])
+                #expect(rest.status == 0, "\(rest)")
+            }
+            // A band's checkpoint belongs to its band only.
+            let wrong = try box.run(args + ["--spp", "4", "--shard", "2/2", "-o", "t/x.png", "--resume", "t/c1.ckpt", "-q"])
+            #expect(wrong.status == 1 && wrong.stderr.contains("checkpoint"), "\(wrong)")
+            #expect(try box.run(["merge", "t", "-o", "merged.png", "-q"]).status == 0)
+            #expect(try box.bytes("merged.png") == box.bytes("whole.png"))
+        }
+    }
+
+    @Test("blur (PNG, PFM, 16-bit PNG) and iso (RGBA), on both backends")
+    func blurAndIso() throws {
+        for device in ["cpu", "opencl"] {
+            try withSandbox { box in
+                #expect(try box.run(["fractal", "julia", "--size", "45x31", "-o", "in.png", "-q"]).status == 0)
+                #expect(try box.run(["rtow", "--scene", "ch8", "--size", "30x17", "--spp", "2", "-o", "x.png", "--pfm", "in.pfm", "-q"]).status == 0)
+                try shardAndMerge(box, ["blur", "in.png", "--sigma", "2", "--device", device], outputs: [("-o", "png")], n: 3)
+            }
+            try withSandbox { box in
+                #expect(try box.run(["rtow", "--scene", "ch8", "--size", "30x17", "--spp", "2", "-o", "x.png", "--pfm", "in.pfm", "-q"]).status == 0)
+                try shardAndMerge(box, ["blur", "in.pfm", "--sigma", "6", "--method", "recursive", "--device", device], outputs: [("-o", "pfm")], n: 2)
+            }
+            try withSandbox { box in
+                #expect(try box.run(["rtow", "--scene", "ch8", "--size", "30x17", "--spp", "2", "-o", "x.png", "--pfm", "in.pfm", "-q"]).status == 0)
+                try shardAndMerge(box, ["blur", "in.pfm", "--sigma", "1.5", "--bit-depth", "16", "--device", device], outputs: [("-o", "png")], n: 3)
+            }
+            try withSandbox { box in
+                #expect(try box.run(["fractal", "julia", "--size", "45x31", "-o", "in.png", "-q"]).status == 0)
+                try shardAndMerge(box, ["iso", "in.png", "--depth", "5", "--corner-radius", "4", "--device", device], outputs: [("-o", "png")], n: 5)
+            }
+        }
+    }
+
+    @Test("animations: fractal, rtow, pulse and mist frame runs merge into the single render's folder")
+    func animations() throws {
+        let cases: [[String]] = [
+            ["fractal", "julia", "--size", "24x16", "--frames", "7", "--ramp", "c=-0.8,0.156:-0.7,0.27"],
+            ["rtow", "--scene", "ch8", "--size", "16x9", "--spp", "2", "--frames", "5", "--ramp", "orbit=0,0:40,0"],
+            ["pulse", "--size", "8x6", "--frames", "9", "--hue", "0.2"],
+            ["mist", "--input", "in.png", "--frames", "5", "--drops", "4"],
+        ]
+        for args in cases {
+            try withSandbox { box in
+                #expect(try box.run(["fractal", "julia", "--size", "24x16", "-o", "in.png", "-q"]).status == 0)
+                #expect(try box.run(args + ["-o", "whole", "-q"]).status == 0)
+                for i in 1...3 {
+                    let r = try box.run(args + ["--shard", "\(i)/3", "-o", "part-{shard}"])
+                    #expect(r.status == 0, "\(r)")
+                    #expect(r.stdout.hasPrefix("wrote shard \(i)/3: frames "), "\(r)")
+                }
+                let m = try box.run(["merge", ".", "-o", "merged"])
+                #expect(m.status == 0, "\(m)")
+                let whole = try FileManager.default.contentsOfDirectory(atPath: box.path("whole")).sorted()
+                let merged = try FileManager.default.contentsOfDirectory(atPath: box.path("merged")).sorted()
+                #expect(merged == whole && whole.count >= 5, "\(merged) vs \(whole)")
+                for name in whole { #expect(try box.bytes("merged/\(name)") == box.bytes("whole/\(name)"), "\(args[0]) \(name)") }
+            }
+        }
+    }
+
+    @Test("--shard auto reads Slurm array tasks and Kubernetes indexed jobs")
+    func auto() throws {
+        try withSandbox { box in
+            let args = ["fractal", "mandelbrot", "--size", "20x12", "--shard", "auto", "-o", "p{shard}.png"]
+            let envs: [([String: String?], String)] = [
+                (["SLURM_ARRAY_TASK_ID": "7", "SLURM_ARRAY_TASK_MIN": "5", "SLURM_ARRAY_TASK_COUNT": "4"], "p3.png (shard 3/4: rows 6-8 of"),
+                (["SLURM_ARRAY_TASK_ID": "0", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_MAX": "2"], "p1.png (shard 1/3: rows 0-3 of"),
+                (["JOB_COMPLETION_INDEX": "1", "GLINT_SHARD_COUNT": "2"], "p2.png (shard 2/2: rows 6-11 of"),
+            ]
+            for (env, expected) in envs {
+                let r = try box.run(args, env: env)
+                #expect(r.status == 0 && r.stdout.hasPrefix("wrote \(expected)"), "\(env): \(r)")
+            }
+            let bad: [([String: String?], String)] = [
+                ([:], "error: --shard auto: no shard in the environment"),
+                (["JOB_COMPLETION_INDEX": "0"], "error: --shard auto: JOB_COMPLETION_INDEX is set but GLINT_SHARD_COUNT is not"),
+                (["SLURM_ARRAY_TASK_ID": "3"], "error: --shard auto: SLURM_ARRAY_TASK_ID is set but neither"),
+                (["SLURM_ARRAY_TASK_ID": "x1", "SLURM_ARRAY_TASK_COUNT": "2"], "error: --shard auto: SLURM_ARRAY_TASK_ID is \"x1\", not a whole number"),
+                (["JOB_COMPLETION_INDEX": "4", "GLINT_SHARD_COUNT": "4"], "error: --shard auto: JOB_COMPLETION_INDEX 4 with GLINT_SHARD_COUNT 4"),
+            ]
+            for (env, expected) in bad {
+                let r = try box.run(args, env: env)
+                #expect(r.status == 2 && r.stderrLines.count == 1 && r.stderr.hasPrefix(expected), "\(env): \(r)")
+            }
+        }
+    }
+
+    @Test("--skip-existing skips a shard whose tile is this job's, and renders one that is missing or foreign")
+    func skipExisting() throws {
+        try withSandbox { box in
+            let args = ["fractal", "mandelbrot", "--size", "30x20", "--shard", "2/3", "-o", "p.png", "--skip-existing"]
+            let first = try box.run(args)
+            #expect(first.status == 0 && first.stdout.hasPrefix("wrote p.png"), "\(first)")
+            let again = try box.run(args)
+            #expect(again.status == 0 && again.stdout == "skipped shard 2/3: p.png is already this job's tile\n", "\(again)")
+            // Another job (other iterations), another shard, or a file that is no tile: rendered.
+            for other in [["--iterations", "50"], ["--shard", "1/3"]] {
+                var a = args
+                a += other
+                let r = try box.run(a)
+                #expect(r.status == 0 && r.stdout.hasPrefix("wrote p.png"), "\(other): \(r)")
+            }
+            #expect(try box.run(["fractal", "mandelbrot", "--size", "30x20", "-o", "p.png", "-q"]).status == 0)
+            let r = try box.run(args)
+            #expect(r.status == 0 && r.stdout.hasPrefix("wrote p.png"), "\(r)")
+            // Frame folders too.
+            let anim = ["pulse", "--size", "8x6", "--frames", "4", "--shard", "1/2", "-o", "f", "--skip-existing"]
+            #expect(try box.run(anim).stdout.hasPrefix("wrote shard 1/2"))
+            #expect(try box.run(anim).stdout.hasPrefix("skipped shard 1/2"))
+        }
+    }
+
+    @Test("merge refuses missing, foreign, overlapping and mixed-device tiles in one line, writing nothing")
+    func mergeErrors() throws {
+        try withSandbox { box in
+            try FileManager.default.createDirectory(atPath: box.path("t"), withIntermediateDirectories: true)
+            let args = ["fractal", "mandelbrot", "--size", "30x20", "-q"]
+            for i in [1, 2, 4] { #expect(try box.run(args + ["--shard", "\(i)/4", "-o", "t/p\(i).png", "--device", "cpu"]).status == 0) }
+            #expect(try box.run(args + ["--shard", "3/4", "-o", "other.png", "--iterations", "60"]).status == 0)
+            #expect(try box.run(args + ["--shard", "2/4", "-o", "again.png", "--device", "cpu"]).status == 0)
+            #expect(try box.run(args + ["--shard", "3/4", "-o", "gpu.png", "--device", "opencl"]).status == 0)
+            #expect(try box.run(args + ["-o", "plain.png"]).status == 0)
+            let cases: [([String], String)] = [
+                (["t"], "error: missing tile: shard 3/4 (rows 10-14); render it with --shard 3/4"),
+                (["t", "other.png"], "error: other.png belongs to another job than t/p1.png"),
+                (["t", "again.png"], "error: again.png and t/p2.png are both shard 2/4 (rows 5-9): overlapping tiles"),
+                (["t", "gpu.png"], "error: gpu.png was rendered on opencl"),
+                (["t", "plain.png"], "error: plain.png: not a Glint tile (no glint-tile record"),
+                (["nowhere"], "error: nowhere: no such file or folder"),
+            ]
+            for (inputs, expected) in cases {
+                let before = box.listing()
+                let r = try box.run(["merge"] + inputs + ["-o", "out.png"])
+                #expect(r.status == 1 && r.stderrLines.count == 1 && r.stderr.hasPrefix(expected), "\(inputs): \(r)")
+                #expect(box.listing() == before)
+            }
+            let mixed = try box.run(["merge", "t", "gpu.png", "-o", "out.png", "--allow-mixed-devices", "-q"])
+            #expect(mixed.status == 0, "\(mixed)")
+        }
+    }
+
+    @Test("bad --shard values and combinations are usage errors", arguments: [
+        (["fractal", "julia", "--shard", "0/4"], "error: --shard 0/4: I must be between 1 and 4"),
+        (["fractal", "julia", "--shard", "5/4"], "error: --shard 5/4: I must be between 1 and 4"),
+        (["fractal", "julia", "--shard", "1/0"], "error: --shard I/N: N must be between 1 and 10000"),
+        (["fractal", "julia", "--shard", "1-4"], "error: --shard must be I/N"),
+        (["fractal", "julia", "--shard", "1/99999"], "error: --shard I/N: N must be between 1 and 10000"),
+        (["fractal", "julia", "--size", "10x3", "--shard", "1/4"], "error: --shard 1/4: an image of 3 rows splits into at most 3 shards"),
+        (["pulse", "--frames", "2", "--shard", "1/3"], "error: --shard 1/3: an animation of 2 frames splits into at most 2 shards"),
+        (["fractal", "julia", "--skip-existing"], "error: --skip-existing goes with --shard"),
+        (["fractal", "julia", "--shard", "1/2", "--then", "blur", "--sigma", "2"], "error: --shard renders a band of the image"),
+        (["fractal", "julia", "--frames", "4", "--shard", "1/2", "--video", "v.mp4"], "error: --video with --shard"),
+    ] as [([String], String)])
+    func badShard(args: [String], expected: String) throws {
+        try withSandbox { box in
+            let r = try box.run([args[0], "-o", "x.png"] + Array(args.dropFirst()))
+            #expect(r.status == 2 && r.stderrLines.count == 1 && r.stderr.hasPrefix(expected), "\(r)")
+            #expect(box.listing().isEmpty)
+        }
+    }
+}
