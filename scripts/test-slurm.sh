@@ -361,7 +361,7 @@ sleep 1
 echo "shard $i/$n ${args[*]}" >"$out"
 STANDIN
     chmod 0755 "$GLINT"
-    submit_job standin 4 "fractal mandelbrot --size 64x36"
+    submit_job standin 4 "fractal mandelbrot --size 64x36" GLINT_ARRAY_LIMIT=2
     submit_job standin-fail 4 "fractal mandelbrot --size 64x36" STAND_IN_FAIL=3
     wait_all
     say "array and merge run: $((SECONDS - run_start)) s"

@@ -14,6 +14,7 @@
 #                              1001 unless configured, bounds it)
 #   GLINT_ARGS                 the glint command without --shard and -o
 #                              (default: fractal mandelbrot --size 3840x2160)
+#   GLINT_ARRAY_LIMIT          at most this many tasks at once (sbatch --array=1-N%LIMIT)
 #   GLINT_KIND, GLINT_MERGED, GLINT_MERGE_ARGS: see render-array.sbatch and merge.sbatch
 #   GLINT_SBATCH_ARGS          sbatch options for both jobs (e.g. --partition=render --account=art)
 #   GLINT_RENDER_SBATCH_ARGS   sbatch options for the array only (e.g. --gres=gpu:1 --cpus-per-task=4)
@@ -43,13 +44,20 @@ case $GLINT_SHARDS in
     '' | *[!0-9]* | 0*) echo "submit.sh: GLINT_SHARDS must be a whole number >= 1, not '$GLINT_SHARDS'" >&2; exit 2 ;;
 esac
 
+array="1-$GLINT_SHARDS"
+case ${GLINT_ARRAY_LIMIT:-} in
+    '') ;;
+    *[!0-9]* | 0*) echo "submit.sh: GLINT_ARRAY_LIMIT must be a whole number >= 1, not '$GLINT_ARRAY_LIMIT'" >&2; exit 2 ;;
+    *) array="$array%$GLINT_ARRAY_LIMIT" ;;
+esac
+
 read -r -a common <<<"${GLINT_SBATCH_ARGS:-}"
 read -r -a render <<<"${GLINT_RENDER_SBATCH_ARGS:-}"
 read -r -a merge <<<"${GLINT_MERGE_SBATCH_ARGS:-}"
 
 # sbatch --parsable prints "jobid" or "jobid;cluster".
 array_id=$(sbatch --parsable --export=ALL --chdir="$GLINT_WORK" \
-    --array="1-$GLINT_SHARDS" --output="$GLINT_WORK/logs/render-%A_%a.out" \
+    --array="$array" --output="$GLINT_WORK/logs/render-%A_%a.out" \
     "${common[@]}" "${render[@]}" "$here/render-array.sbatch")
 array_id=${array_id%%;*}
 
