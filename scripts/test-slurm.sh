@@ -11,13 +11,15 @@
 #   - the ray tracer's cover scene at 160x90, 4 samples per pixel, in 4 tiles,
 #   - an 8-frame Julia animation at 96x54 in 4 frame ranges.
 # Each merge job must run after its array (afterok) and give, byte for byte, what one glint process
-# renders directly (frame by frame for the animation). Every render uses --device cpu.
+# renders directly (frame by frame for the animation). Every render uses --device cpu. Then the
+# still's array is submitted again with one tile removed: only that tile may be rendered again.
 # Then the daemons it started are stopped by PID and the folder is removed, on failure too.
 #
 #   --stand-in   use a stand-in for glint (a shell script that checks the shard arguments and
 #                writes a small text "tile"; its merge checks that every tile is there) instead of
 #                a built glint: tests the cluster and the example scripts, not glint. A second array
-#                with one failing task must get its merge cancelled.
+#                with one failing task must get its merge cancelled, and its resubmission must render
+#                only the missing tile.
 #   --keep       keep the temporary folder (the daemons are stopped all the same)
 #
 # Environment:
