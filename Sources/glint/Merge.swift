@@ -1,5 +1,6 @@
 import ArgumentParser
 import GlintCore
+import GlintWorkloads
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,8 +19,11 @@ struct Merge: AsyncParsableCommand {
             single render writes, byte for byte, and appears whole or not at all.
 
             Still images: -o's extension picks the tiles: .png (8- or 16-bit, as rendered), \
-            .pfm (rtow --pfm, blur of a PFM) or .pgm (fractal --counts). Animations: -o names \
-            the folder for frame_00000.png, ...; --video also encodes them (ffmpeg).
+            .pfm (rtow --pfm, blur of a PFM) or .pgm (fractal --counts); .ckpt joins the rtow \
+            shards' --checkpoint files (the linear sums, all at one sample count: the files \
+            ending in .ckpt in a folder) into the whole render's checkpoint, which --resume \
+            continues. Animations: -o names the folder for frame_00000.png, ...; --video also \
+            encodes them (ffmpeg).
 
             Backends agree within DESIGN's tolerances, not always to the bit, so tiles rendered \
             on different devices are refused unless --allow-mixed-devices says the result need \
@@ -30,13 +34,14 @@ struct Merge: AsyncParsableCommand {
               glint merge tiles -o mandelbrot.png
               glint rtow --scene cover --shard auto -o tiles/cover-{shard}.png --pfm tiles/cover-{shard}.pfm
               glint merge tiles -o cover.png && glint merge tiles -o cover.pfm
+              glint merge tiles -o cover.ckpt      (the shards' checkpoints: tiles/cover-1.ckpt ...)
               glint merge zoom-1 zoom-2 zoom-3 -o zoom --video zoom.mp4
             """)
 
     @Argument(help: ArgumentHelp("Tiles, folders of tiles, shard frame folders, or a folder of those.", valueName: "input"))
     var inputs: [String]
 
-    @Option(name: .shortAndLong, help: "The merged image (.png, .pfm or .pgm), or the frame folder of an animation.")
+    @Option(name: .shortAndLong, help: "The merged image (.png, .pfm or .pgm), rtow checkpoint (.ckpt), or the frame folder of an animation.")
     var output: String
 
     @Option(help: "Animations: also encode the frames as a video (e.g. out.mp4) by piping them to ffmpeg.")
@@ -91,6 +96,10 @@ struct Merge: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(verbose: out.verbose) {
             let start = Clock.now()
+            if hasSuffix(output, ["ckpt"]) {
+                try mergeCheckpoints(start: start)
+                return
+            }
             let found = try collect()
             if !found.frameFolders.isEmpty {
                 try mergeFrames(found.frameFolders, start: start)
@@ -219,6 +228,30 @@ struct Merge: AsyncParsableCommand {
     }
 
     func rowText(_ r: Range<Int>) -> String { r.count == 1 ? "\(r.lowerBound)" : "\(r.lowerBound)-\(r.upperBound - 1)" }
+
+    // MARK: rtow checkpoints
+
+    func mergeCheckpoints(start: Double) throws {
+        if video != nil { throw GlintError("--video goes with an animation's shard folders") }
+        try checkWritable(output, option: "-o")
+        var files: [String] = []
+        for input in inputs {
+            guard FileIO.exists(input) else { throw GlintError("\(input): no such file or folder") }
+            if FileIO.isDirectory(input) {
+                let found = try folderEntries(input).filter { hasSuffix($0, ["ckpt"]) && !$0.hasPrefix(".") }.map { join(input, $0) }
+                if found.isEmpty { throw GlintError("\(input)/ holds no .ckpt checkpoints") }
+                files += found
+            } else {
+                files.append(input)
+            }
+        }
+        let parts = try files.map { (name: $0, sums: try RTAccumulation.read($0)) }
+        let joined = try RTAccumulation.joining(parts)
+        try FileIO.writeAtomically(output, joined.encode())
+        if !out.quiet {
+            print("merged \(parts.count) checkpoint\(parts.count == 1 ? "" : "s") into \(output) (\(joined.width)x\(joined.height), \(joined.samplesPerPixel) samples per pixel, \(fmt((Clock.now() - start) * 1000, 1)) ms)")
+        }
+    }
 
     // MARK: Animations
 

@@ -71,6 +71,30 @@ struct ShardCLITests {
             #expect(try box.run(["merge", "t", "-o", "merged.png", "-q"]).status == 0)
             #expect(try box.bytes("merged.png") == box.bytes("whole.png"))
         }
+        // The shards' checkpoints join into the whole render's (the linear sums), which resumes.
+        try withSandbox { box in
+            let args = ["rtow", "--scene", "ch10", "--size", "30x19", "--device", "cpu"]
+            #expect(try box.run(args + ["--spp", "3", "-o", "whole.png", "--checkpoint", "whole.ckpt", "-q"]).status == 0)
+            try FileManager.default.createDirectory(atPath: box.path("t"), withIntermediateDirectories: true)
+            for i in 1...3 {
+                #expect(try box.run(args + ["--spp", "3", "--shard", "\(i)/3", "-o", "t/p{shard}.png", "--checkpoint", "t/p{shard}.ckpt", "-q"]).status == 0)
+            }
+            let m = try box.run(["merge", "t", "-o", "joined.ckpt"])
+            #expect(m.status == 0 && m.stdout.hasPrefix("merged 3 checkpoints into joined.ckpt (30x19, 3 samples per pixel"), "\(m)")
+            #expect(try box.bytes("joined.ckpt") == box.bytes("whole.ckpt"))
+            #expect(try box.run(args + ["--spp", "5", "--resume", "joined.ckpt", "-o", "more.png", "-q"]).status == 0)
+            #expect(try box.run(args + ["--spp", "5", "-o", "direct.png", "-q"]).status == 0)
+            #expect(try box.bytes("more.png") == box.bytes("direct.png"))
+            let cases: [([String], String)] = [
+                (["t/p1.ckpt", "t/p3.ckpt"], "error: rows 6-11 are missing: no checkpoint holds them"),
+                (["t/p1.ckpt", "t/p1.ckpt", "t/p2.ckpt", "t/p3.ckpt"], "error: t/p1.ckpt and t/p1.ckpt overlap (rows 0-5)"),
+                (["whole.ckpt"], "error: whole.ckpt: the checkpoint of a whole image"),
+            ]
+            for (inputs, expected) in cases {
+                let r = try box.run(["merge"] + inputs + ["-o", "bad.ckpt"])
+                #expect(r.status == 1 && r.stderr.hasPrefix(expected) && !box.exists("bad.ckpt"), "\(inputs): \(r)")
+            }
+        }
     }
 
     @Test("blur (PNG, PFM, 16-bit PNG) and iso (RGBA), on both backends")

@@ -363,3 +363,57 @@ public struct RTResult: Sendable {
 
     public var samplesPerSecond: Double { wallSeconds > 0 ? Double(samples) / wallSeconds : 0 }
 }
+
+// MARK: Shards' checkpoints
+
+extension RTAccumulation {
+    /// What a band's identity adds to its job's: the rows and the image's height.
+    static func bandSuffix(_ band: Range<Int>, of height: Int) -> String {
+        "-rows-\(band.lowerBound)-\(band.upperBound)-of-\(height)"
+    }
+
+    /// For the sums of a shard's band (`--shard`): the whole render's identity, the rows and
+    /// the image's height; nil for a whole image.
+    public var band: (job: String, rows: Range<Int>, height: Int)? {
+        // The job's identity is hex digits: <job>-rows-<y0>-<y1>-of-<height>.
+        let parts = jobID.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 6, parts[1] == "rows", parts[4] == "of", let y0 = Int(parts[2]), let y1 = Int(parts[3]),
+              let h = Int(parts[5]), y0 >= 0, y0 < y1, y1 <= h else { return nil }
+        return (String(parts[0]), y0 ..< y1, h)
+    }
+
+    /// The checkpoints of every band of one render joined into the whole render's: what one
+    /// process would have saved at the same samples per pixel, byte for byte. Each is checked:
+    /// a band's, of one job, one size and one sample count, none missing and none twice.
+    public static func joining(_ parts: [(name: String, sums: RTAccumulation)]) throws(GlintError) -> RTAccumulation {
+        guard let first = parts.first else { throw GlintError("no checkpoints to join") }
+        var bands: [(name: String, acc: RTAccumulation, rows: Range<Int>)] = []
+        for (name, acc) in parts {
+            guard let b = acc.band else { throw GlintError("\(name): the checkpoint of a whole image, not of a shard's band") }
+            guard let f = first.sums.band, b.job == f.job, b.height == f.height, acc.width == first.sums.width else {
+                throw GlintError("\(name) belongs to another render than \(first.name) (scene, camera, size, depth or seed differ)")
+            }
+            guard acc.samplesPerPixel == first.sums.samplesPerPixel else {
+                throw GlintError("\(name) holds \(acc.samplesPerPixel) samples per pixel, \(first.name) \(first.sums.samplesPerPixel): resume the shards to one count first")
+            }
+            bands.append((name, acc, b.rows))
+        }
+        bands.sort { $0.rows.lowerBound < $1.rows.lowerBound }
+        let height = first.sums.band!.height
+        var next = 0
+        for (k, b) in bands.enumerated() {
+            if b.rows.lowerBound < next {
+                let other = bands[k - 1].name
+                throw GlintError("\(b.name) and \(other) overlap (rows \(b.rows.lowerBound)-\(min(next, b.rows.upperBound) - 1)): keep one")
+            }
+            if b.rows.lowerBound > next { throw GlintError("rows \(next)-\(b.rows.lowerBound - 1) are missing: no checkpoint holds them") }
+            next = b.rows.upperBound
+        }
+        if next < height { throw GlintError("rows \(next)-\(height - 1) are missing: no checkpoint holds them") }
+        var joined = RTAccumulation(jobID: first.sums.band!.job, width: first.sums.width, height: height, zeroed: false)
+        joined.samplesPerPixel = first.sums.samplesPerPixel
+        joined.sums.reserveCapacity(first.sums.width * height * 4)
+        for b in bands { joined.sums += b.acc.sums }
+        return joined
+    }
+}

@@ -48,7 +48,7 @@ public enum RTRenderer {
             throw GlintError("rows \(band.lowerBound)..<\(band.upperBound) lie outside an image of \(job.height) rows")
         }
         // A band's sums are a checkpoint of their own: its identity names the rows.
-        let id = job.identity(bvh) + (options.rows == nil ? "" : "-rows-\(band.lowerBound)-\(band.upperBound)")
+        let id = job.identity(bvh) + (options.rows == nil ? "" : RTAccumulation.bandSuffix(band, of: job.height))
         var acc: RTAccumulation
         if let resume = options.resume {
             guard resume.verified else { throw GlintError("the checkpoint is \(RTAccumulation.legacyMessage)") }
