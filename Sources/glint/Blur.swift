@@ -97,11 +97,14 @@ struct Blur: PassCommand {
             // With --shard: this shard's band of rows as a tile for glint merge. Every row of a
             // blur depends on the rows around it (and, by the recursive method's running sums, on
             // every row above), so a shard blurs the whole picture and keeps its band.
-            let size = isFloat ? try PFM.size(input) : try PNG.size(input)
-            let tile = try shard.map { try StillShard($0, command: "glint blur", width: size.width, height: size.height) }
-            if let tile, sharding.skipExisting, tile.isDone([output]) {
-                if !out.quiet { print(tile.skippedLine(output)) }
-                return
+            var tile: StillShard?
+            if let shard {
+                let size = isFloat ? try PFM.size(input) : try PNG.size(input)
+                tile = try StillShard(shard, command: "glint blur", width: size.width, height: size.height)
+                if let tile, sharding.skipExisting, tile.isDone([output]) {
+                    if !out.quiet { print(tile.skippedLine(output)) }
+                    return
+                }
             }
             let backend = try device.backend(for: .blur)
             let wall: Double, kernels: Double, method: BlurMethod, sizeText: String

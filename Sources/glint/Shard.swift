@@ -112,6 +112,13 @@ enum JobKey {
             }
             return
         }
+        // A pipe or a device has no contents to hash without consuming them: its name stands in.
+        var st = stat()
+        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            h.update("special")
+            h.update(path)
+            return
+        }
         h.update("file")
         for byte in try FileIO.read(path) { h.update(byte) }
     }

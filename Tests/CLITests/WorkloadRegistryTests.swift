@@ -26,8 +26,8 @@ struct WorkloadRegistryTests {
                 guard line.hasPrefix("  "), !line.hasPrefix("   "), let name = t.split(separator: " ").first else { return nil }
                 return String(name)
             }
-            // The workloads, in order, between `devices` and `compare`.
-            let between = Array(subcommands.drop { $0 != "devices" }.dropFirst().prefix { $0 != "compare" })
+            // The workloads, in order, between `devices` and `merge` (then compare and bench).
+            let between = Array(subcommands.drop { $0 != "devices" }.dropFirst().prefix { $0 != "merge" })
             #expect(between == Self.expected, "\(top)")
             let compareHelp = try box.run(["compare", "--help"]).stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
             for name in Self.expected {
