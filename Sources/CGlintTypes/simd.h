@@ -39,4 +39,14 @@ typedef unsigned short glint_ushort16 __attribute__((ext_vector_type(16)));
 static inline glint_uchar16 glint_narrow16_u8(glint_int16 v) { return __builtin_convertvector(v, glint_uchar16); }
 static inline glint_ushort16 glint_narrow16_u16(glint_int16 v) { return __builtin_convertvector(v, glint_ushort16); }
 
+typedef float glint_float16 __attribute__((ext_vector_type(16)));
+
+/* clamp(floor(v + 0.5), 0, 255) of each lane as a byte (the kernels' Color_To8Bit / Blur_ToBytes,
+   for lanes that are numbers): one add, round, max, min, convert and pack per eight lanes. */
+static inline glint_uchar16 glint_bytes16(glint_float16 v) {
+    glint_float16 r = __builtin_elementwise_floor(v + 0.5f);
+    r = __builtin_elementwise_min(__builtin_elementwise_max(r, (glint_float16)0.0f), (glint_float16)255.0f);
+    return __builtin_convertvector(__builtin_convertvector(r, glint_int16), glint_uchar16);
+}
+
 #endif

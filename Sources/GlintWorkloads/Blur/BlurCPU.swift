@@ -524,16 +524,6 @@ enum BoxPasses {
     }
 }
 
-/// toBytes for inlining into a conversion loop: whole-vector arithmetic and bit operations.
-@inline(__always) func toBytesInline(_ v: SIMD16<Float>) -> SIMD16<UInt8> {
-    let x = v + SIMD16(repeating: 0.5)
-    let magic = SIMD16<Float>(repeating: 12_582_912)
-    let n = x + magic
-    let down = unsafeBitCast(x - (n - magic), to: SIMD16<UInt32>.self) &>> 31
-    var k = unsafeBitCast(unsafeBitCast(n, to: SIMD16<UInt32>.self) &- SIMD16(repeating: 0x4B40_0000) &- down,
-                          to: SIMD16<Int32>.self)
-    k = k & ~(k &>> 31)
-    let over = k &- SIMD16(repeating: 255)
-    k = k &- (over & ~(over &>> 31))
-    return glint_narrow16_u8(k)
-}
+/// Blur_ToBytes for inlining into a conversion loop: clamp(floor(v + 0.5), 0, 255) per lane, as
+/// whole-vector instructions (simd.h).
+@inline(__always) func toBytesInline(_ v: SIMD16<Float>) -> SIMD16<UInt8> { glint_bytes16(v) }

@@ -28,16 +28,15 @@ public final class MistRenderer: @unchecked Sendable {
         let blur: CPUBlur
         /// The camera image in use: the caller's pixels, kept (not copied) until the camera moves.
         var sharp: [UInt8] = []
-        let blurred, out: UnsafeMutablePointer<UInt8>
+        let blurred: UnsafeMutablePointer<UInt8>
         let weight: UnsafeMutablePointer<Float>
         init(plan: BlurPlan, pixels: Int) {
             blur = CPUBlur(plan: plan)
             blurred = .allocate(capacity: pixels * 4)
-            out = .allocate(capacity: pixels * 4)
             weight = .allocate(capacity: pixels)
             weight.initialize(repeating: 0, count: pixels)
         }
-        deinit { blurred.deallocate(); out.deallocate(); weight.deallocate() }
+        deinit { blurred.deallocate(); weight.deallocate() }
     }
 
     final class CLState: @unchecked Sendable {
@@ -137,7 +136,10 @@ public final class MistRenderer: @unchecked Sendable {
         let h = height, band = MistTiles.size
         let sharp = SharedBuffer(UnsafeMutableBufferPointer(start: sharpBase, count: n))
         let blurred = SharedBuffer(UnsafeMutableBufferPointer(start: s.blurred, count: n))
-        let out = SharedBuffer(UnsafeMutableBufferPointer(start: s.out, count: n))
+        // The frame is composed straight into the array it is returned in: every byte is written
+        // below, and the array is neither copied nor changed until the compose has finished.
+        var pixels = [UInt8](unsafeUninitializedCapacity: n) { _, count in count = n }
+        let out = SharedBuffer(pixels.withUnsafeMutableBufferPointer { $0 })
         let weight = SharedBuffer(UnsafeMutableBufferPointer(start: s.weight, count: width * height))
         let shapeStorage = UnsafeMutableBufferPointer<GlintMistShape>.allocate(capacity: max(1, shapes.count))
         defer { shapeStorage.deallocate() }
@@ -147,7 +149,7 @@ public final class MistRenderer: @unchecked Sendable {
             MistCPU.compose(sharp: sharp.base, blurred: blurred.base, weight: weight.base, out: out.base,
                             shapes: shapePointer.base, tiles: tiles, p: p, rows: b * band ..< min(h, (b + 1) * band))
         }
-        return Image8(width: width, height: height, pixels: Array(UnsafeBufferPointer(start: s.out, count: n)))
+        return Image8(width: width, height: height, pixels: pixels)
     }
 
     private func renderCL(_ s: CLState, camera: Image8?, shapes: [GlintMistShape], tiles: MistTiles,
