@@ -68,8 +68,14 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
             let low = try number(slurmMin) ?? 0
             guard task >= low else { throw GlintError("--shard auto: \(slurmTask) \(task) is below \(slurmMin) \(low)") }
             let count: Int
-            if let c = try number(slurmCount) { count = c } else if let high = try number(slurmMax) { count = high - low + 1 } else {
+            let high = try number(slurmMax)
+            if let c = try number(slurmCount) { count = c } else if let high { count = high - low + 1 } else {
                 throw GlintError("--shard auto: \(slurmTask) is set but neither \(slurmCount) nor \(slurmMax) is (submit with sbatch --array)")
+            }
+            // Task ids must run MIN, MIN+1, ... MAX: a list or a step (--array=1,5 or 1-7:2) would
+            // make I and N wrong.
+            if let high, high - low + 1 != count {
+                throw GlintError("--shard auto: the Slurm array is not a whole range (\(count) tasks from \(low) to \(high)): submit it as --array=1-N")
             }
             do throws(GlintError) { return try Shard(index: task - low + 1, count: count) } catch {
                 throw GlintError("--shard auto: Slurm array task \(task) of \(low)...\(low + count - 1): \(error.message) (give the array a step of 1)")
@@ -152,9 +158,12 @@ public struct TileInfo: Sendable, Equatable {
     public var compression: String
     /// The command that made it (for messages), e.g. "glint fractal".
     public var command: String
+    /// False for a snapshot of a render that had not finished (rtow's --partial, a stopped
+    /// render): a merge and --skip-existing take complete tiles only.
+    public var complete: Bool
 
     public init(job: String, shard: Shard, width: Int, height: Int, y: Int, rows: Int, format: Format,
-                device: String, alpha: Bool, compression: String, command: String) {
+                device: String, alpha: Bool, compression: String, command: String, complete: Bool = true) {
         self.job = job
         self.shard = shard
         self.width = width
@@ -166,6 +175,7 @@ public struct TileInfo: Sendable, Equatable {
         self.alpha = alpha
         self.compression = compression
         self.command = command
+        self.complete = complete
     }
 
     public var json: JSON {
@@ -175,7 +185,7 @@ public struct TileInfo: Sendable, Equatable {
             ("width", .int(Int64(width))), ("height", .int(Int64(height))),
             ("y", .int(Int64(y))), ("rows", .int(Int64(rows))),
             ("format", .string(format.rawValue)), ("alpha", .bool(alpha)), ("compression", .string(compression)),
-            ("device", .string(device)),
+            ("device", .string(device)), ("complete", .bool(complete)),
         ])
     }
 
@@ -201,7 +211,8 @@ public struct TileInfo: Sendable, Equatable {
         }
         width = try int("width"); height = try int("height")
         y = try int("y"); rows = try int("rows")
-        guard width >= 1, height >= 1, rows >= 1, y + rows <= height else { throw bad("its band lies outside its image") }
+        do throws(GlintError) { try ImageLimits.check(width: width, height: height) } catch { throw bad(error.message) }
+        guard rows >= 1, y + rows <= height else { throw bad("its band lies outside its image") }
         guard let f = Format(rawValue: try string("format")) else { throw bad("unknown format") }
         format = f
         guard let a = j["alpha"]?.boolValue else { throw bad("no alpha") }
@@ -209,6 +220,8 @@ public struct TileInfo: Sendable, Equatable {
         compression = try string("compression")
         device = try string("device")
         command = try string("command")
+        guard let c = j["complete"]?.boolValue else { throw bad("no complete") }
+        complete = c
     }
 
     /// The band's rows as a range of the full image.

@@ -66,6 +66,7 @@ struct Blur: PassCommand {
         if bitDepth == 16 && !isFloat {
             throw ValidationError("--bit-depth 16 needs a .pfm input: an 8-bit PNG blurs in 8-bit arithmetic, so 16 bits would add no precision")
         }
+        try sharding.checkPaths([output])
         if try sharding.resolved() != nil && repeatRuns != nil {
             throw ValidationError("--repeat-runs times whole blurs; it does not go with --shard")
         }
@@ -99,12 +100,15 @@ struct Blur: PassCommand {
             // every row above), so a shard blurs the whole picture and keeps its band.
             var tile: StillShard?
             if let shard {
+                // Its header is read here and the picture again below.
+                guard isRegularFile(input) else { throw GlintError("\(input): --shard reads its input as a regular file, not a pipe or a device") }
                 let size = isFloat ? try PFM.size(input) : try PNG.size(input)
-                tile = try StillShard(shard, command: "glint blur", width: size.width, height: size.height)
+                tile = try StillShard(shard, command: "glint blur", width: size.width, height: size.height, inputs: [input])
                 if let tile, sharding.skipExisting, tile.isDone([output]) {
                     if !out.quiet { print(tile.skippedLine(output)) }
                     return
                 }
+                try tile?.checkNotAnotherShard([output])
             }
             let backend = try device.backend(for: .blur)
             let wall: Double, kernels: Double, method: BlurMethod, sizeText: String
@@ -114,9 +118,9 @@ struct Blur: PassCommand {
                 let r = try await BlurRenderer.blur(image, job, on: backend)
                 if let tile {
                     let band = r.image.rows(tile.rows)
-                    if bitDepth == 16 { try FileIO.writeAtomically(output, tile.png16(linear: band, device: backend.label)) } else {
+                    if bitDepth == 16 { try FileIO.writeAtomically(output, tile.png16(linear: band, device: backend)) } else {
                         let outputs = OutputSet()
-                        try tile.stage(PFM.encode(band), format: .pfm, to: output, device: backend.label, in: outputs)
+                        try tile.stage(PFM.encode(band), format: .pfm, to: output, device: backend, in: outputs)
                         try outputs.commit()
                     }
                 } else if bitDepth == 16 {
@@ -135,7 +139,7 @@ struct Blur: PassCommand {
                 let r = try await BlurRenderer.blur(image, job, on: backend)
                 let alpha = stride(from: 3, to: image.pixels.count, by: 4).contains { image.pixels[$0] != 255 }
                 if let tile {
-                    try FileIO.writeAtomically(output, tile.png(r.image.rows(tile.rows), alpha: alpha, device: backend.label))
+                    try FileIO.writeAtomically(output, tile.png(r.image.rows(tile.rows), alpha: alpha, device: backend))
                 } else {
                     try PNG.write(r.image, to: output, alpha: alpha)
                 }

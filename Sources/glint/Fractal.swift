@@ -178,6 +178,7 @@ struct Fractal: PassSource {
         if bitDepth == 16 && !Chain.passes.isEmpty {
             throw ValidationError("--bit-depth 16 does not go with --then: the passes work on 8-bit images")
         }
+        try sharding.checkPaths([output, counts])
         if let shard = try sharding.resolved() {
             do throws(GlintError) {
                 if let frames = animation.frames { _ = try shard.frames(of: frames) } else { _ = try shard.rows(of: size.height) }
@@ -300,6 +301,8 @@ struct Fractal: PassSource {
     var outputFolder: String { shardPath(output ?? (shard == nil ? "\(formula.name)-frames" : "\(formula.name)-frames-shard-{shard}"), shard) }
     var outputFile: String { shardPath(output ?? (shard == nil ? "\(formula.name).png" : "\(formula.name)-shard-{shard}.png"), shard) }
     var countsFile: String? { counts.map { shardPath($0, shard) } }
+    /// The files the job reads (texture, location), hashed into a shard's job.
+    var inputFiles: [String] { [texture, location].compactMap { $0 } }
 
     /// The --ramp values: zoom and centre as exact decimals of any length, c as Doubles; a bad
     /// one is a one-line usage error.
@@ -376,11 +379,12 @@ struct Fractal: PassSource {
     }
 
     func runAnimation(_ job: FractalJob, frames n: Int) async throws {
-        let part = try shard.map { try FrameShard($0, command: "glint fractal", frames: n) }
+        let part = try shard.map { try FrameShard($0, command: "glint fractal", frames: n, inputs: inputFiles) }
         if let part, sharding.skipExisting, part.isDone(outputFolder) {
             if !out.quiet { print(part.skippedLine(outputFolder)) }
             return
         }
+        try part?.checkNotAnotherShard(outputFolder)
         let ramps = try fractalRamps()
         for k in [0, n - 1] { try frameJob(job, ramps: ramps, frame: k, of: n).validate() }
         // The deeper end of the ramp decides `auto` (a deep frame anywhere makes it a deep job).
@@ -400,7 +404,7 @@ struct Fractal: PassSource {
             try sink.write(result.image, frame: k, text: [viewRecord(frameJob).textEntry])
             bar.update(Double(k + 1 - frames.lowerBound) / Double(frames.count))
         }
-        if let part { try sink.writeFile(FrameShard.manifestName, part.manifest(device: backend.label, width: job.width, height: job.height, fps: animation.fps)) }
+        if let part { try sink.writeFile(FrameShard.manifestName, part.manifest(device: backend, width: job.width, height: job.height, fps: animation.fps)) }
         try sink.finish()
         bar.finish()
         if !out.quiet {
@@ -463,11 +467,12 @@ struct Fractal: PassSource {
             try job.validate()
             let file = outputFile, countsFile = self.countsFile
             // With --shard: this shard's band of rows, written as tiles for glint merge.
-            let tile = try shard.map { try StillShard($0, command: "glint fractal", width: job.width, height: job.height) }
+            let tile = try shard.map { try StillShard($0, command: "glint fractal", width: job.width, height: job.height, inputs: inputFiles) }
             if let tile, sharding.skipExisting, tile.isDone([file] + (countsFile.map { [$0] } ?? [])) {
                 if !out.quiet { print(tile.skippedLine(file)) }
                 return
             }
+            try tile?.checkNotAnotherShard([file] + (countsFile.map { [$0] } ?? []))
             let backend = try device.backend(for: job.autoKind)
             let bar = ProgressBar("fractal", quiet: out.quiet)
             let result = try await FractalRenderer.render(job, on: backend,
@@ -481,19 +486,19 @@ struct Fractal: PassSource {
             if bitDepth == 16, let colour = result.colour {
                 // The 16-bit PNG holds linear light: the palette's sRGB values decoded.
                 if let tile {
-                    try outputs.stage(file, tile.png16(linear: colour.srgbToLinear(), text: view, device: backend.label))
+                    try outputs.stage(file, tile.png16(linear: colour.srgbToLinear(), text: view, device: backend))
                 } else {
                     try outputs.stage(file, PNG.encode16(linear: colour.srgbToLinear(), alpha: false, text: view))
                 }
             } else if let tile {
-                try outputs.stage(file, tile.png(result.image, alpha: false, text: view, device: backend.label))
+                try outputs.stage(file, tile.png(result.image, alpha: false, text: view, device: backend))
             } else {
                 try outputs.stage(file, PNG.encode(result.image, alpha: false, text: view))
             }
             if let countsFile, let values = result.counts {
                 let pgm = PGM.encode16(width: job.width, height: result.image.height,
                                        values: values.map { UInt16(min($0, 65535)) }, maxValue: 65535)
-                if let tile { try tile.stage(pgm, format: .pgm16, to: countsFile, device: backend.label, in: outputs) } else {
+                if let tile { try tile.stage(pgm, format: .pgm16, to: countsFile, device: backend, in: outputs) } else {
                     try outputs.stage(countsFile, pgm)
                 }
             }

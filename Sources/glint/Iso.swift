@@ -44,6 +44,7 @@ struct Iso: PassCommand {
 
     func validate() throws {
         _ = try sharding.resolved()
+        try sharding.checkPaths([output])
         guard hasSuffix(outputPath, ["png"]) else { throw ValidationError("-o \(outputPath): the output must be a .png file") }
         try checkWritable(outputPath, option: "-o")
         // The corner radius against the input's size, from its header (an unreadable input is
@@ -66,17 +67,18 @@ struct Iso: PassCommand {
             let job = try makeJob()
             let (w, h) = job.canvasSize
             // With --shard: this shard's band of the canvas's rows, as a tile for glint merge.
-            let tile = try shard.map { try StillShard($0, command: "glint iso", width: w, height: h) }
+            let tile = try shard.map { try StillShard($0, command: "glint iso", width: w, height: h, inputs: [input]) }
             if let tile, sharding.skipExisting, tile.isDone([outputPath]) {
                 if !out.quiet { print(tile.skippedLine(outputPath)) }
                 return
             }
+            try tile?.checkNotAnotherShard([outputPath])
             let backend = try device.backend(for: .iso)
             let bar = ProgressBar("iso", quiet: out.quiet)
             let result = try await IsoRenderer.render(job, on: backend, rows: tile?.rows, progress: { bar.update($0) })
             bar.finish()
             if let tile {
-                try FileIO.writeAtomically(outputPath, tile.png(result.image, alpha: true, device: backend.label))
+                try FileIO.writeAtomically(outputPath, tile.png(result.image, alpha: true, device: backend))
             } else {
                 try PNG.write(result.image, to: outputPath, alpha: true)
             }

@@ -65,7 +65,10 @@ struct Merge: AsyncParsableCommand {
 
     func collect() throws -> Found {
         var found = Found()
+        var seen = Set<String>()
         for input in inputs {
+            // One path named twice (or by two spellings) counts once.
+            guard seen.insert(canonicalPath(input)).inserted else { continue }
             guard FileIO.exists(input) else { throw GlintError("\(input): no such file or folder") }
             if !FileIO.isDirectory(input) {
                 found.tiles.append(input)
@@ -81,11 +84,20 @@ struct Merge: AsyncParsableCommand {
                 let path = join(input, name)
                 if FileIO.isDirectory(path) {
                     if FileIO.exists(join(path, FrameShard.manifestName)) { found.frameFolders.append(path); any = true }
-                } else if hasSuffix(name, ["png", "pfm", "pgm"]), (try? TileFile.info(path)) != nil {
+                } else if hasSuffix(name, ["png", "pfm", "pgm"]), TileFile.hasRecord(path) {
+                    // A tile whose record cannot be read is an error, not a missing tile.
+                    _ = try TileFile.info(path)
                     found.tiles.append(path); any = true
                 }
             }
             if !any { throw GlintError("\(input)/ holds no Glint tiles or shard frame folders") }
+        }
+        let target = canonicalPath(output)
+        for path in found.tiles where canonicalPath(path) == target || canonicalPath(path + TileInfo.sidecarSuffix) == target {
+            throw GlintError("-o \(output) is one of the tiles being merged: give the merged image another name")
+        }
+        for folder in found.frameFolders where canonicalPath(folder) == target {
+            throw GlintError("-o \(output) is one of the shard folders being merged: give the merged animation another folder")
         }
         if !found.tiles.isEmpty && !found.frameFolders.isEmpty {
             throw GlintError("the inputs mix still-image tiles (\(found.tiles[0])) and animation frame folders (\(found.frameFolders[0])/): merge one render at a time")
@@ -128,6 +140,7 @@ struct Merge: AsyncParsableCommand {
         let ext = formats[0].fileExtension
         guard let first = tiles.first else { throw GlintError("no .\(ext) tiles among the inputs") }
         let f = first.info
+        if !f.complete { throw GlintError("\(first.path) is a snapshot of a render that had not finished (--partial, or stopped): finish it (e.g. --resume its checkpoint), then merge") }
         for t in tiles.dropFirst() {
             let i = t.info
             if i.job != f.job {
@@ -140,6 +153,7 @@ struct Merge: AsyncParsableCommand {
             if i.device != f.device && !allowMixedDevices {
                 throw GlintError("\(t.path) was rendered on \(i.device), \(first.path) on \(f.device): backends agree within a tolerance, not to the bit; render every shard with one --device, or pass --allow-mixed-devices")
             }
+            if !i.complete { throw GlintError("\(t.path) is a snapshot of a render that had not finished (--partial, or stopped): finish it (e.g. --resume its checkpoint), then merge") }
             if i.compression != f.compression || i.alpha != f.alpha {
                 throw GlintError("\(t.path) and \(first.path) were written with different PNG settings (--png-compression \(i.compression) vs \(f.compression))")
             }
@@ -234,18 +248,24 @@ struct Merge: AsyncParsableCommand {
     func mergeCheckpoints(start: Double) throws {
         if video != nil { throw GlintError("--video goes with an animation's shard folders") }
         try checkWritable(output, option: "-o")
-        var files: [String] = []
+        var parts: [(name: String, sums: RTAccumulation)] = []
+        var seen = Set<String>()
+        let target = canonicalPath(output)
         for input in inputs {
             guard FileIO.exists(input) else { throw GlintError("\(input): no such file or folder") }
             if FileIO.isDirectory(input) {
+                // A folder's shard checkpoints; a whole render's (an earlier merge's) is left alone.
                 let found = try folderEntries(input).filter { hasSuffix($0, ["ckpt"]) && !$0.hasPrefix(".") }.map { join(input, $0) }
+                for path in found where canonicalPath(path) != target && seen.insert(canonicalPath(path)).inserted {
+                    let sums = try RTAccumulation.read(path)
+                    if sums.band != nil { parts.append((path, sums)) }
+                }
                 if found.isEmpty { throw GlintError("\(input)/ holds no .ckpt checkpoints") }
-                files += found
-            } else {
-                files.append(input)
+            } else if seen.insert(canonicalPath(input)).inserted {
+                if canonicalPath(input) == target { throw GlintError("-o \(output) is one of the checkpoints being merged: give the merged checkpoint another name") }
+                parts.append((input, try RTAccumulation.read(input)))
             }
         }
-        let parts = try files.map { (name: $0, sums: try RTAccumulation.read($0)) }
         let joined = try RTAccumulation.joining(parts)
         try FileIO.writeAtomically(output, joined.encode())
         if !out.quiet {
@@ -310,4 +330,19 @@ struct Merge: AsyncParsableCommand {
     }
 
     func join(_ dir: String, _ name: String) -> String { dir.hasSuffix("/") ? dir + name : dir + "/" + name }
+
+    /// `path` made absolute with links resolved (its folder's, when it does not exist yet).
+    func canonicalPath(_ path: String) -> String {
+        func real(_ p: String) -> String? {
+            guard let r = realpath(p, nil) else { return nil }
+            defer { free(r) }
+            return String(cString: r)
+        }
+        if let r = real(path) { return r }
+        let trimmed = path.hasSuffix("/") ? String(path.dropLast()) : path
+        let slash = trimmed.lastIndex(of: "/")
+        let dir = slash.map { $0 == trimmed.startIndex ? "/" : String(trimmed[..<$0]) } ?? "."
+        let name = slash.map { String(trimmed[trimmed.index(after: $0)...]) } ?? trimmed
+        return (real(dir) ?? dir) + "/" + name
+    }
 }

@@ -90,6 +90,7 @@ struct Mist: WorkloadCommand {
 
     func validate() throws {
         if gravity != nil && gravityFile != nil { throw ValidationError("give --gravity or --gravity-file, not both") }
+        try sharding.checkPaths([output])
         if let shard = try sharding.resolved() {
             do { _ = try shard.frames(of: frames) } catch { throw ValidationError(error.message) }
         }
@@ -159,11 +160,12 @@ struct Mist: WorkloadCommand {
             guard let output = outputFolder else { throw ValidationError("give the output folder with -o (e.g. -o frames)") }
             // With --shard: this shard's run of frames. A frame's fog and drops depend on every
             // frame before it, so the shard replays the sequence from frame 0 and writes its own.
-            let part = try shard.map { try FrameShard($0, command: "glint mist", frames: frames) }
+            let part = try shard.map { try FrameShard($0, command: "glint mist", frames: frames, inputs: [input, gravityFile, wipes].compactMap { $0 }) }
             if let part, sharding.skipExisting, part.isDone(output) {
                 if !out.quiet { print(part.skippedLine(output)) }
                 return
             }
+            try part?.checkNotAnotherShard(output)
             let written = part?.frames ?? 0 ..< frames
             let job = try makeJob()
             let camera = try Camera(input)
@@ -195,7 +197,7 @@ struct Mist: WorkloadCommand {
                 }
                 try await pending?.value
                 if let part {
-                    try staged.write(FrameShard.manifestName, part.manifest(device: backend.label, width: camera.width, height: camera.height, fps: fps))
+                    try staged.write(FrameShard.manifestName, part.manifest(device: backend, width: camera.width, height: camera.height, fps: fps))
                 }
                 try SequenceInterrupt.check(output)
                 try staged.commit()

@@ -83,6 +83,7 @@ struct Pulse: WorkloadCommand {
 
     func validate() throws {
         let job = try makeJob()
+        try sharding.checkPaths([output])
         if let shard = try sharding.resolved() {
             if video != nil { throw ValidationError("--video with --shard: each shard writes its frames; encode the video with glint merge --video") }
             do { _ = try shard.frames(of: job.frames) } catch { throw ValidationError(error.message) }
@@ -103,6 +104,7 @@ struct Pulse: WorkloadCommand {
                 if !out.quiet { print(part.skippedLine(output)) }
                 return
             }
+            try part?.checkNotAnotherShard(output)
             let frames = part?.frames ?? 0 ..< job.frames
             let backend = try device.backend(for: .pulse)
             let sink = try FrameSink(folder: output, video: video, width: job.width, height: job.height, fps: job.fps)
@@ -114,7 +116,7 @@ struct Pulse: WorkloadCommand {
                 try sink.write(image, frame: k)
                 bar.update(Double(k + 1 - frames.lowerBound) / Double(frames.count))
             }
-            if let part { try sink.writeFile(FrameShard.manifestName, part.manifest(device: backend.label, width: job.width, height: job.height, fps: job.fps)) }
+            if let part { try sink.writeFile(FrameShard.manifestName, part.manifest(device: backend, width: job.width, height: job.height, fps: job.fps)) }
             try sink.finish()
             bar.finish()
             if !out.quiet {

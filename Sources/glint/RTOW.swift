@@ -45,8 +45,8 @@ struct RTOW: PassSource {
     @Option(help: ArgumentHelp("ch8 | ch10 | cover | FILE.json (default: ch10)", valueName: "scene"), transform: SceneChoice.init(parsing:))
     var scene = SceneChoice.builtin("ch10")
 
-    @Option(name: .shortAndLong, help: "Output PNG (gamma 2, 8-bit RGB; with --bit-depth 16, 16-bit linear RGB).")
-    var output = "rtow.png"
+    @Option(name: .shortAndLong, help: "Output PNG (gamma 2, 8-bit RGB; with --bit-depth 16, 16-bit linear RGB). (default: rtow.png; with --shard, rtow-shard-{shard}.png)")
+    var output: String?
 
     @Option(name: .customLong("bit-depth"), parsing: .unconditional,
             help: ArgumentHelp("PNG bit depth: 8 or 16. (default: 8)",
@@ -162,6 +162,7 @@ struct RTOW: PassSource {
                 do { try makeJob(orbitOverride: o).validate() } catch let e as GlintError { throw e.usage }
             }
         }
+        try sharding.checkPaths([output, pfm, checkpoint, resume])
         if let shard = try sharding.resolved() {
             do throws(GlintError) {
                 if let frames = animation.frames { _ = try shard.frames(of: frames) } else { _ = try shard.rows(of: size.height) }
@@ -217,12 +218,13 @@ struct RTOW: PassSource {
 
     /// Stages the PNG of `acc` (`image`: its gamma-2 bytes when already made) and the PFM of its
     /// mean radiance; with `tile`, as a shard's tiles.
+    /// `complete` false: a snapshot or a stopped render, recorded so in a shard's tiles.
     static func stageImages(_ acc: RTAccumulation, image: Image8?, sixteen: Bool, output: String, pfm: String?,
-                            tile: StillShard?, device: String, in outputs: OutputSet) throws {
+                            tile: StillShard?, device: Backend, complete: Bool, in outputs: OutputSet) throws {
         if let tile {
-            try outputs.stage(output, sixteen ? tile.png16(linear: acc.linearImage(), device: device)
-                                              : tile.png(image ?? acc.gammaImage(), alpha: false, device: device))
-            if let pfm { try tile.stage(PFM.encode(acc.linearImage()), format: .pfm, to: pfm, device: device, in: outputs) }
+            try outputs.stage(output, sixteen ? tile.png16(linear: acc.linearImage(), device: device, complete: complete)
+                                              : tile.png(image ?? acc.gammaImage(), alpha: false, device: device, complete: complete))
+            if let pfm { try tile.stage(PFM.encode(acc.linearImage()), format: .pfm, to: pfm, device: device, complete: complete, in: outputs) }
             return
         }
         try outputs.stage(output, sixteen ? png(acc, sixteen: true) : PNG.encode(image ?? acc.gammaImage(), alpha: false))
@@ -236,8 +238,10 @@ struct RTOW: PassSource {
 
     /// The shard of --shard (nil without it; a bad one was refused while the options were read).
     var shard: Shard? { try? sharding.resolved() }
+    /// The files the job reads (a scene file), hashed into a shard's job.
+    var sceneInputs: [String] { if case .file(let path) = scene { [path] } else { [] } }
     /// The output paths, {shard} replaced by the shard's number.
-    var outputFile: String { shardPath(output, shard) }
+    var outputFile: String { shardPath(output ?? (shard == nil ? "rtow.png" : "rtow-shard-{shard}.png"), shard) }
     var pfmFile: String? { pfm.map { shardPath($0, shard) } }
     var checkpointFile: String? { checkpoint.map { shardPath($0, shard) } }
     var resumeFile: String? { resume.map { shardPath($0, shard) } }
@@ -258,11 +262,12 @@ struct RTOW: PassSource {
             return j
         }
         let folder = frameFolder
-        let part = try shard.map { try FrameShard($0, command: "glint rtow", frames: n) }
+        let part = try shard.map { try FrameShard($0, command: "glint rtow", frames: n, inputs: sceneInputs) }
         if let part, sharding.skipExisting, part.isDone(folder) {
             if !out.quiet { print(part.skippedLine(folder)) }
             return
         }
+        try part?.checkNotAnotherShard(folder)
         let first = try job(0)
         let backend = try device.backend(for: .rtow)
         let sink = try FrameSink(folder: folder, video: animation.video, width: first.width, height: first.height, fps: animation.fps)
@@ -274,7 +279,7 @@ struct RTOW: PassSource {
             let result = try await RTRenderer.render(try job(k), on: backend, progress: { p in bar.update((done + p.fraction) / Double(frames.count)) })
             try sink.write(result.image, frame: k)
         }
-        if let part { try sink.writeFile(FrameShard.manifestName, part.manifest(device: backend.label, width: first.width, height: first.height, fps: animation.fps)) }
+        if let part { try sink.writeFile(FrameShard.manifestName, part.manifest(device: backend, width: first.width, height: first.height, fps: animation.fps)) }
         try sink.finish()
         bar.finish()
         if !out.quiet {
@@ -298,6 +303,7 @@ struct RTOW: PassSource {
             first = .device(buffer, width: job.width, height: job.height)
         }
         let (image, _) = try await Chain.run(first, on: backend)
+        let output = outputFile
         try PNG.write(image, to: output, alpha: true)
         if !out.quiet {
             print("wrote \(output) (\(image.width)x\(image.height), \(job.scene.name) then \(Chain.passes.map(\.summary).joined(separator: ", then ")), \(backend.label), \(fmt((Clock.now() - start) * 1000, 1)) ms\(backend.isOpenCL ? ", one read-back" : ""))")
@@ -324,16 +330,17 @@ struct RTOW: PassSource {
             let output = outputFile, pfm = pfmFile, checkpoint = checkpointFile, verbose = out.verbose
             // With --shard: this shard's band of rows, written as tiles for glint merge (the
             // checkpoint holds the band's sums).
-            let tile = try shard.map { try StillShard($0, command: "glint rtow", width: job.width, height: job.height) }
+            let tile = try shard.map { try StillShard($0, command: "glint rtow", width: job.width, height: job.height, inputs: sceneInputs) }
             if let tile, sharding.skipExisting, tile.isDone([output] + (pfm.map { [$0] } ?? [])) {
                 if !out.quiet { print(tile.skippedLine(output)) }
                 return
             }
+            try tile?.checkNotAnotherShard([output] + (pfm.map { [$0] } ?? []))
             let resumed = try resumeFile.map { try RTAccumulation.read($0) }
             let backend = try device.backend(for: .rtow)
             let bar = RTProgressBar(quiet: out.quiet)
             let sixteen = bitDepth == 16
-            let label = backend.label
+            let device = backend
             var options = RTRenderer.Options(resume: resumed)
             options.rows = tile?.rows
             options.snapshotInterval = partial ?? (checkpoint != nil ? 30 : nil)
@@ -342,7 +349,9 @@ struct RTOW: PassSource {
             // not at all, as are the final ones.
             options.snapshot = { acc in
                 let outputs = OutputSet()
-                if writesPartials { try Self.stageImages(acc, image: nil, sixteen: sixteen, output: output, pfm: pfm, tile: tile, device: label, in: outputs) }
+                if writesPartials {
+                    try Self.stageImages(acc, image: nil, sixteen: sixteen, output: output, pfm: pfm, tile: tile, device: device, complete: false, in: outputs)
+                }
                 if let checkpoint { try outputs.stage(checkpoint, acc.encode()) }
                 try outputs.commit()
                 if let checkpoint, verbose { bar.note("checkpoint \(checkpoint): \(acc.samplesPerPixel) samples per pixel") }
@@ -354,7 +363,8 @@ struct RTOW: PassSource {
             let result = try await RTRenderer.render(job, on: backend, options: options, progress: { bar.update($0) })
             bar.finish()
             let outputs = OutputSet()
-            try Self.stageImages(result.accumulation, image: result.image, sixteen: sixteen, output: output, pfm: pfm, tile: tile, device: label, in: outputs)
+            try Self.stageImages(result.accumulation, image: result.image, sixteen: sixteen, output: output, pfm: pfm, tile: tile,
+                                 device: device, complete: !result.stoppedEarly, in: outputs)
             if let checkpoint { try outputs.stage(checkpoint, result.accumulation.encode()) }
             try outputs.commit()
             if result.stoppedEarly {

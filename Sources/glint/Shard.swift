@@ -1,6 +1,7 @@
 import ArgumentParser
 import GlintCore
 import GlintKernels
+import GlintWorkloads
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,6 +17,14 @@ struct ShardOptions: ParsableArguments {
     @Flag(name: .customLong("skip-existing"),
           help: "With --shard: do nothing when this shard's output already exists, is complete and belongs to this job (resubmit a failed array; only missing shards work).")
     var skipExisting = false
+
+    /// Refuses `{shard}` in an output path without --shard.
+    func checkPaths(_ paths: [String?]) throws {
+        guard shard == nil else { return }
+        if let p = paths.compactMap({ $0 }).first(where: { $0.contains("{shard}") }) {
+            throw ValidationError("\(p): {shard} in an output name goes with --shard I/N")
+        }
+    }
 
     /// The shard, or nil without --shard; a bad value or an unset `auto` is a usage error.
     func resolved() throws -> Shard? {
@@ -61,43 +70,75 @@ extension Substring {
     }
 }
 
-/// The job a shard belongs to: a hash of the command, every option that changes pixels (the
-/// command line without its outputs, --shard, --device and how it reports), the contents of
-/// every input file it names and the program's version. Shards of one job agree on it; tiles of
-/// different jobs never merge.
+/// The job a shard belongs to: a hash of the command line in a canonical spelling (`--x=v` as
+/// `--x v`, short flags apart) without what never changes pixels (outputs, --shard, --device, how
+/// it reports, --no-skip), with the contents of the input files the command reads in place of
+/// their names (a picture, a texture, a scene, a location, a camera folder), and the program's
+/// version. Shards of one job agree on it; tiles of different jobs never merge. Options are kept
+/// in the order given: the shards of one job run one command line.
 enum JobKey {
     /// Options whose values name outputs or say how to report: never part of the job.
     static let valueOptions: Set<String> = [
         "-o", "--output", "--shard", "--device", "--png-compression", "--pfm", "--counts", "--checkpoint",
         "--resume", "--partial", "--video", "--max-pixels", "--repeat-runs",
     ]
-    static let flags: Set<String> = ["--skip-existing", "-q", "--quiet", "-v", "--verbose"]
+    /// Flags that change no pixel.
+    static let flags: Set<String> = ["--skip-existing", "-q", "--quiet", "-v", "--verbose", "--no-skip"]
+    /// Short options that take a value (the rest are flags).
+    static let shortValueOptions: Set<Character> = ["o"]
 
-    /// The hash for `arguments` (the command line after `glint`).
-    static func hash(_ arguments: [String]) throws -> String {
+    /// The hash for `arguments` (the command line after `glint`); `inputs` are the paths of the
+    /// files it reads, as given.
+    static func hash(_ arguments: [String], inputs: [String]) throws -> String {
         var h = StableHash()
         h.update("glint \(GlintBuild.version) \(GlintBuild.commit)")
-        var skipNext = false
-        for a in arguments {
-            if skipNext { skipNext = false; continue }
-            let name = a.split(separator: "=", maxSplits: 1).first.map(String.init) ?? a
-            if valueOptions.contains(name) {
-                if !a.contains("=") { skipNext = true }
-                continue
-            }
-            if flags.contains(a) || (a.count > 1 && a.hasPrefix("-") && !a.hasPrefix("--") && a.dropFirst().allSatisfy({ $0 == "q" || $0 == "v" })) {
-                continue
-            }
-            // An input file (a picture, a texture, a scene, a location, wipes) counts by its contents.
-            let value = a.contains("=") && a.hasPrefix("--") ? String(a.split(separator: "=", maxSplits: 1)[1]) : a
-            if !value.isEmpty && !value.hasPrefix("-") && FileIO.exists(value) {
-                h.update(a == value ? "" : name)
-                try hashContents(value, into: &h)
+        let inputs = Set(inputs)
+        for token in canonical(arguments) {
+            if inputs.contains(token) {
+                h.update("input")
+                try hashContents(token, into: &h)
             } else {
-                h.update(a)
+                h.update(token)
             }
         }
         return h.hex
+    }
+
+    /// The tokens that decide the job, one spelling for each.
+    static func canonical(_ arguments: [String]) -> [String] {
+        var split: [String] = []
+        var positional = false
+        var k = 0
+        while k < arguments.count {
+            let a = arguments[k]
+            k += 1
+            if positional || a == "--" { positional = true; split.append(a); continue }
+            if a.hasPrefix("--"), let eq = a.firstIndex(of: "=") {
+                split += [String(a[..<eq]), String(a[a.index(after: eq)...])]
+            } else if a.count > 1, a.hasPrefix("-"), !a.hasPrefix("--"), let second = a.dropFirst().first, second.isLetter {
+                // -qv, -qo FILE, -oFILE: flags apart, a value option with its value.
+                var rest = a.dropFirst()
+                while let c = rest.first {
+                    rest = rest.dropFirst()
+                    split.append("-\(c)")
+                    if shortValueOptions.contains(c) {
+                        if !rest.isEmpty { split.append(String(rest)) } else if k < arguments.count { split.append(arguments[k]); k += 1 }
+                        break
+                    }
+                }
+            } else {
+                split.append(a)
+            }
+        }
+        var out: [String] = []
+        var skipNext = false
+        for t in split {
+            if skipNext { skipNext = false; continue }
+            if valueOptions.contains(t) { skipNext = true; continue }
+            if flags.contains(t) { continue }
+            out.append(t)
+        }
+        return out
     }
 
     /// A file's bytes, or a folder's files in name order (a camera folder), into `h`.
@@ -113,8 +154,7 @@ enum JobKey {
             return
         }
         // A pipe or a device has no contents to hash without consuming them: its name stands in.
-        var st = stat()
-        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+        guard isRegularFile(path) else {
             h.update("special")
             h.update(path)
             return
@@ -122,6 +162,12 @@ enum JobKey {
         h.update("file")
         for byte in try FileIO.read(path) { h.update(byte) }
     }
+}
+
+/// Whether `path` is a regular file (not a folder, a pipe or a device).
+func isRegularFile(_ path: String) -> Bool {
+    var st = stat()
+    return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG
 }
 
 /// The names in a folder (not . and ..), sorted.
@@ -138,6 +184,12 @@ func folderEntries(_ dir: String) throws -> [String] {
     return names.sorted()
 }
 
+/// The device a shard records: what decides its pixels. OpenCL: the device's name (not its index
+/// on this machine); the Swift path: its name alone (its thread count changes no pixel).
+func shardDevice(_ backend: Backend) -> String {
+    backend.isOpenCL ? backend.label : "cpu (Swift)"
+}
+
 /// One shard of a still image as a command renders it: its band of rows and the records its
 /// tiles carry.
 struct StillShard: Sendable {
@@ -147,48 +199,67 @@ struct StillShard: Sendable {
     let width: Int, height: Int
     let rows: Range<Int>
 
-    /// `command` as `glint fractal`; the job is hashed from this process's command line.
-    init(_ shard: Shard, command: String, width: Int, height: Int) throws {
+    /// `command` as `glint fractal`; `inputs`, the files it reads. The job is hashed from this
+    /// process's command line.
+    init(_ shard: Shard, command: String, width: Int, height: Int, inputs: [String] = []) throws {
         self.shard = shard
         self.command = command
         self.width = width
         self.height = height
         rows = try shard.rows(of: height)
-        job = try JobKey.hash(Array(CommandLine.arguments.dropFirst()))
+        job = try JobKey.hash(Array(CommandLine.arguments.dropFirst()), inputs: inputs)
     }
 
-    func info(_ format: TileInfo.Format, device: String, alpha: Bool = false) -> TileInfo {
+    func info(_ format: TileInfo.Format, device: Backend, alpha: Bool = false, complete: Bool = true) -> TileInfo {
         TileInfo(job: job, shard: shard, width: width, height: height, y: rows.lowerBound, rows: rows.count,
-                 format: format, device: device, alpha: alpha, compression: PNG.compression.rawValue, command: command)
+                 format: format, device: shardDevice(device), alpha: alpha, compression: PNG.compression.rawValue,
+                 command: command, complete: complete)
     }
 
     /// The tile PNG of `band` (this shard's rows): the chunks the whole image's PNG would carry
-    /// (`text`), then the tile record.
-    func png(_ band: Image8, alpha: Bool, text: [PNG.TextEntry] = [], device: String) throws -> [UInt8] {
-        try PNG.encode(band, alpha: alpha, text: text + [entry(.png8, device: device, alpha: alpha)])
+    /// (`text`), then the tile record. `complete` false: a snapshot of a render still running
+    /// or stopped (rtow's --partial, a Ctrl-C), which neither --skip-existing nor a merge accepts.
+    func png(_ band: Image8, alpha: Bool, text: [PNG.TextEntry] = [], device: Backend, complete: Bool = true) throws -> [UInt8] {
+        try PNG.encode(band, alpha: alpha, text: text + [entry(.png8, device: device, alpha: alpha, complete: complete)])
     }
 
     /// The 16-bit tile PNG of `band` in linear light.
-    func png16(linear band: ImageF, text: [PNG.TextEntry] = [], device: String) throws -> [UInt8] {
-        try PNG.encode16(linear: band, alpha: false, text: text + [entry(.png16, device: device)])
+    func png16(linear band: ImageF, text: [PNG.TextEntry] = [], device: Backend, complete: Bool = true) throws -> [UInt8] {
+        try PNG.encode16(linear: band, alpha: false, text: text + [entry(.png16, device: device, complete: complete)])
     }
 
-    private func entry(_ format: TileInfo.Format, device: String, alpha: Bool = false) -> PNG.TextEntry {
-        PNG.TextEntry(keyword: TileInfo.keyword, text: info(format, device: device, alpha: alpha).text)
+    private func entry(_ format: TileInfo.Format, device: Backend, alpha: Bool = false, complete: Bool) -> PNG.TextEntry {
+        PNG.TextEntry(keyword: TileInfo.keyword, text: info(format, device: device, alpha: alpha, complete: complete).text)
     }
 
-    /// Stages a PFM or PGM tile and, after it, its record beside it (`<path>.glint-tile`).
-    func stage(_ bytes: [UInt8], format: TileInfo.Format, to path: String, device: String, in outputs: OutputSet) throws {
+    /// Stages a PFM or PGM tile and, after it, its record beside it (`<path>.glint-tile`). A
+    /// record already there goes first: until the new one is in place the file is no tile, so a
+    /// run stopped between the two renames never leaves old words vouching for new pixels.
+    func stage(_ bytes: [UInt8], format: TileInfo.Format, to path: String, device: Backend, complete: Bool = true,
+               in outputs: OutputSet) throws {
+        let record = path + TileInfo.sidecarSuffix
+        if FileIO.exists(record) && unlink(record) != 0 {
+            throw GlintError("cannot replace \(record): \(FileIO.errnoText())")
+        }
         try outputs.stage(path, bytes)
-        try outputs.stage(path + TileInfo.sidecarSuffix, Array((info(format, device: device).text + "\n").utf8))
+        try outputs.stage(record, Array((info(format, device: device, complete: complete).text + "\n").utf8))
     }
 
-    /// --skip-existing: whether every file in `paths` is already a tile of this shard of this
-    /// job (written whole: tiles appear by rename, their records after them).
+    /// --skip-existing: whether every file in `paths` is already a complete tile of this shard
+    /// of this job (written whole: tiles appear by rename, their records after them).
     func isDone(_ paths: [String]) -> Bool {
         paths.allSatisfy { path in
             guard let info = try? TileFile.info(path) else { return false }
             return info.job == job && info.shard == shard && info.band == rows && info.width == width && info.height == height
+                && info.complete
+        }
+    }
+
+    /// Refuses to write over another shard's tile of this job (two shards given one -o).
+    func checkNotAnotherShard(_ paths: [String]) throws {
+        for path in paths {
+            guard let info = try? TileFile.info(path), info.job == job, info.shard != shard else { continue }
+            throw GlintError("\(path) holds shard \(info.shard) of this job: give each shard its own output (e.g. -o tiles/part-{shard}.png)")
         }
     }
 
@@ -198,6 +269,13 @@ struct StillShard: Sendable {
 
 /// Reading tiles back.
 enum TileFile {
+    /// Whether `path` claims to be a tile: a PNG with a tile record chunk, a PFM/PGM with a record
+    /// beside it (whether the record reads is `info`'s question).
+    static func hasRecord(_ path: String) -> Bool {
+        if hasSuffix(path, ["png"]) { return (try? PNG.readText(path))?.contains { $0.keyword == TileInfo.keyword } ?? false }
+        return FileIO.exists(path + TileInfo.sidecarSuffix)
+    }
+
     /// The tile record of a PNG (its tEXt chunk) or of a PFM/PGM (the file beside it).
     static func info(_ path: String) throws(GlintError) -> TileInfo {
         if hasSuffix(path, ["png"]) {
@@ -224,16 +302,23 @@ struct FrameShard {
     let total: Int
     let frames: Range<Int>
 
-    init(_ shard: Shard, command: String, frames total: Int) throws {
+    init(_ shard: Shard, command: String, frames total: Int, inputs: [String] = []) throws {
         self.shard = shard
         self.command = command
         self.total = total
         frames = try shard.frames(of: total)
-        job = try JobKey.hash(Array(CommandLine.arguments.dropFirst()))
+        job = try JobKey.hash(Array(CommandLine.arguments.dropFirst()), inputs: inputs)
+    }
+
+    /// Refuses to write into another shard's frame folder of this job (two shards given one -o).
+    func checkNotAnotherShard(_ folder: String) throws {
+        guard let m = try? FrameManifest(folder: folder), m.job == job, m.shard != shard else { return }
+        throw GlintError("\(folder)/ holds shard \(m.shard) of this job: give each shard its own folder (e.g. -o frames-{shard})")
     }
 
     /// The folder's record, written after the frames.
-    func manifest(device: String, width: Int, height: Int, fps: Double) -> [UInt8] {
+    func manifest(device backend: Backend, width: Int, height: Int, fps: Double) -> [UInt8] {
+        let device = shardDevice(backend)
         let j = JSON.object([
             ("glint_frames", .int(1)), ("command", .string(command)), ("job", .string(job)),
             ("shard", .int(Int64(shard.index))), ("shards", .int(Int64(shard.count))),
@@ -293,6 +378,7 @@ struct FrameManifest {
         guard first + count <= total else { throw bad("its frames lie outside the animation") }
         frames = first ..< first + count
         width = try int("width"); height = try int("height")
+        do throws(GlintError) { try ImageLimits.check(width: width, height: height) } catch { throw bad(error.message) }
     }
 
     func path(of frame: Int) -> String { (folder.hasSuffix("/") ? folder : folder + "/") + frameName(frame) }

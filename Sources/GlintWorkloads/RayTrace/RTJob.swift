@@ -386,7 +386,7 @@ extension RTAccumulation {
     /// process would have saved at the same samples per pixel, byte for byte. Each is checked:
     /// a band's, of one job, one size and one sample count, none missing and none twice.
     public static func joining(_ parts: [(name: String, sums: RTAccumulation)]) throws(GlintError) -> RTAccumulation {
-        guard let first = parts.first else { throw GlintError("no checkpoints to join") }
+        guard let first = parts.first else { throw GlintError("no shard checkpoints among the inputs (a whole render's checkpoint is not joined again)") }
         var bands: [(name: String, acc: RTAccumulation, rows: Range<Int>)] = []
         for (name, acc) in parts {
             guard let b = acc.band else { throw GlintError("\(name): the checkpoint of a whole image, not of a shard's band") }
