@@ -29,13 +29,14 @@ struct Merge: AsyncParsableCommand {
             on different devices are refused unless --allow-mixed-devices says the result need \
             not equal one device's render.
 
-            Examples:
-              glint fractal mandelbrot --size 3840x2160 --shard 1/4 -o tiles/part-1.png   (and 2/4 ... 4/4)
-              glint merge tiles -o mandelbrot.png
-              glint rtow --scene cover --shard auto -o tiles/cover-{shard}.png --pfm tiles/cover-{shard}.pfm
-              glint merge tiles -o cover.png && glint merge tiles -o cover.pfm
-              glint merge tiles -o cover.ckpt      (the shards' checkpoints: tiles/cover-1.ckpt ...)
-              glint merge zoom-1 zoom-2 zoom-3 -o zoom --video zoom.mp4
+            Examples (each render command once per shard, 1/4 ... 4/4, or --shard auto):
+              glint fractal mandelbrot --size 7680x4320 --shard 1/4 -o t/m-{shard}.png
+              glint merge t -o mandelbrot.png
+              glint rtow --scene cover --shard 2/4 -o r/c-{shard}.png --pfm r/c-{shard}.pfm
+              glint merge r -o cover.png
+              glint merge r -o cover.pfm
+              glint merge r -o cover.ckpt      (from --checkpoint r/c-{shard}.ckpt)
+              glint merge zoom-1 zoom-2 zoom-3 zoom-4 -o zoom --video zoom.mp4
             """)
 
     @Argument(help: ArgumentHelp("Tiles, folders of tiles, shard frame folders, or a folder of those.", valueName: "input"))
