@@ -60,12 +60,27 @@ public enum PNG {
     /// The header's size is checked against `ImageLimits` before the pixel buffer exists,
     /// so a forged header cannot make us allocate gigabytes. `name` is only used in messages.
     public static func decode(_ bytes: [UInt8], name: String) throws(GlintError) -> Image8 {
+        let (w, h, pixels) = try decodeSamples(bytes, name: name, format: Format.rgba, as: UInt8.self)
+        return Image8(width: w, height: h, pixels: pixels)
+    }
+
+    /// Decodes a PNG to 16-bit linear RGBA samples, as libpng's simplified API reads it: a 16-bit
+    /// PNG that Glint wrote (linear light, gAMA 1.0, opaque) comes back with the samples it was
+    /// given, so `encode16` of the result writes the same image again. Limits as in `decode`.
+    public static func decode16(_ bytes: [UInt8], name: String) throws(GlintError) -> (width: Int, height: Int, rgba16: [UInt16]) {
+        let (w, h, samples) = try decodeSamples(bytes, name: name, format: Format.linearRGBA, as: UInt16.self)
+        return (w, h, samples)
+    }
+
+    /// The image's RGBA samples in `format` (four `T` per pixel).
+    private static func decodeSamples<T: FixedWidthInteger>(_ bytes: [UInt8], name: String, format: UInt32,
+                                                            as: T.Type) throws(GlintError) -> (Int, Int, [T]) {
         guard bytes.count >= signature.count, bytes[0..<signature.count].elementsEqual(signature) else {
             throw GlintError("cannot read \(name): not a PNG file")
         }
         // libpng keeps pointing into `bytes` until the read finishes, so both calls
         // happen inside one `withUnsafeBytes`.
-        let result: Result<Image8, GlintError> = bytes.withUnsafeBytes { raw in
+        let result: Result<(Int, Int, [T]), GlintError> = bytes.withUnsafeBytes { raw in
             var image = newImage()
             defer { png_image_free(&image) }  // harmless after libpng has freed it itself
             guard png_image_begin_read_from_memory(&image, raw.baseAddress, raw.count) != 0 else {
@@ -78,47 +93,16 @@ public enum PNG {
             } catch {
                 return .failure(error.message.hasPrefix("cannot read") ? error : GlintError("cannot read \(name): \(error.message)"))
             }
-            image.format = Format.rgba
-            var pixels = [UInt8](repeating: 0, count: width * height * 4)
-            let ok = pixels.withUnsafeMutableBytes {
-                png_image_finish_read(&image, nil, $0.baseAddress, Int32(width * 4), nil)
-            }
-            guard ok != 0 else { return .failure(corrupt(name, image)) }
-            return .success(Image8(width: width, height: height, pixels: pixels))
-        }
-        return try result.get()
-    }
-
-    /// Decodes a PNG to 16-bit linear RGBA samples, as libpng's simplified API reads it: a 16-bit
-    /// PNG that Glint wrote (linear light, gAMA 1.0, opaque) comes back with the samples it was
-    /// given, so `encode16` of the result writes the same image again. Limits as in `decode`.
-    public static func decode16(_ bytes: [UInt8], name: String) throws(GlintError) -> (width: Int, height: Int, rgba16: [UInt16]) {
-        guard bytes.count >= signature.count, bytes[0..<signature.count].elementsEqual(signature) else {
-            throw GlintError("cannot read \(name): not a PNG file")
-        }
-        let result: Result<(Int, Int, [UInt16]), GlintError> = bytes.withUnsafeBytes { raw in
-            var image = newImage()
-            defer { png_image_free(&image) }
-            guard png_image_begin_read_from_memory(&image, raw.baseAddress, raw.count) != 0 else {
-                return .failure(corrupt(name, image))
-            }
-            let width = Int(image.width), height = Int(image.height)
-            do throws(GlintError) {
-                try ImageLimits.checkInput(width: width, height: height)
-                try checkPlausible(bytes, name: name)
-            } catch {
-                return .failure(error.message.hasPrefix("cannot read") ? error : GlintError("cannot read \(name): \(error.message)"))
-            }
-            image.format = Format.linearRGBA
-            var samples = [UInt16](repeating: 0, count: width * height * 4)
+            image.format = format
+            var samples = [T](repeating: 0, count: width * height * 4)
+            // The row stride counts samples, not bytes.
             let ok = samples.withUnsafeMutableBytes {
                 png_image_finish_read(&image, nil, $0.baseAddress, Int32(width * 4), nil)
             }
             guard ok != 0 else { return .failure(corrupt(name, image)) }
             return .success((width, height, samples))
         }
-        let (w, h, samples) = try result.get()
-        return (w, h, samples)
+        return try result.get()
     }
 
     /// Reads and decodes a PNG file; messages name `path`.

@@ -227,16 +227,8 @@ struct Mist: WorkloadCommand {
 
 /// The .png files of a folder, sorted by name, as paths.
 func listPNGs(_ dir: String) throws -> [String] {
-    guard let d = opendir(dir) else { throw GlintError("cannot read folder \(dir)") }
-    defer { closedir(d) }
-    var names: [String] = []
-    while let entry = readdir(d) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-        }
-        if hasSuffix(name, ["png"]) && !name.hasPrefix(".") { names.append(name) }
-    }
-    return names.sorted().map { dir.hasSuffix("/") ? dir + $0 : dir + "/" + $0 }
+    try folderEntries(dir).filter { hasSuffix($0, ["png"]) && !$0.hasPrefix(".") }
+        .map { dir.hasSuffix("/") ? dir + $0 : dir + "/" + $0 }
 }
 
 /// Width and height from a PNG's header, checked against the input limit (no pixels decoded).

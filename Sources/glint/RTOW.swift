@@ -163,13 +163,7 @@ struct RTOW: PassSource {
             }
         }
         try sharding.checkPaths([output, pfm, checkpoint, resume])
-        if let shard = try sharding.resolved() {
-            do throws(GlintError) {
-                if let frames = animation.frames { _ = try shard.frames(of: frames) } else { _ = try shard.rows(of: size.height) }
-            } catch { throw ValidationError(error.message) }
-            if !Chain.passes.isEmpty { throw ValidationError("--shard renders a band of the image; --then passes need all of it (merge, then run the passes on the result)") }
-            if animation.video != nil { throw ValidationError("--video with --shard: each shard writes its frames; encode the video with glint merge --video") }
-        }
+        try sharding.check(height: size.height, frames: animation.frames, video: animation.video)
         if animation.isAnimation {
             try checkFrameFolder(frameFolder, option: "-o")
         } else {

@@ -26,6 +26,17 @@ struct ShardOptions: ParsableArguments {
         }
     }
 
+    /// The checks of a render that may be a still or an animation (`frames`) of `height` rows:
+    /// enough rows or frames for the shards, no --then passes, no video.
+    func check(height: Int, frames: Int?, video: String?) throws {
+        guard let shard = try resolved() else { return }
+        do throws(GlintError) {
+            if let frames { _ = try shard.frames(of: frames) } else { _ = try shard.rows(of: height) }
+        } catch { throw ValidationError(error.message) }
+        if !Chain.passes.isEmpty { throw ValidationError("--shard renders a band of the image; --then passes need all of it (merge, then run the passes on the result)") }
+        if video != nil { throw ValidationError("--video with --shard: each shard writes its frames; encode the video with glint merge --video") }
+    }
+
     /// The shard, or nil without --shard; a bad value or an unset `auto` is a usage error.
     func resolved() throws -> Shard? {
         guard let shard else {
