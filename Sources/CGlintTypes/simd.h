@@ -39,6 +39,19 @@ typedef unsigned short glint_ushort16 __attribute__((ext_vector_type(16)));
 static inline glint_uchar16 glint_narrow16_u8(glint_int16 v) { return __builtin_convertvector(v, glint_uchar16); }
 static inline glint_ushort16 glint_narrow16_u16(glint_int16 v) { return __builtin_convertvector(v, glint_ushort16); }
 
+/* Stores 64 bytes at a 32-byte aligned `dst` past the caches (vmovntdq): the blur's column pass
+   writes its strips a row apart, where ordinary stores would first read every line they fill.
+   glint_store_fence makes such stores visible before another thread reads them. */
+static inline void glint_stream64(void *dst, glint_ushort16 a, glint_ushort16 b) {
+    __builtin_nontemporal_store(a, (glint_ushort16 *)dst);
+    __builtin_nontemporal_store(b, (glint_ushort16 *)dst + 1);
+}
+static inline void glint_store_fence(void) {
+#if defined(__x86_64__)
+    __builtin_ia32_sfence();
+#endif
+}
+
 typedef float glint_float16 __attribute__((ext_vector_type(16)));
 
 /* clamp(floor(v + 0.5), 0, 255) of each lane as a byte (the kernels' Color_To8Bit / Blur_ToBytes,

@@ -31,7 +31,9 @@ public final class MistRenderer: @unchecked Sendable {
         let blurred: UnsafeMutablePointer<UInt8>
         let weight: UnsafeMutablePointer<Float>
         init(plan: BlurPlan, pixels: Int) {
-            blur = CPUBlur(plan: plan)
+            // A frame's memory traffic is several times the caches': the blur's middle image is
+            // written past them (CPUBlur.streaming).
+            blur = CPUBlur(plan: plan, streaming: true)
             blurred = .allocate(capacity: pixels * 4)
             weight = .allocate(capacity: pixels)
             weight.initialize(repeating: 0, count: pixels)
