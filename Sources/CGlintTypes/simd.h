@@ -53,6 +53,16 @@ static inline void glint_store_fence(void) {
 }
 
 typedef float glint_float16 __attribute__((ext_vector_type(16)));
+typedef float glint_float4 __attribute__((ext_vector_type(4)));
+typedef int glint_int4 __attribute__((ext_vector_type(4)));
+typedef unsigned char glint_uchar4 __attribute__((ext_vector_type(4)));
+
+/* glint_bytes16 for one RGBA pixel. */
+static inline glint_uchar4 glint_bytes4(glint_float4 v) {
+    glint_float4 r = __builtin_elementwise_floor(v + 0.5f);
+    r = __builtin_elementwise_min(__builtin_elementwise_max(r, (glint_float4)0.0f), (glint_float4)255.0f);
+    return __builtin_convertvector(__builtin_convertvector(r, glint_int4), glint_uchar4);
+}
 
 /* clamp(floor(v + 0.5), 0, 255) of each lane as a byte (the kernels' Color_To8Bit / Blur_ToBytes,
    for lanes that are numbers): one add, round, max, min, convert and pack per eight lanes. */

@@ -31,14 +31,8 @@ enum MistCPU {
         return top + (bottom - top) * ay
     }
 
-    static func bytes(_ c: SIMD4<Float>) -> SIMD4<UInt8> {
-        var r = SIMD4<UInt8>()
-        for l in 0..<4 {
-            let v = (c[l] + 0.5).rounded(.down)
-            r[l] = UInt8(min(max(v, 0), 255))
-        }
-        return r
-    }
+    /// Color_To8Bit: clamp(floor(c + 0.5), 0, 255) per channel, as vector instructions.
+    @inline(__always) static func bytes(_ c: SIMD4<Float>) -> SIMD4<UInt8> { glint_bytes4(c) }
 
     /// One frame's compose over rows y0..<y1.
     static func compose(sharp: UnsafePointer<UInt8>, blurred: UnsafePointer<UInt8>, weight: UnsafeMutablePointer<Float>,
