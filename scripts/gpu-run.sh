@@ -642,6 +642,33 @@ parity_render chain-julia-blur-iso -- fractal julia --size "$IMG_SIZE" --smooth 
 parity_render chain-rtow-iso --tolerance mean:0.5%,psnr:40 -- rtow --scene cover --size "$RT_SIZE" \
     --spp "$RT_SPP" --depth "$RT_DEPTH" --then iso --depth 24
 
+# Render farms: 4 shards rendered on the device one after another, merged, and the merged file
+# compared byte for byte with the single render on the device (glint merge's contract).
+# shard_check NAME EXT RENDER-ARGS... (without --device, -o and --shard)
+shard_check() {
+    local name=$1 ext=$2; shift 2
+    local dir=$WORK/tmp/shards-$name rc=0 t0s i
+    rm -rf "$dir"; mkdir -p "$dir/tiles"
+    t0s=$(now_us)
+    run_cmd "shards $name (single)" "$LIM_PARITY" "$GLINT" "$@" --device "$DEVICE" -o "$dir/single.$ext"
+    (( RC == 0 )) || rc=$RC
+    for i in 1 2 3 4; do
+        run_cmd "shards $name ($i/4)" "$LIM_PARITY" "$GLINT" "$@" --device "$DEVICE" --shard "$i/4" -o "$dir/tiles/part-$i.$ext"
+        (( RC == 0 )) || rc=$RC
+    done
+    run_cmd "shards $name (merge)" 120 "$GLINT" merge "$dir/tiles" -o "$dir/merged.$ext"
+    (( RC == 0 )) || rc=$RC
+    (( rc == 1 )) && rc=2   # a command that failed is an error, not a difference
+    if (( rc == 0 && ! DRY )) && ! cmp -s "$dir/single.$ext" "$dir/merged.$ext"; then rc=1; fi
+    record_parity "shards-$name" "$rc" "$(secs $(( $(now_us) - t0s )))" "" \
+        "glint $* --device $DEVICE as 4 shards + glint merge, cmp with the single render"
+    (( KEEP_WORK )) || rm -rf "$dir"
+}
+shard_check fractal png fractal mandelbrot --size "$FRACTAL_SIZE" --smooth --bailout 256 --palette fire
+shard_check fractal-perturbation png fractal mandelbrot --size "$FRACTAL_SIZE" --center "$M41" --zoom 1e100 --iterations 3000
+shard_check rtow png rtow --scene cover --size "$RT_SIZE" --spp "$RT_SPP" --depth "$RT_DEPTH"
+shard_check iso png iso "$PHOTO" --depth 24 --corner-radius 16
+
 p_total=$(( P_PASS + P_FAIL ))
 if (( P_FAIL == 0 )); then
     record_step parity ok "$(secs $(( $(now_us) - t0 )))" "$P_PASS of $p_total checks passed"
