@@ -104,11 +104,7 @@ struct Blur: PassCommand {
                 guard isRegularFile(input) else { throw GlintError("\(input): --shard reads its input as a regular file, not a pipe or a device") }
                 let size = isFloat ? try PFM.size(input) : try PNG.size(input)
                 tile = try StillShard(shard, command: "glint blur", width: size.width, height: size.height, inputs: [input])
-                if let tile, sharding.skipExisting, tile.isDone([output]) {
-                    if !out.quiet { print(tile.skippedLine(output)) }
-                    return
-                }
-                try tile?.checkNotAnotherShard([output])
+                if try tile?.claim([output], skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
             }
             let backend = try device.backend(for: .blur)
             let wall: Double, kernels: Double, method: BlurMethod, sizeText: String

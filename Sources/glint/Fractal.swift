@@ -374,11 +374,7 @@ struct Fractal: PassSource {
 
     func runAnimation(_ job: FractalJob, frames n: Int) async throws {
         let part = try shard.map { try FrameShard($0, command: "glint fractal", frames: n, inputs: inputFiles) }
-        if let part, sharding.skipExisting, part.isDone(outputFolder) {
-            if !out.quiet { print(part.skippedLine(outputFolder)) }
-            return
-        }
-        try part?.checkNotAnotherShard(outputFolder)
+        if try part?.claim(outputFolder, skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
         let ramps = try fractalRamps()
         for k in [0, n - 1] { try frameJob(job, ramps: ramps, frame: k, of: n).validate() }
         // The deeper end of the ramp decides `auto` (a deep frame anywhere makes it a deep job).
@@ -462,11 +458,7 @@ struct Fractal: PassSource {
             let file = outputFile, countsFile = self.countsFile
             // With --shard: this shard's band of rows, written as tiles for glint merge.
             let tile = try shard.map { try StillShard($0, command: "glint fractal", width: job.width, height: job.height, inputs: inputFiles) }
-            if let tile, sharding.skipExisting, tile.isDone([file] + (countsFile.map { [$0] } ?? [])) {
-                if !out.quiet { print(tile.skippedLine(file)) }
-                return
-            }
-            try tile?.checkNotAnotherShard([file] + (countsFile.map { [$0] } ?? []))
+            if try tile?.claim([file] + (countsFile.map { [$0] } ?? []), skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
             let backend = try device.backend(for: job.autoKind)
             let bar = ProgressBar("fractal", quiet: out.quiet)
             let result = try await FractalRenderer.render(job, on: backend,

@@ -68,11 +68,7 @@ struct Iso: PassCommand {
             let (w, h) = job.canvasSize
             // With --shard: this shard's band of the canvas's rows, as a tile for glint merge.
             let tile = try shard.map { try StillShard($0, command: "glint iso", width: w, height: h, inputs: [input]) }
-            if let tile, sharding.skipExisting, tile.isDone([outputPath]) {
-                if !out.quiet { print(tile.skippedLine(outputPath)) }
-                return
-            }
-            try tile?.checkNotAnotherShard([outputPath])
+            if try tile?.claim([outputPath], skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
             let backend = try device.backend(for: .iso)
             let bar = ProgressBar("iso", quiet: out.quiet)
             let result = try await IsoRenderer.render(job, on: backend, rows: tile?.rows, progress: { bar.update($0) })

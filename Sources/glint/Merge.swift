@@ -60,7 +60,7 @@ struct Merge: AsyncParsableCommand {
 
     /// What the inputs hold.
     struct Found {
-        var tiles: [String] = []
+        var tiles: [(path: String, info: TileInfo)] = []
         var frameFolders: [String] = []
     }
 
@@ -72,36 +72,35 @@ struct Merge: AsyncParsableCommand {
             guard seen.insert(canonicalPath(input)).inserted else { continue }
             guard FileIO.exists(input) else { throw GlintError("\(input): no such file or folder") }
             if !FileIO.isDirectory(input) {
-                found.tiles.append(input)
+                found.tiles.append((input, try TileFile.info(input)))
                 continue
             }
-            if FileIO.exists(join(input, FrameShard.manifestName)) {
+            if FileIO.exists(joinPath(input, FrameShard.manifestName)) {
                 found.frameFolders.append(input)
                 continue
             }
             // A folder: its tiles, and its shard frame folders.
             var any = false
             for name in try folderEntries(input) where !name.hasPrefix(".") {
-                let path = join(input, name)
+                let path = joinPath(input, name)
                 if FileIO.isDirectory(path) {
-                    if FileIO.exists(join(path, FrameShard.manifestName)) { found.frameFolders.append(path); any = true }
-                } else if hasSuffix(name, ["png", "pfm", "pgm"]), TileFile.hasRecord(path) {
-                    // A tile whose record cannot be read is an error, not a missing tile.
-                    _ = try TileFile.info(path)
-                    found.tiles.append(path); any = true
+                    if FileIO.exists(joinPath(path, FrameShard.manifestName)) { found.frameFolders.append(path); any = true }
+                } else if hasSuffix(name, ["png", "pfm", "pgm"]), let info = try TileFile.record(path) {
+                    // Files without a record are passed over; a record that does not read is an error.
+                    found.tiles.append((path, info)); any = true
                 }
             }
             if !any { throw GlintError("\(input)/ holds no Glint tiles or shard frame folders") }
         }
         let target = canonicalPath(output)
-        for path in found.tiles where canonicalPath(path) == target || canonicalPath(path + TileInfo.sidecarSuffix) == target {
+        for (path, _) in found.tiles where canonicalPath(path) == target || canonicalPath(path + TileInfo.sidecarSuffix) == target {
             throw GlintError("-o \(output) is one of the tiles being merged: give the merged image another name")
         }
         for folder in found.frameFolders where canonicalPath(folder) == target {
             throw GlintError("-o \(output) is one of the shard folders being merged: give the merged animation another folder")
         }
         if !found.tiles.isEmpty && !found.frameFolders.isEmpty {
-            throw GlintError("the inputs mix still-image tiles (\(found.tiles[0])) and animation frame folders (\(found.frameFolders[0])/): merge one render at a time")
+            throw GlintError("the inputs mix still-image tiles (\(found.tiles[0].path)) and animation frame folders (\(found.frameFolders[0])/): merge one render at a time")
         }
         return found
     }
@@ -125,7 +124,7 @@ struct Merge: AsyncParsableCommand {
 
     // MARK: Still images
 
-    func mergeTiles(_ paths: [String], start: Double) throws {
+    func mergeTiles(_ found: [(path: String, info: TileInfo)], start: Double) throws {
         let formats: [TileInfo.Format]
         if hasSuffix(output, ["png"]) { formats = [.png8, .png16] } else if hasSuffix(output, ["pfm"]) { formats = [.pfm] } else if hasSuffix(output, ["pgm"]) {
             formats = [.pgm16]
@@ -133,15 +132,12 @@ struct Merge: AsyncParsableCommand {
             throw GlintError("-o \(output): the merged image must be .png, .pfm or .pgm (an animation's shards merge into a folder)")
         }
         try checkWritable(output, option: "-o")
-        var tiles: [(path: String, info: TileInfo)] = []
-        for path in paths {
-            let info = try TileFile.info(path)
-            if formats.contains(info.format) { tiles.append((path, info)) }
+        let tiles = found.filter { formats.contains($0.info.format) }
+        guard let first = tiles.first else { throw GlintError("no .\(formats[0].fileExtension) tiles among the inputs") }
+        for t in tiles where !t.info.complete {
+            throw GlintError("\(t.path) is a snapshot of a render that had not finished (--partial, or stopped): finish it (e.g. --resume its checkpoint), then merge")
         }
-        let ext = formats[0].fileExtension
-        guard let first = tiles.first else { throw GlintError("no .\(ext) tiles among the inputs") }
         let f = first.info
-        if !f.complete { throw GlintError("\(first.path) is a snapshot of a render that had not finished (--partial, or stopped): finish it (e.g. --resume its checkpoint), then merge") }
         for t in tiles.dropFirst() {
             let i = t.info
             if i.job != f.job {
@@ -154,7 +150,6 @@ struct Merge: AsyncParsableCommand {
             if i.device != f.device && !allowMixedDevices {
                 throw GlintError("\(t.path) was rendered on \(i.device), \(first.path) on \(f.device): backends agree within a tolerance, not to the bit; render every shard with one --device, or pass --allow-mixed-devices")
             }
-            if !i.complete { throw GlintError("\(t.path) is a snapshot of a render that had not finished (--partial, or stopped): finish it (e.g. --resume its checkpoint), then merge") }
             if i.compression != f.compression || i.alpha != f.alpha {
                 throw GlintError("\(t.path) and \(first.path) were written with different PNG settings (--png-compression \(i.compression) vs \(f.compression))")
             }
@@ -181,52 +176,34 @@ struct Merge: AsyncParsableCommand {
         let bytes: [UInt8]
         switch f.format {
         case .png8:
-            var pixels = [UInt8](repeating: 0, count: w * h * 4)
-            var text: [PNG.TextEntry]?
-            for (k, path) in ordered.enumerated() {
-                let band = bands[k]
+            let pixels = try stack(ordered, bands, width: w, perPixel: 4) { path in
                 let tile = try PNG.read(path)
-                try checkTileSize(path, tile.width, tile.height, w, band)
-                pixels.replaceSubrange(band.lowerBound * w * 4 ..< band.upperBound * w * 4, with: tile.pixels)
-                let entries = try PNG.readText(path).filter { $0.keyword != TileInfo.keyword }
-                if let text, text != entries { throw GlintError("\(path) records another view than \(ordered[0]) (its tEXt chunks differ)") }
-                text = entries
+                return (tile.width, tile.height, tile.pixels)
             }
+            let text = try pngText(ordered)
             PNG.compression = PNG.Compression(rawValue: f.compression) ?? .auto
-            bytes = try PNG.encode(Image8(width: w, height: h, pixels: pixels), alpha: f.alpha, text: text ?? [])
+            bytes = try PNG.encode(Image8(width: w, height: h, pixels: pixels), alpha: f.alpha, text: text)
         case .png16:
-            var samples = [UInt16](repeating: 0, count: w * h * 4)
-            var text: [PNG.TextEntry]?
-            for (k, path) in ordered.enumerated() {
-                let band = bands[k]
+            let samples = try stack(ordered, bands, width: w, perPixel: 4) { path in
                 let tile = try PNG.decode16(try FileIO.read(path, limit: PNG.maxFileBytes), name: path)
-                try checkTileSize(path, tile.width, tile.height, w, band)
-                samples.replaceSubrange(band.lowerBound * w * 4 ..< band.upperBound * w * 4, with: tile.rgba16)
-                let entries = try PNG.readText(path).filter { $0.keyword != TileInfo.keyword }
-                if let text, text != entries { throw GlintError("\(path) records another view than \(ordered[0]) (its tEXt chunks differ)") }
-                text = entries
+                return (tile.width, tile.height, tile.rgba16)
             }
+            let text = try pngText(ordered)
             PNG.compression = PNG.Compression(rawValue: f.compression) ?? .auto
-            bytes = try PNG.encode16(width: w, height: h, rgba16: samples, alpha: false, text: text ?? [])
+            bytes = try PNG.encode16(width: w, height: h, rgba16: samples, alpha: false, text: text)
         case .pfm:
-            var pixels = [Float](repeating: 0, count: w * h * 4)
-            for (k, path) in ordered.enumerated() {
-                let band = bands[k]
+            let pixels = try stack(ordered, bands, width: w, perPixel: 4) { path in
                 let tile = try PFM.read(path)
-                try checkTileSize(path, tile.width, tile.height, w, band)
-                pixels.replaceSubrange(band.lowerBound * w * 4 ..< band.upperBound * w * 4, with: tile.pixels)
+                return (tile.width, tile.height, tile.pixels)
             }
             bytes = try PFM.encode(ImageF(width: w, height: h, pixels: pixels))
         case .pgm16:
-            var values = [UInt16](repeating: 0, count: w * h)
             var maxValue: Int?
-            for (k, path) in ordered.enumerated() {
-                let band = bands[k]
+            let values = try stack(ordered, bands, width: w, perPixel: 1) { path in
                 let tile = try PGM.read(path)
-                try checkTileSize(path, tile.width, tile.height, w, band)
                 if let maxValue, maxValue != tile.maxValue { throw GlintError("\(path): its maximum value \(tile.maxValue) differs from \(ordered[0])'s \(maxValue)") }
                 maxValue = tile.maxValue
-                values.replaceSubrange(band.lowerBound * w ..< band.upperBound * w, with: tile.values)
+                return (tile.width, tile.height, tile.values)
             }
             bytes = PGM.encode16(width: w, height: h, values: values, maxValue: UInt16(maxValue ?? 65535))
         }
@@ -234,6 +211,31 @@ struct Merge: AsyncParsableCommand {
         if !out.quiet {
             print("merged \(ordered.count) tile\(ordered.count == 1 ? "" : "s") into \(output) (\(w)x\(h), \(f.command), job \(f.job.prefix(12)), \(fmt((Clock.now() - start) * 1000, 1)) ms)")
         }
+    }
+
+    /// The tiles' samples (`perPixel` a pixel) stacked in band order into the whole image's; each
+    /// tile's size is checked against its band before it is copied.
+    func stack<T: Numeric>(_ ordered: [String], _ bands: [Range<Int>], width w: Int, perPixel: Int,
+                           read: (String) throws -> (width: Int, height: Int, samples: [T])) throws -> [T] {
+        var out = [T](repeating: 0, count: w * (bands.last?.upperBound ?? 0) * perPixel)
+        for (path, band) in zip(ordered, bands) {
+            let tile = try read(path)
+            try checkTileSize(path, tile.width, tile.height, w, band)
+            out.replaceSubrange(band.lowerBound * w * perPixel ..< band.upperBound * w * perPixel, with: tile.samples)
+        }
+        return out
+    }
+
+    /// The tEXt chunks of the merged PNG: those the tiles carry for the whole image (a fractal's
+    /// view), which must agree, without the tile records.
+    func pngText(_ ordered: [String]) throws -> [PNG.TextEntry] {
+        var text: [PNG.TextEntry]?
+        for path in ordered {
+            let entries = try PNG.readText(path).filter { $0.keyword != TileInfo.keyword }
+            if let text, text != entries { throw GlintError("\(path) records another view than \(ordered[0]) (its tEXt chunks differ)") }
+            text = entries
+        }
+        return text ?? []
     }
 
     func checkTileSize(_ path: String, _ tw: Int, _ th: Int, _ w: Int, _ band: Range<Int>) throws {
@@ -256,7 +258,7 @@ struct Merge: AsyncParsableCommand {
             guard FileIO.exists(input) else { throw GlintError("\(input): no such file or folder") }
             if FileIO.isDirectory(input) {
                 // A folder's shard checkpoints; a whole render's (an earlier merge's) is left alone.
-                let found = try folderEntries(input).filter { hasSuffix($0, ["ckpt"]) && !$0.hasPrefix(".") }.map { join(input, $0) }
+                let found = try folderEntries(input).filter { hasSuffix($0, ["ckpt"]) && !$0.hasPrefix(".") }.map { joinPath(input, $0) }
                 for path in found where canonicalPath(path) != target && seen.insert(canonicalPath(path)).inserted {
                     let sums = try RTAccumulation.read(path)
                     if sums.band != nil { parts.append((path, sums)) }
@@ -329,8 +331,6 @@ struct Merge: AsyncParsableCommand {
             print("merged \(f.shard.count) shard\(f.shard.count == 1 ? "" : "s") into \(output)/ (\(f.total) frames, \(f.width)x\(f.height), \(f.command), job \(f.job.prefix(12)), \(fmt(Clock.now() - start, 2)) s\(video.map { "; video \($0)" } ?? ""))")
         }
     }
-
-    func join(_ dir: String, _ name: String) -> String { dir.hasSuffix("/") ? dir + name : dir + "/" + name }
 
     /// `path` made absolute with links resolved (its folder's, when it does not exist yet).
     func canonicalPath(_ path: String) -> String {

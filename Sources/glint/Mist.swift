@@ -161,11 +161,7 @@ struct Mist: WorkloadCommand {
             // With --shard: this shard's run of frames. A frame's fog and drops depend on every
             // frame before it, so the shard replays the sequence from frame 0 and writes its own.
             let part = try shard.map { try FrameShard($0, command: "glint mist", frames: frames, inputs: [input, gravityFile, wipes].compactMap { $0 }) }
-            if let part, sharding.skipExisting, part.isDone(output) {
-                if !out.quiet { print(part.skippedLine(output)) }
-                return
-            }
-            try part?.checkNotAnotherShard(output)
+            if try part?.claim(output, skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
             let written = part?.frames ?? 0 ..< frames
             let job = try makeJob()
             let camera = try Camera(input)
@@ -228,7 +224,7 @@ struct Mist: WorkloadCommand {
 /// The .png files of a folder, sorted by name, as paths.
 func listPNGs(_ dir: String) throws -> [String] {
     try folderEntries(dir).filter { hasSuffix($0, ["png"]) && !$0.hasPrefix(".") }
-        .map { dir.hasSuffix("/") ? dir + $0 : dir + "/" + $0 }
+        .map { joinPath(dir, $0) }
 }
 
 /// Width and height from a PNG's header, checked against the input limit (no pixels decoded).

@@ -100,11 +100,7 @@ struct Pulse: WorkloadCommand {
             let job = try makeJob()
             let output = folder
             let part = try shard.map { try FrameShard($0, command: "glint pulse", frames: job.frames) }
-            if let part, sharding.skipExisting, part.isDone(output) {
-                if !out.quiet { print(part.skippedLine(output)) }
-                return
-            }
-            try part?.checkNotAnotherShard(output)
+            if try part?.claim(output, skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
             let frames = part?.frames ?? 0 ..< job.frames
             let backend = try device.backend(for: .pulse)
             let sink = try FrameSink(folder: output, video: video, width: job.width, height: job.height, fps: job.fps)

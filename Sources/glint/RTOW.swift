@@ -257,11 +257,7 @@ struct RTOW: PassSource {
         }
         let folder = frameFolder
         let part = try shard.map { try FrameShard($0, command: "glint rtow", frames: n, inputs: sceneInputs) }
-        if let part, sharding.skipExisting, part.isDone(folder) {
-            if !out.quiet { print(part.skippedLine(folder)) }
-            return
-        }
-        try part?.checkNotAnotherShard(folder)
+        if try part?.claim(folder, skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
         let first = try job(0)
         let backend = try device.backend(for: .rtow)
         let sink = try FrameSink(folder: folder, video: animation.video, width: first.width, height: first.height, fps: animation.fps)
@@ -325,11 +321,7 @@ struct RTOW: PassSource {
             // With --shard: this shard's band of rows, written as tiles for glint merge (the
             // checkpoint holds the band's sums).
             let tile = try shard.map { try StillShard($0, command: "glint rtow", width: job.width, height: job.height, inputs: sceneInputs) }
-            if let tile, sharding.skipExisting, tile.isDone([output] + (pfm.map { [$0] } ?? [])) {
-                if !out.quiet { print(tile.skippedLine(output)) }
-                return
-            }
-            try tile?.checkNotAnotherShard([output] + (pfm.map { [$0] } ?? []))
+            if try tile?.claim([output] + (pfm.map { [$0] } ?? []), skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
             let resumed = try resumeFile.map { try RTAccumulation.read($0) }
             let backend = try device.backend(for: .rtow)
             let bar = RTProgressBar(quiet: out.quiet)

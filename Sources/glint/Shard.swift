@@ -50,35 +50,12 @@ struct ShardOptions: ParsableArguments {
 /// `{shard}` in an output path becomes the shard's number.
 func shardPath(_ path: String, _ shard: Shard?) -> String {
     guard let shard else { return path }
-    return path.replacingAll("{shard}", with: String(shard.index))
+    return path.replacing("{shard}", with: String(shard.index))
 }
 
-extension String {
-    func replacingAll(_ target: String, with replacement: String) -> String {
-        guard !target.isEmpty else { return self }
-        var out = ""
-        var rest = self[...]
-        while let r = rest.range(of: target) {
-            out += rest[..<r.lowerBound] + replacement
-            rest = rest[r.upperBound...]
-        }
-        return out + rest
-    }
-}
-
-extension Substring {
-    func range(of target: String) -> Range<Substring.Index>? {
-        let t = Array(target.utf8)
-        var i = startIndex
-        while i < endIndex {
-            if self[i...].utf8.starts(with: t) {
-                let end = self.utf8.index(i, offsetBy: t.count)
-                return i ..< end
-            }
-            i = index(after: i)
-        }
-        return nil
-    }
+/// `name` inside the folder `dir`.
+func joinPath(_ dir: String, _ name: String) -> String {
+    dir.hasSuffix("/") ? dir + name : dir + "/" + name
 }
 
 /// The job a shard belongs to: a hash of the command line in a canonical spelling (`--x=v` as
@@ -157,7 +134,7 @@ enum JobKey {
         if FileIO.isDirectory(path) {
             h.update("folder")
             for name in try folderEntries(path) where !name.hasPrefix(".") {
-                let child = path.hasSuffix("/") ? path + name : path + "/" + name
+                let child = joinPath(path, name)
                 guard !FileIO.isDirectory(child) else { continue }
                 h.update(name)
                 try hashContents(child, into: &h)
@@ -256,50 +233,48 @@ struct StillShard: Sendable {
         try outputs.stage(record, Array((info(format, device: device, complete: complete).text + "\n").utf8))
     }
 
-    /// --skip-existing: whether every file in `paths` is already a complete tile of this shard
-    /// of this job (written whole: tiles appear by rename, their records after them).
-    func isDone(_ paths: [String]) -> Bool {
-        paths.allSatisfy { path in
-            guard let info = try? TileFile.info(path) else { return false }
+    /// Before rendering to `paths` (the tile first): false when --skip-existing finds every one
+    /// already a complete tile of this shard of this job (tiles appear by rename, their records
+    /// after them), said unless `quiet`; an error when one holds another shard of this job (two
+    /// shards given one -o).
+    func claim(_ paths: [String], skipExisting: Bool, quiet: Bool) throws -> Bool {
+        let found = paths.map { try? TileFile.record($0) }
+        for (path, info) in zip(paths, found) {
+            guard let info, info.job == job, info.shard != shard else { continue }
+            throw GlintError("\(path) holds shard \(info.shard) of this job: give each shard its own output (e.g. -o tiles/part-{shard}.png)")
+        }
+        let done = found.allSatisfy { info in
+            guard let info = info ?? nil else { return false }
             return info.job == job && info.shard == shard && info.band == rows && info.width == width && info.height == height
                 && info.complete
         }
+        guard skipExisting && done else { return true }
+        if !quiet { print("skipped shard \(shard): \(paths[0]) is already this job's tile") }
+        return false
     }
-
-    /// Refuses to write over another shard's tile of this job (two shards given one -o).
-    func checkNotAnotherShard(_ paths: [String]) throws {
-        for path in paths {
-            guard let info = try? TileFile.info(path), info.job == job, info.shard != shard else { continue }
-            throw GlintError("\(path) holds shard \(info.shard) of this job: give each shard its own output (e.g. -o tiles/part-{shard}.png)")
-        }
-    }
-
-    /// The line printed for a skipped shard.
-    func skippedLine(_ path: String) -> String { "skipped shard \(shard): \(path) is already this job's tile" }
 }
 
 /// Reading tiles back.
 enum TileFile {
-    /// Whether `path` claims to be a tile: a PNG with a tile record chunk, a PFM/PGM with a record
-    /// beside it (whether the record reads is `info`'s question).
-    static func hasRecord(_ path: String) -> Bool {
-        if hasSuffix(path, ["png"]) { return (try? PNG.readText(path))?.contains { $0.keyword == TileInfo.keyword } ?? false }
-        return FileIO.exists(path + TileInfo.sidecarSuffix)
-    }
-
-    /// The tile record of a PNG (its tEXt chunk) or of a PFM/PGM (the file beside it).
-    static func info(_ path: String) throws(GlintError) -> TileInfo {
+    /// The tile record of a PNG (its tEXt chunk) or of a PFM/PGM (the file beside it); nil when
+    /// the file carries none, an error when it carries one that does not read.
+    static func record(_ path: String) throws(GlintError) -> TileInfo? {
         if hasSuffix(path, ["png"]) {
-            guard let entry = try PNG.readText(path).first(where: { $0.keyword == TileInfo.keyword }) else {
-                throw GlintError("\(path): not a Glint tile (no \(TileInfo.keyword) record: was it rendered with --shard?)")
-            }
+            guard let entry = try PNG.readText(path).first(where: { $0.keyword == TileInfo.keyword }) else { return nil }
             return try TileInfo(parsing: entry.text, name: path)
         }
         let sidecar = path + TileInfo.sidecarSuffix
-        guard FileIO.exists(sidecar) else {
-            throw GlintError("\(path): not a Glint tile (no \(sidecar) beside it: was it rendered with --shard?)")
-        }
+        guard FileIO.exists(sidecar) else { return nil }
         return try TileInfo(parsing: FileIO.readText(sidecar, limit: 1 << 16), name: path)
+    }
+
+    /// The tile record `path` must carry.
+    static func info(_ path: String) throws(GlintError) -> TileInfo {
+        guard let info = try record(path) else {
+            let missing = hasSuffix(path, ["png"]) ? "no \(TileInfo.keyword) record" : "no \(path + TileInfo.sidecarSuffix) beside it"
+            throw GlintError("\(path): not a Glint tile (\(missing): was it rendered with --shard?)")
+        }
+        return info
     }
 }
 
@@ -321,10 +296,17 @@ struct FrameShard {
         job = try JobKey.hash(Array(CommandLine.arguments.dropFirst()), inputs: inputs)
     }
 
-    /// Refuses to write into another shard's frame folder of this job (two shards given one -o).
-    func checkNotAnotherShard(_ folder: String) throws {
-        guard let m = try? FrameManifest(folder: folder), m.job == job, m.shard != shard else { return }
-        throw GlintError("\(folder)/ holds shard \(m.shard) of this job: give each shard its own folder (e.g. -o frames-{shard})")
+    /// Before rendering into `folder`: false when --skip-existing finds there this shard's record
+    /// and every one of its frames, said unless `quiet`; an error when the folder holds another
+    /// shard of this job (two shards given one -o).
+    func claim(_ folder: String, skipExisting: Bool, quiet: Bool) throws -> Bool {
+        guard let m = try? FrameManifest(folder: folder), m.job == job else { return true }
+        if m.shard != shard {
+            throw GlintError("\(folder)/ holds shard \(m.shard) of this job: give each shard its own folder (e.g. -o frames-{shard})")
+        }
+        guard skipExisting, m.frames == frames, m.total == total, frames.allSatisfy({ FileIO.exists(m.path(of: $0)) }) else { return true }
+        if !quiet { print("skipped shard \(shard): \(folder)/ already holds this job's frames \(frames.lowerBound)-\(frames.upperBound - 1)") }
+        return false
     }
 
     /// The folder's record, written after the frames.
@@ -340,14 +322,6 @@ struct FrameShard {
         return Array((j.serialized() + "\n").utf8)
     }
 
-    /// --skip-existing: the folder holds this shard's record and every one of its frames.
-    func isDone(_ folder: String) -> Bool {
-        guard let m = try? FrameManifest(folder: folder) else { return false }
-        return m.job == job && m.shard == shard && m.frames == frames && m.total == total
-            && frames.allSatisfy { FileIO.exists(m.path(of: $0)) }
-    }
-
-    func skippedLine(_ folder: String) -> String { "skipped shard \(shard): \(folder)/ already holds this job's frames \(frames.lowerBound)-\(frames.upperBound - 1)" }
 }
 
 /// A shard frame folder's record, read back.
@@ -363,7 +337,7 @@ struct FrameManifest {
     let device: String
 
     init(folder: String) throws(GlintError) {
-        let path = (folder.hasSuffix("/") ? folder : folder + "/") + FrameShard.manifestName
+        let path = joinPath(folder, FrameShard.manifestName)
         let name = "\(folder)/"
         let bad = { (what: String) in GlintError("\(name): not a Glint shard folder (\(what))") }
         guard FileIO.exists(path) else { throw bad("no \(FrameShard.manifestName): was it rendered with --shard?") }
@@ -392,5 +366,5 @@ struct FrameManifest {
         do throws(GlintError) { try ImageLimits.check(width: width, height: height) } catch { throw bad(error.message) }
     }
 
-    func path(of frame: Int) -> String { (folder.hasSuffix("/") ? folder : folder + "/") + frameName(frame) }
+    func path(of frame: Int) -> String { joinPath(folder, frameName(frame)) }
 }

@@ -461,8 +461,11 @@ enum BoxPasses {
 /// The strip back: rounded half to even into UInt16 (the kernels' convert_ushort4(rint(v))).
 @inline(never) func scatterUInt16(_ v: UnsafePointer<SIMD16<Float>>, rows: Int, lanes: Int, into p: UnsafeMutableRawPointer, stride: Int,
                                   streaming: Bool) {
+    /// rint(f) as 16-bit lanes (f in 0 ... 65535): adding 1.5 * 2^23 leaves the rounded value in
+    /// the low mantissa bits.
     @inline(__always) func ushorts(_ f: SIMD16<Float>) -> SIMD16<UInt16> {
-        glint_narrow16_u16(unsafeBitCast(unsafeBitCast(f + SIMD16(repeating: 12_582_912), to: SIMD16<UInt32>.self) &- SIMD16(repeating: 0x4B40_0000), to: SIMD16<Int32>.self))
+        let bits = unsafeBitCast(f + SIMD16(repeating: 12_582_912), to: SIMD16<UInt32>.self) &- SIMD16(repeating: 0x4B40_0000)
+        return glint_narrow16_u16(unsafeBitCast(bits, to: SIMD16<Int32>.self))
     }
     // With `streaming`, whole strips whose rows start 32-byte aligned (the image between passes is
     // 64-byte aligned; a width that is a multiple of 4 keeps every row so) go past the caches.
@@ -473,8 +476,7 @@ enum BoxPasses {
     }
     for y in 0..<rows {
         for half in 0..<2 {
-            let bits = unsafeBitCast(v[2 * y + half] + SIMD16(repeating: 12_582_912), to: SIMD16<UInt32>.self) &- SIMD16(repeating: 0x4B40_0000)
-            let r = glint_narrow16_u16(unsafeBitCast(bits, to: SIMD16<Int32>.self))
+            let r = ushorts(v[2 * y + half])
             let live = min(16, lanes - 16 * half)
             if live == 16 { p.storeBytes(of: r, toByteOffset: y * stride + 32 * half, as: SIMD16<UInt16>.self) } else {
                 for l in 0..<max(live, 0) { p.storeBytes(of: r[l], toByteOffset: y * stride + 32 * half + 2 * l, as: UInt16.self) }
