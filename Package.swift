@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 // The Swift CPU path's hot loops are SIMD code; on x86-64 they are compiled for AVX2 (Haswell,
@@ -16,8 +16,19 @@ let package = Package(
         .executable(name: "glint", targets: ["glint"]),
         .library(name: "GlintWorkloads", targets: ["GlintWorkloads"]),
     ],
+    // `glint serve` (a web server on Hummingbird 2 with its WebSocket package) is the default trait
+    // "Serve". `--disable-default-traits` builds the tool without it, and without building SwiftNIO
+    // and Hummingbird: the sanitizer lanes of .ci/run do this.
+    traits: [
+        .trait(name: "Serve", description: "glint serve: the interactive views in a browser (Hummingbird 2, WebSocket)."),
+        .default(enabledTraits: ["Serve"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
     ],
     targets: [
         // C system libraries: the OpenCL ICD loader and libpng, from Debian's -dev packages.
@@ -52,7 +63,12 @@ let package = Package(
         // The command-line tool.
         .executableTarget(name: "glint",
                           dependencies: ["GlintWorkloads", "GlintCL", "GlintCore",
-                                         .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+                                         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                                         .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Serve"])),
+                                         .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket",
+                                                  condition: .when(traits: ["Serve"])),
+                                         .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Serve"])),
+                                         .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Serve"]))]),
 
         // What the test targets share: OpenCL device discovery (never a silent skip), the probe
         // kernel runner, ImageCompare-based image differences and deterministic test data.

@@ -16,6 +16,13 @@ struct EmbedKernels: BuildToolPlugin {
                 if ext == "cl" || ext == "h" { inputs.append(url) }
             }
         }
+        // The page of `glint serve`.
+        let web = package.appending(path: "Web")
+        if let walker = FileManager.default.enumerator(at: web, includingPropertiesForKeys: [.isRegularFileKey]) {
+            for case let url as URL in walker where ["html", "js", "css", "svg", "png", "ico"].contains(url.pathExtension) {
+                inputs.append(url)
+            }
+        }
         inputs.sort { $0.path < $1.path }
         // The files that say which commit is checked out: a commit or checkout rewrites one of them,
         // which reruns the command.
@@ -25,7 +32,7 @@ struct EmbedKernels: BuildToolPlugin {
             .buildCommand(
                 displayName: "Embedding \(inputs.count) kernel files",
                 executable: try context.tool(named: "EmbedKernelsTool").url,
-                arguments: [kernels.path, output.path, package.path] + inputs.map(\.path),
+                arguments: [kernels.path, output.path, package.path, web.path] + inputs.map(\.path),
                 inputFiles: inputs + git.watched,
                 outputFiles: [output])
         ]

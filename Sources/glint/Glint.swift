@@ -84,5 +84,11 @@ struct Glint: AsyncParsableCommand {
             tolerance), 2 a usage error.
             """,
         version: "\(GlintBuild.version) (\(GlintBuild.commit.prefix(12)))",
-        subcommands: [Devices.self] + Workloads.all.map { $0 as ParsableCommand.Type } + [Merge.self, Compare.self, Bench.self])
+        subcommands: [Devices.self] + Workloads.all.map { $0 as ParsableCommand.Type } + [Merge.self, Compare.self, Bench.self] + serveCommands)
 }
+
+#if Serve
+let serveCommands: [ParsableCommand.Type] = [Serve.self]
+#else
+let serveCommands: [ParsableCommand.Type] = []
+#endif

@@ -14,6 +14,7 @@ public enum CPUParallel {
 
     /// Calls `body(i)` for every `i` in `0..<count`, spread over the workers; `progress`
     /// is called with the number done so far (from worker tasks, so it must be thread-safe).
+    /// When the calling task is cancelled the workers stop taking indices: some are never run.
     public static func forEach(_ count: Int, progress: (@Sendable (Int) -> Void)? = nil,
                                _ body: @escaping @Sendable (Int) -> Void) async {
         let next = SharedCounter(), done = SharedCounter()
@@ -21,8 +22,10 @@ public enum CPUParallel {
             for _ in 0..<min(workerCount, max(count, 1)) {
                 group.addTask {
                     while true {
+                        // A cancelled task (a view the server's client left) stops taking items;
+                        // the caller discards what was made.
                         let i = next.value.wrappingAdd(1, ordering: .relaxed).oldValue
-                        if i >= count { break }
+                        if i >= count || Task.isCancelled { break }
                         body(i)
                         let n = done.value.wrappingAdd(1, ordering: .relaxed).newValue
                         progress?(n)

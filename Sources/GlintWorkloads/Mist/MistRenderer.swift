@@ -82,6 +82,15 @@ public final class MistRenderer: @unchecked Sendable {
         }
     }
 
+    /// The number of the frame `renderNext` renders next.
+    public var frame: Int { nextFrame }
+
+    /// A live finger stroke (see `MistSimulation.addWipe`); `start` is a frame number.
+    public func addWipe(_ wipe: MistWipe) { simulation.addWipe(wipe) }
+
+    /// Live gravity from the next frame on.
+    public func setGravity(_ g: SIMD2<Double>) { simulation.setGravity(g) }
+
     /// Starts the sequence again from frame 0 (drops, fog and camera as new), keeping the
     /// buffers and programs: a benchmark times the same sequence run after run this way.
     public func rewind() throws {

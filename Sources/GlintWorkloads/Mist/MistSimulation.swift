@@ -21,7 +21,8 @@ public struct MistSimulation: Sendable {
         public var born: Int
     }
 
-    public let job: MistJob
+    /// The sequence; a live window (`glint serve`) adds wipes and changes gravity as it goes.
+    public private(set) var job: MistJob
     public let aspect: Double
     public private(set) var drops: [Drop] = []
     public private(set) var droplets: [Droplet] = []
@@ -74,6 +75,20 @@ public struct MistSimulation: Sendable {
             d.x = g.x >= 0 ? -d.radius : 1 + d.radius
         }
         drops[i] = d
+    }
+
+    /// A finger stroke that arrives while the window runs: it applies from its `start` frame on,
+    /// as if the job had listed it. Strokes that have ended are dropped (a live window gets
+    /// thousands).
+    public mutating func addWipe(_ wipe: MistWipe) {
+        job.wipes.removeAll { $0.start + $0.points.count < wipe.start }
+        job.wipes.append(wipe)
+    }
+
+    /// Gravity from now on (the per-frame list, if any, is dropped).
+    public mutating func setGravity(_ g: SIMD2<Double>) {
+        job.gravityPerFrame = nil
+        job.gravity = g
     }
 
     /// The wipe segments touching the window at `frame`: (from, to, radius) in window coordinates.

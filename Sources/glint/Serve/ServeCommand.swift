@@ -1,0 +1,166 @@
+#if Serve
+import ArgumentParser
+import Foundation
+import GlintCore
+import GlintKernels
+import GlintWorkloads
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the interactive views in a browser: the server renders on its device, the page shows it.",
+        discussion: """
+            One page (compiled into glint) with a view per workload: the fractal explorer (drag, \
+            wheel or pinch; deep zoom kept as decimal text), the ray tracer (drag to orbit, wheel \
+            for distance, shift-drag to roll; passes streamed as they finish), the misty window \
+            (an uploaded or rendered picture or the browser's camera; wipe with the mouse), the \
+            pulse, iso of the current view, and a CPU-vs-OpenCL comparison. Every view is a \
+            workload's command line, rendered by the same code as `glint <workload>`, and the page \
+            shows that command.
+
+            Loopback only unless --host says otherwise. On a remote GPU box keep the default and \
+            tunnel from your machine: ssh -N -L 8080:127.0.0.1:8080 gpu-box, then open \
+            http://127.0.0.1:8080/. The HTTP and WebSocket API: docs/SERVE.md.
+
+            SIGINT or SIGTERM stops it: renders in flight are cancelled and its temporary folder \
+            removed.
+
+            Examples:
+              glint serve
+              glint serve --port 9000 --device opencl
+              glint serve --port 0 --max-renders 1 --queue 4    # a free port, printed at start-up
+            """)
+
+    @Option(parsing: .unconditional, help: "TCP port (0: any free port, printed at start-up). (default: 8080)",
+            transform: wholeNumber("--port", 0...65535))
+    var port = 8080
+
+    @Option(help: "Address to listen on: 127.0.0.1 (loopback only), ::1, or 0.0.0.0 for every interface. (default: 127.0.0.1)")
+    var host = "127.0.0.1"
+
+    @Option(parsing: .unconditional, help: "Renders at once (1 to 64). (default: 2)", transform: wholeNumber("--max-renders", 1...64))
+    var maxRenders = 2
+
+    @Option(parsing: .unconditional, help: "Requests waiting for a render slot before more are answered 503 (0 to 10000). (default: 16)",
+            transform: wholeNumber("--queue", 0...10000))
+    var queue = 16
+
+    @Option(name: .customLong("render-timeout"), parsing: .unconditional,
+            help: "Seconds one render may take (1 to 86400); past it the render is stopped and answered 504. (default: 120)",
+            transform: number("--render-timeout", .closed(1, 86400)))
+    var renderTimeout = 120.0
+
+    @Option(name: .customLong("max-pixels"), parsing: .unconditional,
+            help: "Largest image a request may render or upload, in pixels (1 to \(ImageLimits.maxPixels)). (default: 16777216)",
+            transform: wholeNumber("--max-pixels", 1...ImageLimits.maxPixels))
+    var maxPixels = 1 << 24
+
+    @Option(name: .customLong("max-body"), parsing: .unconditional,
+            help: "Largest request body or WebSocket message, in bytes (1024 to 1073741824). (default: 33554432)",
+            transform: wholeNumber("--max-body", 1024...(1 << 30)))
+    var maxBody = 32 << 20
+
+    @OptionGroup var device: DeviceOptions
+
+    @Flag(name: .shortAndLong, help: "Log every request.")
+    var verbose = false
+
+    func validate() throws {
+        guard ["127.0.0.1", "::1", "0.0.0.0", "::", "localhost"].contains(host) || host.split(separator: ".").count == 4
+                || host.contains(":") else {
+            throw ValidationError("--host \(host): give an IP address to listen on (127.0.0.1, ::1, 0.0.0.0)")
+        }
+        if let d = device.device { do { _ = try DeviceChoice(parsing: d) } catch { throw error.usage } }
+    }
+
+    func run() async throws {
+        try await reportingErrors(verbose: false, buildReport: false) {
+            try await serve()
+        }
+    }
+
+    private func serve() async throws {
+        // Everything the server writes lives in one temporary folder; it also becomes the
+        // working directory, so that no job can write beside the user's files.
+        let base = FileIO.environment("TMPDIR").map { $0.isEmpty ? "/tmp" : $0 } ?? "/tmp"
+        var template = Array("\(base)/glint-serve-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw GlintError("cannot make a temporary folder in \(base): \(FileIO.errnoText())") }
+        let folder = String(cString: made)
+        defer { removeTree(folder) }
+        guard chdir(folder) == 0 else { throw GlintError("cannot enter \(folder): \(FileIO.errnoText())") }
+        ImageLimits.setInputPixels(maxPixels)
+
+        let deviceText = device.device ?? FileIO.environment("GLINT_DEVICE") ?? "auto"
+        let context = try ServeContext(device: deviceText, slots: maxRenders, queue: queue, renderTimeout: renderTimeout,
+                                       maxPixels: maxPixels, maxBody: maxBody, folder: folder, verbose: verbose)
+        // A device that cannot be opened is said now, not at the first request.
+        let startBackend = try context.backend(nil, for: .fractal)
+
+        var logger = Logger(label: "glint-serve")
+        logger.logLevel = verbose ? .info : .error
+        let router = Router()
+        router.middlewares.add(ServeErrorMiddleware(verbose: verbose))
+        ServeRoutes(context: context).add(to: router)
+
+        let wsRouter = Router(context: BasicWebSocketRequestContext.self)
+        wsRouter.ws("/ws") { _, _ in .upgrade([:]) } onUpgrade: { inbound, outbound, _ in
+            await ServeSession(context: context).run(inbound: inbound, outbound: outbound)
+        }
+        let app = Application(
+            router: router,
+            server: .http1WebSocketUpgrade(webSocketRouter: wsRouter,
+                                           configuration: .init(ws: .init(maxFrameSize: 1 << 20, closeTimeout: .seconds(2)))),
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "glint"),
+            onServerRunning: { [host] channel in
+                let bound = channel.localAddress?.port ?? 0
+                let shown = host.contains(":") ? "[\(host)]" : host
+                var line = "glint serve: http://\(shown):\(bound)/ (device \(startBackend.label) unless a view picks one; \(maxRenders) render\(maxRenders == 1 ? "" : "s") at once, queue \(queue); Ctrl-C stops)"
+                if !["127.0.0.1", "::1", "localhost"].contains(host) {
+                    line += "\nwarning: listening on \(host): anyone who can reach this machine can use the server"
+                }
+                // Straight to the descriptor: a script waiting for the address reads it at once.
+                let text = Array((line + "\n").utf8)
+                _ = text.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+            },
+            logger: logger)
+        do {
+            try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        } catch {
+            throw GlintError("cannot serve on \(host):\(port): \(error)")
+        }
+        print("glint serve: stopped")
+    }
+}
+
+/// Removes a folder and what is in it (the server's own temporary folder only).
+func removeTree(_ path: String) {
+    try? FileManager.default.removeItem(atPath: path)
+}
+
+/// Every error answered as JSON with one clear line; a request the router does not know is a 404.
+struct ServeErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    let verbose: Bool
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let e as ServeError {
+            return ServeRoutes.error(e)
+        } catch let e as HTTPError {
+            let status = Int(e.status.code)
+            let message: String = switch status {
+            case 404: "no such page or API: \(request.method) \(JSON.printable(request.uri.path, limit: 80)) (see docs/SERVE.md)"
+            case 405: "\(request.method) is not allowed on \(JSON.printable(request.uri.path, limit: 80))"
+            case 413: "the body is over the server's limit (--max-body)"
+            default: e.body ?? e.status.reasonPhrase
+            }
+            return ServeRoutes.error(ServeError(status: status, message: message))
+        } catch {
+            return ServeRoutes.error(ServeError.from(error, preparing: false))
+        }
+    }
+}
+#endif

@@ -1,0 +1,109 @@
+#if Serve
+import Foundation
+import GlintCore
+import GlintWorkloads
+
+/// What every request of one server shares: its limits, the render gate, the uploads.
+final class ServeContext: Sendable {
+    let gate: RenderGate
+    let uploads: Uploads
+    /// The server's --device, used when a request names none.
+    let device: String
+    let renderTimeout: Double
+    let maxPixels: Int
+    let maxBody: Int
+    /// The server's temporary folder: uploads and the pictures a connection hands to a job.
+    let folder: String
+    let verbose: Bool
+
+    init(device: String, slots: Int, queue: Int, renderTimeout: Double, maxPixels: Int, maxBody: Int, folder: String, verbose: Bool) throws {
+        self.device = device
+        gate = RenderGate(slots: slots, queueLimit: queue)
+        self.renderTimeout = renderTimeout
+        self.maxPixels = maxPixels
+        self.maxBody = maxBody
+        self.folder = folder
+        self.verbose = verbose
+        try FileIO.makeDirectories(folder + "/uploads")
+        uploads = Uploads(folder: folder + "/uploads")
+    }
+
+    /// The backend for a request's device (the server's when nil) and a job of `kind`.
+    func backend(_ device: String?, for kind: AutoKind) throws -> Backend {
+        let choice: DeviceChoice
+        do { choice = try DeviceChoice(parsing: device ?? self.device) } catch { throw ServeError.bad(error.flagged.message) }
+        do { return try Backend.resolve(choice, for: kind) } catch let e as GlintError { throw ServeError.bad(e.flagged.message) }
+    }
+
+    /// Refuses a job over the pixel limit before anything is made.
+    func checkSize(_ job: ServeJob) throws {
+        let pixels = job.requestedPixels()
+        guard pixels <= maxPixels else {
+            throw ServeError.tooLarge("\(job.workload): \(pixels) pixels is over the server's limit of \(maxPixels) a render (--max-pixels)")
+        }
+    }
+
+    /// One render of `job` on `device`, in a slot of the gate and within the time limit.
+    func render(_ job: ServeJob, device: String?) async throws -> Rendered {
+        try checkSize(job)
+        let comparable: any ComparableJob
+        do { comparable = try job.command.comparableJob() } catch { throw ServeError.from(error, preparing: true) }
+        let backend = try backend(device, for: comparable.autoKind)
+        let run: ComparisonRun
+        do {
+            run = try await gate.run(timeout: renderTimeout) { try await comparable.comparisonRun(on: backend, detailed: false) }
+        } catch {
+            throw ServeError.from(error, preparing: false)
+        }
+        try Task.checkCancellation()
+        return Rendered(image: run.image, wallSeconds: run.wallSeconds, kernelSeconds: run.kernelSeconds, device: backend.label)
+    }
+}
+
+/// A finished picture and what it cost.
+struct Rendered: Sendable {
+    var image: Image8
+    var wallSeconds: Double
+    var kernelSeconds: Double
+    var device: String
+
+    /// PNG for the wire: libpng's fast mode (a frame's wait matters more than its bytes).
+    func png() throws -> [UInt8] { try PNG.encode(image, alpha: false, compression: .fast) }
+}
+
+extension JSON {
+    /// A JSON object from a request body, or a 400 saying what is wrong with it.
+    static func requestObject(_ bytes: [UInt8]) throws -> JSON {
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw ServeError.bad("the body is not UTF-8 text") }
+        let doc: JSON
+        do { doc = try JSON.parse(text) } catch { throw ServeError.bad("the body is not valid JSON (\(error.message))") }
+        guard case .object = doc else { throw ServeError.bad("the body must be a JSON object, e.g. {\"workload\": \"fractal\", \"args\": [\"mandelbrot\"]}") }
+        return doc
+    }
+
+    /// A request's `args`: an array of strings (absent: none).
+    func argList() throws -> [String] {
+        guard let value = self["args"] else { return [] }
+        guard let items = value.arrayValue else { throw ServeError.bad("\"args\" must be an array of strings") }
+        return try items.map { item in
+            guard let s = item.stringValue else { throw ServeError.bad("\"args\" must be an array of strings, got a \(item.typeName)") }
+            return s
+        }
+    }
+
+    /// An optional string field.
+    func optionalString(_ key: String) throws -> String? {
+        guard let value = self[key], value != .null else { return nil }
+        guard let s = value.stringValue else { throw ServeError.bad("\"\(key)\" must be a string") }
+        return s
+    }
+
+    static func errorBody(_ e: ServeError) -> String {
+        JSON.object([("error", .string(e.message)), ("status", .int(Int64(e.status)))]).serialized(pretty: false)
+    }
+}
+
+extension Array where Element == UInt8 {
+    var base64: String { Data(self).base64EncodedString() }
+}
+#endif

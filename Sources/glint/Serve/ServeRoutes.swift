@@ -1,0 +1,196 @@
+#if Serve
+import Foundation
+import GlintCL
+import GlintCore
+import GlintKernels
+import GlintWorkloads
+import HTTPTypes
+import Hummingbird
+
+/// The HTTP side of `glint serve`: the page, its static files and the JSON/PNG API (docs/SERVE.md).
+struct ServeRoutes: Sendable {
+    let context: ServeContext
+
+    /// The page's files, decoded once: name → (bytes, content type).
+    static let files: [String: (bytes: [UInt8], type: String)] = {
+        var out: [String: (bytes: [UInt8], type: String)] = [:]
+        for (name, base64) in EmbeddedWeb.files {
+            guard let data = Data(base64Encoded: base64) else { continue }
+            let ext = name.split(separator: ".").last.map(String.init) ?? ""
+            let type = ["html": "text/html; charset=utf-8", "js": "text/javascript; charset=utf-8",
+                        "css": "text/css; charset=utf-8", "svg": "image/svg+xml", "png": "image/png",
+                        "ico": "image/x-icon"][ext] ?? "application/octet-stream"
+            out[name] = ([UInt8](data), type)
+        }
+        return out
+    }()
+
+    func add(to router: Router<BasicRequestContext>) {
+        router.get("/") { _, _ in try Self.file("index.html") }
+        router.get("/static/:name") { _, ctx in
+            // Only the names compiled in: a name is looked up, never joined to a path.
+            try Self.file(ctx.parameters.get("name") ?? "")
+        }
+        router.get("/api/info") { _, _ in Self.json(info()) }
+        router.post("/api/render") { request, _ in try await render(request) }
+        router.post("/api/compare") { request, _ in try await compare(request) }
+        router.post("/api/upload") { request, _ in try await upload(request) }
+        router.post("/api/location") { request, _ in try await location(request) }
+    }
+
+    // MARK: Answers
+
+    static func file(_ name: String) throws -> Response {
+        guard let f = files[name] else {
+            throw ServeError(status: 404, message: "no such file: \(JSON.printable(name, limit: 60))")
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = f.type
+        headers[.cacheControl] = "no-cache"
+        headers[.eTag] = "\"\(EmbeddedBuildInfo.gitCommit.prefix(16))-\(f.bytes.count)\""
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: f.bytes)))
+    }
+
+    static func json(_ doc: JSON, status: HTTPResponse.Status = .ok) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: doc.serialized(pretty: false) + "\n")))
+    }
+
+    static func error(_ e: ServeError) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        headers[.cacheControl] = "no-store"
+        if e.status == 503 { headers[.retryAfter] = "1" }
+        return Response(status: HTTPResponse.Status(code: e.status == 499 ? 500 : e.status), headers: headers,
+                        body: .init(byteBuffer: ByteBuffer(string: JSON.errorBody(e) + "\n")))
+    }
+
+    func body(_ request: Request) async throws -> [UInt8] {
+        var request = request
+        do {
+            let buffer = try await request.collectBody(upTo: context.maxBody)
+            return Array(buffer.readableBytesView)
+        } catch let e as HTTPError where e.status == .contentTooLarge {
+            throw ServeError.tooLarge("the body is over the server's limit of \(context.maxBody) bytes (--max-body)")
+        }
+    }
+
+    /// The job of a request body {"workload", "args"}.
+    func job(_ doc: JSON) throws -> ServeJob {
+        guard let workload = try doc.optionalString("workload") else {
+            throw ServeError.bad("the body needs \"workload\" (\(ServeJob.allowed.keys.sorted().joined(separator: ", "))) and \"args\"")
+        }
+        return try ServeJob(workload: workload, args: try doc.argList(), uploads: context.uploads)
+    }
+
+    // MARK: Routes
+
+    func info() -> JSON {
+        let inventory = DeviceInventory.scan()
+        var devices: [JSON] = [.object([("id", .string("cpu")), ("name", .string("Swift CPU path")), ("type", .string("cpu"))])]
+        for (i, d) in inventory.devices.enumerated() {
+            devices.append(.object([("id", .string("opencl:\(i)")), ("name", .string((try? d.name) ?? "?")),
+                                    ("type", .string((try? d.kind.rawValue) ?? "?"))]))
+        }
+        let auto = (try? context.backend(nil, for: .fractal))?.label ?? context.device
+        return .object([
+            ("version", .string("\(GlintBuild.version) (\(GlintBuild.commit.prefix(12)))")),
+            ("device", .string(context.device)), ("device_label", .string(auto)),
+            ("devices", .array(devices)),
+            ("opencl_problem", inventory.problem.map { .string($0) } ?? .null),
+            ("workloads", .array(ServeJob.allowed.keys.sorted().map { .string($0) })),
+            ("limits", .object([("max_pixels", .int(Int64(context.maxPixels))), ("max_body", .int(Int64(context.maxBody))),
+                                ("max_renders", .int(Int64(context.gate.slots))), ("queue", .int(Int64(context.gate.queueLimit))),
+                                ("render_timeout_s", .number(context.renderTimeout))])),
+        ])
+    }
+
+    func render(_ request: Request) async throws -> Response {
+        let doc = try JSON.requestObject(try await body(request))
+        let job = try job(doc)
+        let out = try await context.render(job, device: try doc.optionalString("device"))
+        var headers = HTTPFields()
+        headers[.contentType] = "image/png"
+        headers[.cacheControl] = "no-store"
+        headers[HTTPField.Name("X-Glint-Device")!] = out.device
+        headers[HTTPField.Name("X-Glint-Wall-Ms")!] = fmt(out.wallSeconds * 1000, 2)
+        headers[HTTPField.Name("X-Glint-Kernel-Ms")!] = fmt(out.kernelSeconds * 1000, 2)
+        // Header values are ASCII: the command line's characters beyond it are escaped.
+        headers[HTTPField.Name("X-Glint-Command")!] = String(job.cli.unicodeScalars.map { $0.isASCII && $0.value >= 32 ? Character($0) : "?" })
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try out.png())))
+    }
+
+    func compare(_ request: Request) async throws -> Response {
+        let doc = try JSON.requestObject(try await body(request))
+        let job = try job(doc)
+        try context.checkSize(job)
+        let a = try doc.optionalString("a") ?? "cpu", b = try doc.optionalString("b") ?? "opencl"
+        let comparable: any ComparableJob
+        do { comparable = try job.command.comparableJob() } catch { throw ServeError.from(error, preparing: true) }
+        let backends = try [a, b].map { try context.backend($0, for: comparable.autoKind) }
+        let runs: [ComparisonRun]
+        do {
+            runs = try await context.gate.run(timeout: context.renderTimeout) {
+                var out: [ComparisonRun] = []
+                for backend in backends { out.append(try await comparable.comparisonRun(on: backend, detailed: true)) }
+                return out
+            }
+        } catch {
+            throw ServeError.from(error, preparing: false)
+        }
+        let difference: ImageDifference
+        if let fa = runs[0].floatImage, let fb = runs[1].floatImage {
+            difference = try ImageCompare.compare(fa, fb)
+        } else {
+            difference = try ImageCompare.compare(runs[0].image, runs[1].image)
+        }
+        var verdicts = comparable.comparisonTolerance.evaluate(difference)
+        if let ca = runs[0].counts, let cb = runs[1].counts {
+            let differing = zip(ca, cb).reduce(0) { $0 + ($1.0 == $1.1 ? 0 : 1) } + abs(ca.count - cb.count)
+            verdicts.insert((differing == 0, differing == 0 ? "escape counts identical (\(ca.count))"
+                                                          : "escape counts: \(differing) of \(ca.count) differ (must be identical)"), at: 0)
+        }
+        let heat = ImageCompare.heatMap(difference, background: runs[0].image)
+        func side(_ run: ComparisonRun, _ backend: Backend) throws -> JSON {
+            .object([("device", .string(backend.label)), ("wall_ms", .number(run.wallSeconds * 1000)),
+                     ("kernel_ms", .number(run.kernelSeconds * 1000)),
+                     ("png", .string(try PNG.encode(run.image, alpha: false, compression: .fast).base64))])
+        }
+        let o = difference.overall
+        return Self.json(.object([
+            ("command", .string(job.cli)),
+            ("a", try side(runs[0], backends[0])), ("b", try side(runs[1], backends[1])),
+            ("speedup", runs[1].wallSeconds > 0 ? .number(runs[0].wallSeconds / runs[1].wallSeconds) : .null),
+            ("max_abs", .number(o.maxAbs)), ("mean_abs", .number(o.meanAbs)),
+            ("psnr_db", o.psnr.isFinite ? .number(o.psnr) : .null),
+            ("pixels_over_threshold", .int(Int64(o.pixelsOver))),
+            ("tolerance", .string(comparable.comparisonTolerance.description)),
+            ("criteria", .array(verdicts.map { .object([("passed", .bool($0.passed)), ("text", .string($0.text))]) })),
+            ("passed", .bool(verdicts.allSatisfy(\.passed))),
+            ("diff_png", .string(try PNG.encode(heat, alpha: false, compression: .fast).base64)),
+        ]))
+    }
+
+    func upload(_ request: Request) async throws -> Response {
+        let bytes = try await body(request)
+        let added = try context.uploads.add(bytes, maxPixels: context.maxPixels)
+        return Self.json(.object([("id", .string(added.token)), ("width", .int(Int64(added.width))), ("height", .int(Int64(added.height)))]))
+    }
+
+    func location(_ request: Request) async throws -> Response {
+        let doc = try JSON.requestObject(try await body(request))
+        let job = try job(doc)
+        guard let fractal = job.command as? Fractal else { throw ServeError.bad("a location is a fractal view's; this job is \(job.workload)") }
+        let text: String
+        do {
+            try fractal.loadLocation()
+            text = fractal.viewRecord(fractal.baseJob()).kfrText
+        } catch { throw ServeError.from(error, preparing: true) }
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; charset=utf-8"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+}
+#endif

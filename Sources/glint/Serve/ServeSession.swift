@@ -1,0 +1,388 @@
+#if Serve
+import ArgumentParser
+import Foundation
+import GlintCore
+import GlintWorkloads
+import HummingbirdWebSocket
+import Hummingbird
+
+/// One page's WebSocket connection: its views, one at a time. A new view cancels the one in
+/// flight; frames of a cancelled view are never sent. Replies go through one writer task, so a
+/// frame's JSON and its PNG always arrive together and in order.
+final class ServeSession: Sendable {
+    let context: ServeContext
+    private let state = Locked(State())
+    private let outbox: AsyncStream<Outgoing>.Continuation
+    private let outgoing: AsyncStream<Outgoing>
+    /// The number of this connection, for its temporary files.
+    private let number: Int
+
+    private static let counter = Locked(0)
+
+    enum Outgoing: Sendable {
+        case text(String)
+        case frame(String, [UInt8])
+    }
+
+    struct State {
+        var current: Task<Void, Never>?
+        var generation = 0
+        var lastImage: Image8?
+        /// Frames queued for the writer and not yet sent: live views wait while there are two.
+        var pendingFrames = 0
+        // Live mist input, taken by the frame loop.
+        var wipes: [MistWipe] = []
+        var gravity: SIMD2<Double>?
+        var cameraSize: (width: Int, height: Int)?
+        var camera: Image8?
+    }
+
+    init(context: ServeContext) {
+        self.context = context
+        (outgoing, outbox) = AsyncStream.makeStream(of: Outgoing.self)
+        number = Self.counter.withLock { $0 += 1; return $0 }
+    }
+
+    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
+        let writer = Task { [outgoing, state] in
+            for await item in outgoing {
+                switch item {
+                case .text(let t):
+                    try? await outbound.write(.text(t))
+                case .frame(let meta, let png):
+                    try? await outbound.write(.text(meta))
+                    try? await outbound.write(.binary(ByteBuffer(bytes: png)))
+                    state.withLock { $0.pendingFrames -= 1 }
+                }
+            }
+        }
+        do {
+            for try await message in inbound.messages(maxSize: context.maxBody) {
+                switch message {
+                case .text(let text): handle(text)
+                case .binary(let buffer): camera(Array(buffer.readableBytesView))
+                }
+            }
+        } catch {
+            // A message over --max-body, or the connection dropped: the view ends with it.
+            send(.object([("type", .string("error")), ("status", .int(413)),
+                          ("error", .string("a message is over the server's limit of \(context.maxBody) bytes (--max-body), or the connection failed"))]))
+        }
+        stop()
+        outbox.finish()
+        await writer.value
+        unlink(lastFile)
+    }
+
+    // MARK: Messages
+
+    private func handle(_ text: String) {
+        var given: JSON = .null
+        do {
+            let doc = try JSON.requestObject(Array(text.utf8))
+            given = doc["id"] ?? .null
+            let id = given
+            let type = try doc.optionalString("type") ?? ""
+            switch type {
+            case "render":
+                let job = try ServeJob(workload: try doc.optionalString("workload") ?? "", args: try doc.argList(),
+                                       uploads: context.uploads, last: { try self.writeLast() })
+                try context.checkSize(job)
+                let device = try doc.optionalString("device")
+                let preview = doc["preview"]?.boolValue ?? false
+                start(id) { gen in try await self.render(job, device: device, preview: preview, id: id, gen: gen) }
+            case "mist":
+                let device = try doc.optionalString("device")
+                let args = try doc.argList()
+                let source = try doc.optionalString("source") ?? "render"
+                let size = try doc.optionalString("size")
+                let setup = try mistSetup(args: args, source: source, size: size)
+                start(id) { gen in try await self.liveMist(setup, device: device, id: id, gen: gen) }
+            case "pulse":
+                let job = try ServeJob(workload: "pulse", args: try doc.argList(), uploads: context.uploads)
+                try context.checkSize(job)
+                let device = try doc.optionalString("device")
+                start(id) { gen in try await self.livePulse(job, device: device, id: id, gen: gen) }
+            case "wipe":
+                guard let points = doc["points"]?.arrayValue, !points.isEmpty, points.count <= 1000 else {
+                    throw ServeError.bad("a wipe needs \"points\": [[x, y], ...] (1 to 1000 points, fractions of the width and height)")
+                }
+                let xy = try points.map { p -> SIMD2<Double> in
+                    guard let a = p.arrayValue, a.count == 2, let x = a[0].doubleValue, let y = a[1].doubleValue,
+                          x.isFinite, y.isFinite, abs(x) <= 10, abs(y) <= 10 else {
+                        throw ServeError.bad("a wipe's points are [x, y] pairs of numbers, fractions of the width and height")
+                    }
+                    return SIMD2(x, y)
+                }
+                var radius = 0.05
+                if let r = doc["radius"], r != .null {
+                    guard let v = r.doubleValue, v > 0, v <= 1 else { throw ServeError.bad("a wipe's \"radius\" is a number in (0, 1]") }
+                    radius = v
+                }
+                state.withLock { $0.wipes.append(MistWipe(start: 0, points: xy, radius: radius)) }
+            case "gravity":
+                guard let x = doc["x"]?.doubleValue, let y = doc["y"]?.doubleValue, x.isFinite, y.isFinite,
+                      abs(x) <= 1e6, abs(y) <= 1e6 else {
+                    throw ServeError.bad("gravity needs numbers \"x\" and \"y\" (image directions, y down), each within +-1e6")
+                }
+                state.withLock { $0.gravity = SIMD2(x, y) }
+            case "stop":
+                stop()
+            default:
+                throw ServeError.bad("unknown message type \(JSON.quotedForMessage(type, limit: 30)): render, mist, pulse, wipe, gravity or stop")
+            }
+        } catch {
+            sendError(ServeError.from(error, preparing: true), id: given)
+        }
+    }
+
+    /// A camera frame for the live mist: raw RGBA of the session's size.
+    private func camera(_ bytes: [UInt8]) {
+        let problem: String? = state.withLock { s in
+            guard let size = s.cameraSize else { return "a binary message is a camera frame; start a mist view with \"source\": \"camera\" first" }
+            guard bytes.count == size.width * size.height * 4 else {
+                return "a camera frame must be \(size.width)x\(size.height) RGBA, \(size.width * size.height * 4) bytes; got \(bytes.count)"
+            }
+            s.camera = Image8(width: size.width, height: size.height, pixels: bytes)
+            return nil
+        }
+        if let problem { sendError(.bad(problem), id: .null) }
+    }
+
+    // MARK: Views
+
+    /// Starts a view: the one in flight is cancelled, and only this one's frames are sent from now.
+    private func start(_ id: JSON, _ body: @escaping @Sendable (Int) async throws -> Void) {
+        state.withLock { s in
+            s.current?.cancel()
+            s.generation += 1
+            s.wipes = []
+            s.gravity = nil
+            s.cameraSize = nil
+            s.camera = nil
+            let gen = s.generation
+            s.current = Task {
+                do {
+                    try await body(gen)
+                    if self.isCurrent(gen) { self.send(.object([("type", .string("done")), ("id", id)])) }
+                } catch {
+                    let e = ServeError.from(error, preparing: false)
+                    if e.status != 499 && self.isCurrent(gen) { self.sendError(e, id: id) }
+                }
+            }
+        }
+    }
+
+    private func stop() {
+        state.withLock { s in
+            s.current?.cancel()
+            s.current = nil
+            s.generation += 1
+        }
+    }
+
+    private func isCurrent(_ gen: Int) -> Bool {
+        !Task.isCancelled && state.withLock { $0.generation == gen }
+    }
+
+    /// A still view: a quarter-size preview first where the workload has a size, then the
+    /// picture; a ray-traced view after every pass instead.
+    private func render(_ job: ServeJob, device: String?, preview: Bool, id: JSON, gen: Int) async throws {
+        if job.workload == "rtow" { return try await progressive(job, device: device, id: id, gen: gen) }
+        if preview, let small = try job.preview(uploads: context.uploads, defaultSize: ImageSize(width: 1200, height: 800)) {
+            let out = try await context.render(small, device: device)
+            if isCurrent(gen) { try sendFrame(out, id: id, stage: "preview", command: job.cli, keep: false) }
+        }
+        let out = try await context.render(job, device: device)
+        if isCurrent(gen) { try sendFrame(out, id: id, stage: "final", command: job.cli, keep: true) }
+    }
+
+    /// The ray tracer pass by pass: the running image after each pass, then the final one.
+    private func progressive(_ job: ServeJob, device: String?, id: JSON, gen: Int) async throws {
+        guard let command = job.command as? RTOW else { throw ServeError.bad("not a ray-tracing job") }
+        let rt: RTJob
+        do { rt = try command.makeJob() } catch { throw ServeError.from(error, preparing: true) }
+        let backend = try context.backend(device, for: .rtow)
+        let progress = Locked<RTProgress?>(nil)
+        let cli = job.cli
+        var options = RTRenderer.Options(snapshotInterval: 0, snapshot: { [self] acc in
+            guard self.isCurrent(gen) else { return }
+            let p = progress.withLock { $0 }
+            let rate = p.map { $0.seconds > 0 ? Double($0.samplesTraced) / $0.seconds : 0 } ?? 0
+            let image = acc.gammaImage()
+            try self.sendFrame(Rendered(image: image, wallSeconds: p?.seconds ?? 0, kernelSeconds: 0, device: backend.label),
+                               id: id, stage: "pass", command: cli, keep: false,
+                               extra: [("spp", .int(Int64(acc.samplesPerPixel))), ("target_spp", .int(Int64(rt.samplesPerPixel))),
+                                       ("samples_per_second", .number(rate))])
+        }, shouldStop: { Task.isCancelled })
+        options.launchSeconds = 0.05
+        let settings = options
+        let result = try await context.gate.run(timeout: context.renderTimeout) {
+            try await RTRenderer.render(rt, on: backend, options: settings, progress: { p in progress.withLock { $0 = p } })
+        }
+        guard isCurrent(gen), !result.stoppedEarly else { return }
+        let rate = result.wallSeconds > 0 ? Double(result.samples) / result.wallSeconds : 0
+        try sendFrame(Rendered(image: result.image, wallSeconds: result.wallSeconds, kernelSeconds: result.kernelSeconds, device: backend.label),
+                      id: id, stage: "final", command: cli, keep: true,
+                      extra: [("spp", .int(Int64(result.samplesPerPixel))), ("target_spp", .int(Int64(rt.samplesPerPixel))),
+                              ("samples_per_second", .number(rate))])
+    }
+
+    struct MistSetup: Sendable {
+        var job: MistJob
+        var width: Int, height: Int
+        var still: Image8?
+        var camera: Bool
+        var cli: String
+    }
+
+    /// The live mist's job and picture: an upload, the last picture of this connection, or the
+    /// camera frames the client sends.
+    private func mistSetup(args: [String], source: String, size: String?) throws -> MistSetup {
+        var still: Image8?
+        var width = 0, height = 0
+        let input: String
+        switch source {
+        case "camera":
+            guard let size else { throw ServeError.bad("a camera mist needs \"size\": \"WxH\", the size of the frames the page sends") }
+            let s: (Int, Int)
+            do { s = try parseSize(size, option: "size") } catch let e as ValidationError { throw ServeError.bad(e.message) }
+            (width, height) = s
+            guard width * height <= context.maxPixels else {
+                throw ServeError.tooLarge("camera frames of \(size) are over the server's limit of \(context.maxPixels) pixels (--max-pixels)")
+            }
+            input = "camera.png"
+        case "render":
+            input = try writeLast()
+        default:
+            guard let path = context.uploads.path(forToken: source) else {
+                throw ServeError.bad("\"source\" is camera, render (the last picture sent here) or an upload:ID, got \(JSON.quotedForMessage(source))")
+            }
+            input = path
+        }
+        if source != "camera" {
+            do { still = try PNG.read(input) } catch { throw ServeError.bad(error.message) }
+            (width, height) = (still!.width, still!.height)
+        }
+        guard width * height <= context.maxPixels else {
+            throw ServeError.tooLarge("a \(width)x\(height) picture is over the server's limit of \(context.maxPixels) pixels (--max-pixels)")
+        }
+        let job = try ServeJob(workload: "mist", args: args, uploads: context.uploads)
+        guard let mist = job.command as? Mist else { throw ServeError.bad("not a mist job") }
+        let options = mist.options
+        do { try options.validate() } catch { throw ServeError.bad(error.flagged.message) }
+        let shown = source == "camera" ? "-" : (Uploads.fileName(forToken: source) ?? "view.png")
+        let cli = (["glint", "mist", "--input", shown] + args + (source == "camera" ? ["--size", "\(width)x\(height)"] : []) + ["-o", "mist-frames"])
+            .map(shellQuoted).joined(separator: " ")
+        _ = input
+        return MistSetup(job: options, width: width, height: height, still: still, camera: source == "camera", cli: cli)
+    }
+
+    /// Frames at up to `fps` a second while the client keeps up (at most two frames queued).
+    private func pace(_ fps: Double, since t0: Double) async throws {
+        let wait = 1 / fps - (Clock.now() - t0)
+        if wait > 0 { try await Task.sleep(for: .seconds(wait)) }
+        while state.withLock({ $0.pendingFrames >= 2 }) { try await Task.sleep(for: .milliseconds(5)) }
+    }
+
+    private func liveMist(_ setup: MistSetup, device: String?, id: JSON, gen: Int) async throws {
+        let backend = try context.backend(device, for: .mist)
+        if setup.camera { state.withLock { $0.cameraSize = (setup.width, setup.height) } }
+        let renderer: MistRenderer
+        do { renderer = try MistRenderer(job: setup.job, width: setup.width, height: setup.height, backend: backend) } catch {
+            throw ServeError.from(error, preparing: true)
+        }
+        var first = true
+        var shown = 0
+        let start = Clock.now()
+        while isCurrent(gen) {
+            let t0 = Clock.now()
+            let (wipes, gravity, camera) = state.withLock { s in
+                let taken = (s.wipes, s.gravity, s.camera)
+                s.wipes = []
+                s.gravity = nil
+                s.camera = nil
+                return taken
+            }
+            let frame = renderer.frame
+            guard frame < MistJob.maxFrames else { return }
+            for w in wipes { renderer.addWipe(MistWipe(start: frame, points: w.points, radius: w.radius)) }
+            if let gravity { renderer.setGravity(gravity) }
+            var picture: Image8? = first ? setup.still : nil
+            if setup.camera { picture = camera }
+            if first && picture == nil {
+                // The camera's first frame has not come yet.
+                try await Task.sleep(for: .milliseconds(20))
+                continue
+            }
+            first = false
+            let sharp = picture
+            let image = try await context.gate.run(timeout: context.renderTimeout) { try await renderer.renderNext(camera: sharp) }
+            shown += 1
+            let elapsed = Clock.now() - start
+            if isCurrent(gen) {
+                try sendFrame(Rendered(image: image, wallSeconds: Clock.now() - t0, kernelSeconds: 0, device: backend.label),
+                              id: id, stage: "live", command: setup.cli, keep: false,
+                              extra: [("frame", .int(Int64(frame))), ("fps", .number(elapsed > 0 ? Double(shown) / elapsed : 0))])
+            }
+            try await pace(30, since: t0)
+        }
+    }
+
+    private func livePulse(_ job: ServeJob, device: String?, id: JSON, gen: Int) async throws {
+        guard let command = job.command as? Pulse else { throw ServeError.bad("not a pulse job") }
+        let pulse: PulseJob
+        do { pulse = try command.makeJob() } catch { throw ServeError.from(error, preparing: true) }
+        let backend = try context.backend(device, for: .pulse)
+        let start = Clock.now()
+        var shown = 0
+        while isCurrent(gen) {
+            let t0 = Clock.now()
+            // The oscillator's time: frame k of a sequence at the job's rate, wrapping within it.
+            let k = Int((t0 - start) * pulse.fps) % max(pulse.frames, 1)
+            let out = try await context.gate.run(timeout: context.renderTimeout) { try PulseRenderer.render(pulse, frame: k, on: backend) }
+            shown += 1
+            if isCurrent(gen) {
+                let elapsed = Clock.now() - start
+                try sendFrame(Rendered(image: out.image, wallSeconds: Clock.now() - t0, kernelSeconds: out.kernelSeconds, device: backend.label),
+                              id: id, stage: "live", command: job.cli, keep: false,
+                              extra: [("frame", .int(Int64(k))), ("fps", .number(elapsed > 0 ? Double(shown) / elapsed : 0))])
+            }
+            try await pace(30, since: t0)
+        }
+    }
+
+    // MARK: Sending
+
+    private func send(_ doc: JSON) { outbox.yield(.text(doc.serialized(pretty: false))) }
+
+    private func sendError(_ e: ServeError, id: JSON) {
+        send(.object([("type", .string("error")), ("id", id), ("status", .int(Int64(e.status))), ("error", .string(e.message))]))
+    }
+
+    private func sendFrame(_ out: Rendered, id: JSON, stage: String, command: String, keep: Bool,
+                           extra: [(String, JSON)] = []) throws {
+        let png = try out.png()
+        let meta = JSON.object([("type", .string("frame")), ("id", id), ("stage", .string(stage)),
+                                ("width", .int(Int64(out.image.width))), ("height", .int(Int64(out.image.height))),
+                                ("device", .string(out.device)), ("wall_ms", .number(out.wallSeconds * 1000)),
+                                ("kernel_ms", .number(out.kernelSeconds * 1000)), ("command", .string(command))] + extra)
+        state.withLock { s in
+            if keep { s.lastImage = out.image }
+            s.pendingFrames += 1
+        }
+        outbox.yield(.frame(meta.serialized(pretty: false), png))
+    }
+
+    private var lastFile: String { "\(context.folder)/last-\(number).png" }
+
+    /// The last full picture sent on this connection, as a file a job can read.
+    private func writeLast() throws -> String {
+        guard let image = state.withLock({ $0.lastImage }) else {
+            throw ServeError.bad("upload:last: no picture has been rendered on this connection yet")
+        }
+        try PNG.write(image, to: lastFile, alpha: false)
+        return lastFile
+    }
+}
+#endif
