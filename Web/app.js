@@ -173,7 +173,8 @@ function scaleZoom(z, num, den) {
 function zoomText(z) {
   const digits = z.m.toString();
   const exp = zoomExponent(z);
-  if (exp >= -4 && exp <= 8) return z.e >= 0 ? digits + "0".repeat(z.e) : decimalText(z.m, -z.e);
+  // Plain digits for everyday zooms (10.12, 150, 0.5); powers of ten past them (2.5e4, 1.5e40).
+  if (exp >= -4 && exp <= 8 && z.e < 3) return z.e >= 0 ? digits + "0".repeat(z.e) : decimalText(z.m, -z.e);
   return digits[0] + (digits.length > 1 ? "." + digits.slice(1) : "") + "e" + exp;
 }
 
@@ -339,7 +340,8 @@ function onPicture(buffer) {
   const req = conn.requests.get(frame.id);
   if (!req) return;
   const t = now();
-  if (frame.stage !== "preview") lastPicture = { view: req.view, width: frame.width, height: frame.height, stage: frame.stage };
+  // A render's final picture is what upload:last names from now on (docs/SERVE.md).
+  if (frame.stage === "final") lastPicture = { view: req.view, width: frame.width, height: frame.height };
   // A superseded job's late picture is not shown.
   if (current[req.view] !== req.id) return;
   const live = frame.stage === "live";
@@ -363,7 +365,7 @@ function onPicture(buffer) {
   view.status = statusLine(req, record);
   showStatus();
   view.showFrame(record, new Blob([buffer], { type: "image/png" }), req);
-  if (req.view === "iso" || lastPicture.view === req.view) isoView.describeLast();
+  isoView.describeLast();
 }
 
 function statusLine(req, r) {
@@ -1579,26 +1581,23 @@ const compareView = {
     const sides = [["a", "canvas-compare-a", "compare-a-caption"], ["b", "canvas-compare-b", "compare-b-caption"]];
     for (const [key, canvasId, captionId] of sides) {
       const side = r[key] || {};
-      await drawBase64($(canvasId), pickImage(side) || pickImage(r, key + "_png"));
-      const wall = msValue(side.wall_ms), kernel = msValue(side.kernel_ms);
-      $(captionId).textContent = `${key.toUpperCase()}: ${side.device || side.backend || body[key]}` +
-        (wall !== null ? ` · ${short(wall, 1)} ms` : "") + (kernel ? ` (kernels ${short(kernel, 1)} ms)` : "");
+      await drawBase64($(canvasId), side.png);
+      $(captionId).textContent = `${key.toUpperCase()}: ${side.device || body[key]}` +
+        (typeof side.wall_ms === "number" ? ` · ${short(side.wall_ms, 1)} ms` : "") +
+        (side.kernel_ms > 0 ? ` (kernels ${short(side.kernel_ms, 1)} ms)` : "");
     }
-    await drawBase64($("canvas-compare-diff"), pickImage(r, "heat_map") || pickImage(r, "heatmap") || pickImage(r, "diff") ||
-      pickImage(r.difference || {}, "heat_map") || pickImage(r.difference || {}, "png"));
-    const passed = r.passed ?? r.within_tolerance ?? (r.verdict && r.verdict.passed);
-    const verdictText = typeof r.verdict === "string" ? r.verdict : (r.verdict && r.verdict.text) ||
-      (passed ? "within tolerance" : "outside tolerance") + (r.tolerance ? ` (${r.tolerance})` : "");
-    $("compare-verdict").textContent = verdictText + ` · ${short(ms, 0)} ms in all`;
-    $("compare-verdict").className = "verdict " + (passed ? "pass" : "fail");
+    await drawBase64($("canvas-compare-diff"), r.diff_png);
+    $("compare-verdict").textContent = (r.passed ? "within tolerance" : "OUTSIDE tolerance") +
+      (r.tolerance ? ` (${r.tolerance})` : "") + ` · ${short(ms, 0)} ms in all`;
+    $("compare-verdict").className = "verdict " + (r.passed ? "pass" : "fail");
     this.table(r);
   },
 
-  /** The figures: each side's timings, then the difference per channel. */
+  /** The figures: the difference, the speed-up and each criterion of the tolerance. */
   table(r) {
     const t = $("compare-table");
     t.textContent = "";
-    const row = (cells, head) => {
+    const row = (cells, head = false) => {
       const tr = t.insertRow();
       for (const c of cells) {
         const cell = document.createElement(head ? "th" : "td");
@@ -1606,31 +1605,25 @@ const compareView = {
         tr.appendChild(cell);
       }
     };
-    const channels = r.channels || (r.difference && r.difference.channels);
-    if (Array.isArray(channels)) {
-      row(["channel", "max", "mean", "RMSE", "PSNR dB", "pixels over"], true);
-      for (const c of channels) {
-        row([c.channel, short(c.max_abs, 3), short(c.mean_abs, 4), short(c.rmse, 4), c.psnr_db === null ? "inf" : short(c.psnr_db, 2), String(c.pixels_over_threshold)]);
-      }
+    row(["largest difference", "mean difference", "PSNR dB", "pixels over 1 level", "speed-up of B over A"], true);
+    row([short(r.max_abs, 3), short(r.mean_abs, 4), r.psnr_db === null || r.psnr_db === undefined ? "inf" : short(r.psnr_db, 2),
+      String(r.pixels_over_threshold), r.speedup ? short(r.speedup, 2) + "x" : "–"]);
+    for (const c of r.criteria || []) {
+      const tr = t.insertRow();
+      const cell = tr.insertCell();
+      cell.colSpan = 5;
+      cell.style.textAlign = "left";
+      cell.textContent = (c.passed ? "ok   " : "FAIL ") + c.text;
     }
-    if (r.speedup !== undefined && r.speedup !== null) row(["speed-up of B over A", short(r.speedup, 2) + "x"]);
-    if (Array.isArray(r.verdicts)) for (const v of r.verdicts) row([(v.passed ? "ok " : "FAIL ") + (v.text || "")]);
+    if (r.command) {
+      const cell = t.insertRow().insertCell();
+      cell.colSpan = 5;
+      cell.style.textAlign = "left";
+      cell.className = "mono";
+      cell.textContent = r.command.replace(/ -o view\.png$/, "");
+    }
   },
 };
-
-function msValue(x) {
-  if (x === undefined || x === null) return null;
-  if (typeof x === "number") return x;
-  if (typeof x === "object") return x.median ?? x.min ?? null;
-  return null;
-}
-
-function pickImage(obj, key) {
-  if (!obj) return null;
-  if (key) return typeof obj[key] === "string" ? obj[key] : null;
-  for (const k of ["png", "image", "png_base64"]) if (typeof obj[k] === "string") return obj[k];
-  return null;
-}
 
 function stripImages(r) {
   return JSON.parse(JSON.stringify(r, (k, v) => (typeof v === "string" && v.length > 512 ? `(${v.length} characters)` : v)));
@@ -1653,15 +1646,15 @@ async function drawBase64(canvas, b64) {
 const views = { fractal: fractalView, rtow: rtowView, mist: mistView, pulse: pulseView, iso: isoView, compare: compareView };
 let activeView = "fractal";
 
-function showView(name) {
+/** Shows a view; one shown for the first time renders itself unless `render` is false. */
+function showView(name, render = true) {
   if (!views[name]) name = "fractal";
   activeView = name;
   for (const b of document.querySelectorAll("#tabs button")) b.classList.toggle("active", b.dataset.view === name);
   for (const s of document.querySelectorAll("main .view")) s.classList.toggle("active", s.dataset.view === name);
   for (const c of document.querySelectorAll(`#view-${name} .stage > canvas`)) fitCanvas(c);
   showStatus();
-  if (!ready) return;
-  // A view shown for the first time renders itself.
+  if (!ready || !render) return;
   if ((name === "fractal" || name === "rtow") && !lastFrame[name] && !current[name]) views[name].send(true);
   if (name === "compare" && $("compare-from").value !== "custom") compareView.fill();
   if (name === "fractal" && JULIA_TYPES.has(fractalView.formula)) fractalView.showInset();
@@ -1691,8 +1684,9 @@ function applyHash() {
   } catch (e) {
     notify("the link's view: " + e.message);
   }
-  showView(name);
-  if (words && ready && (name === "fractal" || name === "rtow")) {
+  const rendering = !!words && ready && (name === "fractal" || name === "rtow");
+  showView(name, !rendering);
+  if (rendering) {
     views[name].send(true);
     return true;
   }
@@ -1755,6 +1749,8 @@ window.glint = Object.freeze({
   get lastPicture() { return copy(lastPicture); },
   get lastCompare() { return copy(lastCompare); },
   get location() { return locationText; },
+  /** The pictures uploaded from the mist and iso views (upload:ID), null before any. */
+  get uploads() { return { mist: mistView.uploadId, iso: isoView.uploadId, texture: fractalView.texture }; },
   /** The last PNG received for a view, as base64 (null before any). */
   lastPNG(view) { return pngs[view] || null; },
   /** The view's latencies: [{id, stage, latencyMs, sinceRequestMs, wallMs}]. */
@@ -1798,7 +1794,7 @@ function start() {
   connect();
   loadInfo().then(() => {
     ready = true;
-    if (!applyHash()) showView(activeView === "fractal" && location.hash ? activeView : activeView);
+    if (!applyHash()) showView(activeView);
   });
   showView(decodeURIComponent(location.hash.replace(/^#/, "")).split("=")[0] || "fractal");
 }

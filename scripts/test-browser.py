@@ -1,0 +1,673 @@
+#!/usr/bin/python3
+"""The page of `glint serve` in a real browser (headless Chromium driven by Selenium).
+
+    /usr/bin/python3 scripts/test-browser.py [--glint PATH] [--out DIR] [DEVICE ...]
+
+DEVICE: the server's --device, one server and one browser per device (default: cpu opencl).
+--glint: the binary (default: $GLINT, else .build/debug/glint); nothing is built here.
+--out: where the screenshots and latencies go (default: $GLINT_BROWSER_OUT, else docs/images/serve).
+
+Per device it starts `glint serve --port 0 --host 127.0.0.1 --device DEVICE`, reads the address
+it prints, opens the page and, with real mouse and keyboard input (Selenium's ActionChains):
+pans (drag) and zooms (wheel) the fractal, moves Julia's c (ctrl-drag, and a click on the
+Mandelbrot inset), zooms a view at 1e40; orbits (drag), dollies (wheel) and rolls (shift-drag)
+the ray tracer; starts the misty window on the last rendered picture and on an uploaded one,
+wipes it (drag) and sets its gravity; runs the pulse and moves its hue; applies iso to the
+current view; runs a CPU-against-OpenCL comparison; and checks an error shows in the page's
+message bar. Every gesture must change the canvas's pixels. Fixed views (a fractal at --zoom
+2e4, one at 1e40, a ray-traced view, the iso of a view) must give the PNG the command line
+renders for the same arguments on the same device, byte for byte in pixels
+(`glint compare --images ... --tolerance exact`).
+
+Written: serve-fractal.png, serve-rtow.png, serve-mist.png, serve-pulse.png, serve-iso.png,
+serve-compare.png (screenshots of the last device's run) and serve-latency.json (the page-side
+latency of each view per device: from sending the request to the frame's arrival, median of a
+few, with the server's wall time beside it).
+
+Needs Debian's chromium, chromium-driver and python3-selenium. Exits 0 when every check passes,
+1 with the first failure's message otherwise; the server and the browser are always stopped, and
+every wait is bounded.
+"""
+import argparse
+import base64
+import json
+import os
+import queue
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+
+from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
+from selenium.webdriver import ActionChains
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.actions import interaction
+from selenium.webdriver.common.actions.action_builder import ActionBuilder
+from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select
+
+WINDOW = (1400, 900)
+SERVER_START_S = 60
+RENDER_S = 120
+DEEP_CENTER = ("-0.743643887037158704752191506114774", "0.131825904205311970493132056385139")
+
+
+class Failure(Exception):
+    pass
+
+
+def log(text):
+    print(text, flush=True)
+
+
+# MARK: The server
+
+
+class Server:
+    """`glint serve` on a free port; its output kept for the failure message."""
+
+    def __init__(self, glint, device):
+        self.lines = []
+        self.queue = queue.Queue()
+        self.proc = subprocess.Popen(
+            [glint, "serve", "--port", "0", "--host", "127.0.0.1", "--device", device],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            text=True, start_new_session=True)
+        threading.Thread(target=self._read, daemon=True).start()
+        deadline = time.monotonic() + SERVER_START_S
+        self.url = None
+        while self.url is None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise Failure(f"glint serve printed no address within {SERVER_START_S} s; it said: {self.output()}")
+            try:
+                line = self.queue.get(timeout=min(left, 1))
+            except queue.Empty:
+                if self.proc.poll() is not None:
+                    raise Failure(f"glint serve exited with {self.proc.returncode}: {self.output()}")
+                continue
+            m = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
+            if m:
+                self.url = m.group(1)
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.lines.append(line.rstrip("\n"))
+            self.queue.put(line)
+
+    def output(self):
+        return " | ".join(self.lines[-20:]) or "(nothing)"
+
+    def stop(self):
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGTERM)
+                self.proc.wait(timeout=15)
+            except (subprocess.TimeoutExpired, ProcessLookupError):
+                try:
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                self.proc.wait(timeout=15)
+
+
+# MARK: The browser
+
+
+def start_browser():
+    opts = webdriver.ChromeOptions()
+    for binary in ("/usr/lib/chromium/chromium", "/usr/bin/chromium"):
+        if os.path.exists(binary):
+            opts.binary_location = binary
+            break
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                f"--window-size={WINDOW[0]},{WINDOW[1]}", "--hide-scrollbars", "--force-device-scale-factor=1"):
+        opts.add_argument(arg)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+    driver.set_page_load_timeout(30)
+    driver.set_script_timeout(30)
+    return driver
+
+
+def stop_browser(driver):
+    """driver.quit() within 20 s, else the driver process is killed."""
+    done = threading.Event()
+
+    def quit_it():
+        try:
+            driver.quit()
+        except Exception:
+            pass
+        done.set()
+
+    threading.Thread(target=quit_it, daemon=True).start()
+    if not done.wait(20):
+        try:
+            driver.service.process.kill()
+        except Exception:
+            pass
+
+
+# MARK: The checks
+
+
+class PageTest:
+    def __init__(self, driver, server, glint, device, work, out):
+        self.d = driver
+        self.server = server
+        self.glint = glint
+        self.device = device
+        self.work = work
+        self.out = out
+        self.latency = {}
+        self.expected_errors = 0
+
+    # Page access
+
+    def js(self, script, *args):
+        return self.d.execute_script(script, *args)
+
+    def g(self, expr):
+        return self.js("return window.glint." + expr)
+
+    def wait(self, what, condition, timeout=RENDER_S):
+        deadline = time.monotonic() + timeout
+        while True:
+            value = condition()
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                errors = self.g("errors") if self.has_hook() else []
+                raise Failure(f"{self.device}: timed out after {timeout} s waiting for {what}"
+                              + (f"; the page's errors: {errors}" if errors else "")
+                              + f"; server: {self.server.output()}")
+            time.sleep(0.05)
+
+    def has_hook(self):
+        try:
+            return bool(self.js("return !!window.glint"))
+        except WebDriverException:
+            return False
+
+    def check(self, condition, message):
+        if not condition:
+            raise Failure(f"{self.device}: {message}")
+
+    def el(self, id_):
+        return self.d.find_element(By.ID, id_)
+
+    def current(self, view):
+        return (self.g("current") or {}).get(view, 0)
+
+    def finished(self, view, after):
+        """Waits for a request of `view` newer than `after` to finish; its last frame."""
+        def ready():
+            err = self.g(f"requestError('{view}')")
+            if err and self.current(view) > after:
+                raise Failure(f"{self.device}: {view}: the server answered an error: {err}")
+            if self.current(view) <= after or not self.g(f"isDone('{view}')"):
+                return None
+            frame = (self.g("lastFrame") or {}).get(view)
+            return frame if frame and frame["id"] == self.current(view) and frame["stage"] == "final" else None
+        return self.wait(f"the {view} view's render after request #{after}", ready)
+
+    def canvas(self, view):
+        return self.g(f"canvasHash('{view}')")
+
+    def args(self, view):
+        return self.g(f"args('{view}')")
+
+    def go(self, view, args):
+        """Sets the page's address to a view and waits for it to be rendered."""
+        before = self.current(view)
+        target = f"{view}=" + urllib.parse.quote(" ".join(args))
+        if self.js("return location.hash") == "#" + target:
+            self.js("location.hash = arguments[0]", view)   # the same address fires no hashchange
+        self.js("location.hash = arguments[0]", target)
+        return self.finished(view, before)
+
+    def tab(self, view):
+        self.el("tab-" + view).click()
+        self.wait(f"the {view} tab", lambda: self.g("activeView") == view, 10)
+
+    def screenshot(self, name):
+        time.sleep(0.3)
+        self.d.save_screenshot(os.path.join(self.out, name))
+
+    # Gestures: real pointer input
+
+    def drag(self, id_, dx, dy, key=None, steps=6):
+        el = self.el(id_)
+        chain = ActionChains(self.d)
+        if key:
+            chain.key_down(key)
+        chain.move_to_element(el).click_and_hold()
+        for _ in range(steps):
+            chain.move_by_offset(dx // steps, dy // steps).pause(0.03)
+        chain.release()
+        if key:
+            chain.key_up(key)
+        chain.perform()
+
+    def pinch(self, id_, spread, steps=6):
+        """Two touch pointers on the element's centre moving apart by `spread` CSS pixels each."""
+        el = self.el(id_)
+        builder = ActionBuilder(self.d)
+        fingers = [builder.add_pointer_input(interaction.POINTER_TOUCH, f"finger{k}") for k in (1, 2)]
+        for f, sign in zip(fingers, (-1, 1)):
+            f.create_pointer_move(duration=0, x=sign * 40, y=0, origin=el)
+        for f in fingers:
+            f.create_pointer_down(button=0)
+        for i in range(1, steps + 1):
+            for f, sign in zip(fingers, (-1, 1)):
+                f.create_pointer_move(duration=50, x=sign * (40 + spread * i // steps), y=0, origin=el)
+        for f in fingers:
+            f.create_pointer_up(button=0)
+        builder.perform()
+
+    def wheel(self, id_, dy):
+        ActionChains(self.d).scroll_from_origin(ScrollOrigin.from_element(self.el(id_)), 0, dy).perform()
+
+    # The CLI
+
+    def save_png(self, view, name):
+        data = self.g(f"lastPNG('{view}')")
+        self.check(data, f"{view}: the page has no PNG")
+        path = os.path.join(self.work, name)
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(data))
+        return path
+
+    def cli(self, *args):
+        cmd = [self.glint, *args]
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        except subprocess.TimeoutExpired:
+            raise Failure(f"{self.device}: timed out: {' '.join(cmd)}")
+        if r.returncode != 0:
+            raise Failure(f"{self.device}: {' '.join(cmd)} exited {r.returncode}: {(r.stdout + r.stderr).strip()}")
+        return r.stdout
+
+    def same_as_cli(self, view, workload, args, name):
+        """The page's last PNG of `view` against `glint WORKLOAD ARGS` on the same device: exact."""
+        page = self.save_png(view, f"{name}-page.png")
+        cli = os.path.join(self.work, f"{name}-cli.png")
+        self.cli(workload, *args, "-o", cli, "--device", self.device, "-q")
+        cmd = [self.glint, "compare", "--images", page, cli, "--tolerance", "exact"]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        if r.returncode != 0:
+            raise Failure(f"{self.device}: {view}: the page's picture differs from `glint {workload} {' '.join(args)}`: "
+                          f"{(r.stdout + r.stderr).strip()}")
+        log(f"  {view}: the page's PNG equals `glint {workload} {' '.join(args)} --device {self.device}`")
+
+    def latencies(self, view, ids):
+        """The page-side latency and the server's wall time of the final frames of `ids`."""
+        hist = [h for h in self.g(f"history('{view}')") if h["id"] in ids and h["stage"] == "final"]
+        return {
+            "final_ms_median": round(statistics.median(h["latencyMs"] for h in hist), 1),
+            "final_ms": [h["latencyMs"] for h in hist],
+            "server_wall_ms_median": round(statistics.median(h["wallMs"] for h in hist), 1),
+        }
+
+    # The views
+
+    def run(self):
+        self.d.get(self.server.url + "#fractal=" + urllib.parse.quote("mandelbrot --size 320x200"))
+        self.wait("the page to connect", lambda: self.has_hook() and self.g("ready"), 30)
+        info = self.g("info")
+        log(f"  page connected: glint {info.get('version')}, server device {info.get('device')}")
+        self.fractal()
+        self.rtow()
+        self.mist()
+        self.pulse()
+        self.iso()
+        self.compare()
+        self.error_bar()
+        errors = self.g("errors")
+        self.check(len(errors) == self.expected_errors, f"the page reported errors: {errors}")
+
+    def fractal(self):
+        view = "fractal"
+        self.wait("the first fractal frame", lambda: self.g("isDone('fractal')") and (self.g("lastFrame") or {}).get(view), RENDER_S)
+        before = self.canvas(view)
+        # Pan: drag right and down.
+        args0 = self.args(view)
+        n = self.current(view)
+        self.drag("canvas-fractal", 90, 45)
+        self.finished(view, n)
+        args1 = self.args(view)
+        self.check("--center" in args1 and args1 != args0, f"a drag did not move the centre: {args0} -> {args1}")
+        after_pan = self.canvas(view)
+        self.check(after_pan != before, "the fractal canvas did not change after a drag")
+        # Zoom: the wheel, up.
+        n = self.current(view)
+        self.wheel("canvas-fractal", -300)
+        self.finished(view, n)
+        args2 = self.args(view)
+        self.check("--zoom" in args2, f"the wheel did not zoom: {args2}")
+        zoom = float(args2[args2.index("--zoom") + 1])
+        self.check(zoom > 1, f"wheel up zoomed out: --zoom {zoom}")
+        self.check(self.canvas(view) != after_pan, "the fractal canvas did not change after the wheel")
+        # Pinch: two fingers spreading zoom in about their midpoint.
+        n = self.current(view)
+        self.pinch("canvas-fractal", 80)
+        self.finished(view, n)
+        args3 = self.args(view)
+        zoom3 = float(args3[args3.index("--zoom") + 1])
+        self.check(zoom3 > zoom * 1.5, f"a pinch did not zoom in: --zoom {zoom} -> {zoom3}")
+        log(f"  fractal: drag, wheel and pinch: {' '.join(args3)}")
+        # Julia: ctrl-drag moves c, a click on the inset picks it.
+        self.go(view, ["julia", "--size", "320x200"])
+        c0 = self.args(view)[self.args(view).index("--c") + 1]
+        n = self.current(view)
+        self.drag("canvas-fractal", 40, -20, key=Keys.CONTROL)
+        self.finished(view, n)
+        c1 = self.args(view)[self.args(view).index("--c") + 1]
+        self.check(c1 != c0, f"ctrl-drag did not move Julia's c ({c0})")
+        self.wait("the c picker's picture", lambda: self.js(
+            "const c = document.getElementById('fractal-inset'); const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;"
+            "let lit = 0; for (let i = 0; i < d.length; i += 4) if (d[i] + d[i+1] + d[i+2] > 60) lit++; return lit > d.length / 40;"), 60)
+        n = self.current(view)
+        ActionChains(self.d).move_to_element_with_offset(self.el("fractal-inset"), -30, -20).click().perform()
+        self.finished(view, n)
+        c2 = self.args(view)[self.args(view).index("--c") + 1]
+        self.check(c2 != c1, f"a click on the inset did not pick c ({c1})")
+        log(f"  fractal: julia --c {c0} -> ctrl-drag {c1} -> inset {c2}")
+        # A fixed view, a few times: the latency, and the same pixels as the command line.
+        ids = []
+        for zoom in ("2e4", "2.5e4", "3e4", "2e4", "2.5e4"):
+            self.go(view, ["mandelbrot", "--size", "320x200", "--center", "-0.7435669,0.1314023", "--zoom", zoom,
+                           "--iterations", "600", "--palette", "fire", "--smooth"])
+            ids.append(self.current(view))
+        fixed = self.args(view)
+        self.check(fixed == ["mandelbrot", "--size", "320x200", "--center", "-0.7435669,0.1314023", "--zoom", "2.5e4",
+                             "--iterations", "600", "--palette", "fire", "--smooth"], f"the page's view is not the link's: {fixed}")
+        self.same_as_cli(view, "fractal", fixed, "fractal")
+        self.latency["fractal"] = self.latencies(view, ids)
+        previews = [h["latencyMs"] for h in self.g(f"history('{view}')") if h["id"] in ids and h["stage"] == "preview"]
+        if previews:
+            self.latency["fractal"]["preview_ms_median"] = round(statistics.median(previews), 1)
+        # Deep: a view at 1e40 zoomed further by the wheel; the centre's digits grow exactly.
+        deep = ["mandelbrot", "--size", "320x200", "--center", ",".join(DEEP_CENTER), "--zoom", "1e40", "--iterations", "3000"]
+        self.go(view, deep)
+        n = self.current(view)
+        self.wheel("canvas-fractal", -100)
+        frame = self.finished(view, n)
+        deeper = self.args(view)
+        z = deeper[deeper.index("--zoom") + 1]
+        self.check(z == "1.5e40", f"one wheel notch at 1e40 should give --zoom 1.5e40, got {z}")
+        centre = deeper[deeper.index("--center") + 1]
+        self.check(len(centre) > 80, f"the deep centre lost digits: {centre}")
+        self.same_as_cli(view, "fractal", deeper, "fractal-deep")
+        self.latency["fractal_deep"] = {"final_ms": frame["latencyMs"], "server_wall_ms": frame["wallMs"], "zoom": z}
+        kfr = self.wait("the .kfr location", lambda: self.g("location"), 30)
+        self.check("Zoom" in kfr or "zoom" in kfr, f"the .kfr text has no zoom: {kfr!r}")
+        cli_box = self.el("fractal-cli").get_attribute("value")
+        self.check(cli_box == frame["command"], f"the CLI box does not show the server's command: {cli_box!r} vs {frame['command']!r}")
+        # The picture for the screenshot.
+        self.go(view, ["mandelbrot", "--size", "960x600", "--center", "-0.7435669,0.1314023", "--zoom", "2e4",
+                       "--iterations", "1500", "--palette", "fire", "--smooth"])
+        self.screenshot("serve-fractal.png")
+
+    def rtow(self):
+        view = "rtow"
+        self.tab(view)
+        base = ["--scene", "ch10", "--size", "160x100", "--spp", "8"]
+        self.go(view, base)
+        h0 = self.canvas(view)
+        n = self.current(view)
+        self.drag("canvas-rtow", 80, 30)
+        self.finished(view, n)
+        a1 = self.args(view)
+        self.check("--orbit" in a1, f"a drag did not orbit: {a1}")
+        h1 = self.canvas(view)
+        self.check(h1 != h0, "the ray tracer's canvas did not change after a drag")
+        n = self.current(view)
+        self.wheel("canvas-rtow", 300)
+        self.finished(view, n)
+        a2 = self.args(view)
+        self.check("--distance" in a2, f"the wheel did not move the camera: {a2}")
+        factors = [float(a2[i + 1]) for i, a in enumerate(a2) if a == "--distance"]
+        self.check(all(0.314 <= f <= 2.718 for f in factors), f"--distance factors out of 0.314...2.718: {factors}")
+        n = self.current(view)
+        self.drag("canvas-rtow", 60, 0, key=Keys.SHIFT)
+        frame = self.finished(view, n)
+        a3 = self.args(view)
+        self.check("--roll" in a3, f"shift-drag did not roll: {a3}")
+        self.check(self.canvas(view) != h1, "the ray tracer's canvas did not change after the wheel and roll")
+        passes = [h for h in self.g(f"history('{view}')") if h["id"] == frame["id"] and h["stage"] == "pass"]
+        self.check(len(passes) >= 1, "the ray tracer sent no pass before the final frame")
+        log(f"  rtow: orbit, distance, roll: {' '.join(a3)} ({len(passes)} passes)")
+        self.same_as_cli(view, "rtow", a3, "rtow")
+        # Latency: the first pass and the final frame, a few times.
+        ids, firsts = [], []
+        for lon in ("10", "20", "30"):
+            self.go(view, base + ["--orbit", f"{lon},5"])
+            rid = self.current(view)
+            ids.append(rid)
+            first = [h for h in self.g(f"history('{view}')") if h["id"] == rid and h["stage"] == "pass"]
+            if first:
+                firsts.append(first[0]["latencyMs"])
+        self.latency["rtow"] = self.latencies(view, ids)
+        if firsts:
+            self.latency["rtow"]["first_pass_ms_median"] = round(statistics.median(firsts), 1)
+        self.latency["rtow"]["samples_per_second"] = (self.g("lastFrame") or {})[view].get("samplesPerSecond")
+        self.go(view, ["--scene", "cover", "--size", "480x320", "--spp", "8", "--orbit", "20,3"])
+        self.screenshot("serve-rtow.png")
+
+    def live_frames(self, view, rid, count, timeout=60):
+        def enough():
+            hist = [h for h in self.g(f"history('{view}')") if h["id"] == rid and h["stage"] == "live"]
+            return hist if len(hist) >= count else None
+        return self.wait(f"{count} live {view} frames", enough, timeout)
+
+    def mist(self):
+        view = "mist"
+        self.tab(view)
+        Select(self.el("mist-source")).select_by_value("render")
+        self.el("mist-start").click()
+        self.wait("the mist to start", lambda: self.current(view) > 0, 10)
+        rid = self.current(view)
+        self.live_frames(view, rid, 3)
+        h0 = self.canvas(view)
+        sent0 = self.g("sent")
+        self.drag("canvas-mist", 200, 60, steps=10)
+        self.wait("the wipe to be sent", lambda: self.g("sent")["wipe"] > sent0["wipe"], 10)
+        hist = self.live_frames(view, rid, len(self.g(f"history('{view}')")) + 5)
+        self.check(self.canvas(view) != h0, "the mist's canvas did not change")
+        ActionChains(self.d).move_to_element_with_offset(self.el("mist-gravity"), 25, 0).click().perform()
+        self.wait("the gravity to be sent", lambda: self.g("sent")["gravity"] > sent0["gravity"], 10)
+        live = [h for h in self.g(f"history('{view}')") if h["id"] == rid and h["stage"] == "live"]
+        frame = (self.g("lastFrame") or {})[view]
+        self.latency["mist"] = {"first_frame_ms": live[0]["sinceRequestMs"],
+                                "frame_interval_ms_median": round(statistics.median(h["latencyMs"] for h in live[1:]), 1),
+                                "server_wall_ms_median": round(statistics.median(h["wallMs"] for h in live), 1),
+                                "fps": frame.get("fps"), "size": f"{frame['width']}x{frame['height']}"}
+        log(f"  mist: {len(live)} live frames on the last rendered picture, wipe and gravity sent, {frame.get('fps'):.1f} fps")
+        # An uploaded picture (the file input, then POST /api/upload).
+        picture = os.path.join(self.work, "upload.png")
+        self.cli("fractal", "julia", "--size", "320x200", "--palette", "ocean", "--smooth", "-o", picture, "--device", self.device, "-q")
+        Select(self.el("mist-source")).select_by_value("upload")
+        self.el("mist-stop").click()
+        self.el("mist-file").send_keys(picture)
+        self.wait("the upload", lambda: self.g("uploads")["mist"], 30)
+        n = self.current(view)
+        self.el("mist-start").click()
+        self.wait("the mist on the upload", lambda: self.current(view) > n, 10)
+        rid = self.current(view)
+        self.live_frames(view, rid, 15)
+        self.drag("canvas-mist", -150, 80, steps=10)
+        self.live_frames(view, rid, 25)
+        frame = (self.g("lastFrame") or {})[view]
+        self.check((frame["width"], frame["height"]) == (320, 200), f"the mist on the upload is {frame['width']}x{frame['height']}")
+        self.screenshot("serve-mist.png")
+        self.el("mist-stop").click()
+        log("  mist: on an uploaded picture, wiped")
+
+    def pulse(self):
+        view = "pulse"
+        self.tab(view)
+        self.el("pulse-start").click()
+        self.wait("the pulse to start", lambda: self.current(view) > 0, 10)
+        rid = self.current(view)
+        self.live_frames(view, rid, 2)
+        hashes = {self.canvas(view)}
+        deadline = time.monotonic() + 20
+        while len(hashes) < 3 and time.monotonic() < deadline:
+            time.sleep(0.1)
+            hashes.add(self.canvas(view))
+        self.check(len(hashes) >= 3, "the pulse's canvas did not change while live")
+        live = self.live_frames(view, rid, 10)
+        # The hue slider, by keyboard: the live pulse restarts with the new hue.
+        slider = self.el("pulse-hue")
+        slider.click()
+        slider.send_keys(Keys.RIGHT * 30)
+        self.wait("the pulse to restart with the new hue", lambda: self.current(view) > rid and "--hue" in self.args(view)
+                  and self.args(view)[self.args(view).index("--hue") + 1] != "0", 10)
+        rid2 = self.current(view)
+        self.live_frames(view, rid2, 5)
+        frame = (self.g("lastFrame") or {})[view]
+        self.latency["pulse"] = {"first_frame_ms": live[0]["sinceRequestMs"],
+                                 "frame_interval_ms_median": round(statistics.median(h["latencyMs"] for h in live[1:]), 1),
+                                 "server_wall_ms_median": round(statistics.median(h["wallMs"] for h in live), 1),
+                                 "fps": frame.get("fps")}
+        self.screenshot("serve-pulse.png")
+        self.el("pulse-stop").click()
+        log(f"  pulse: live, hue moved to {self.args(view)[self.args(view).index('--hue') + 1]}, {frame.get('fps'):.1f} fps")
+
+    def iso(self):
+        view = "iso"
+        # The current view: a fractal picture, rendered last.
+        self.tab("fractal")
+        self.go("fractal", ["julia", "--size", "320x200", "--c", "-0.8,0.156", "--palette", "rainbow", "--smooth"])
+        last = self.save_png("fractal", "iso-source.png")
+        self.tab(view)
+        h0 = self.canvas(view)
+        depth = self.el("iso-depth")
+        depth.clear()
+        depth.send_keys("24", Keys.TAB)
+        n = self.current(view)
+        self.el("iso-apply").click()
+        frame = self.finished(view, n)
+        self.check(self.canvas(view) != h0, "the iso canvas did not change")
+        args = self.args(view)
+        self.check(args[0] == "upload:last", f"iso did not apply to the current view: {args}")
+        self.same_as_cli(view, "iso", [last] + args[1:], "iso")
+        self.latency["iso"] = {"final_ms": frame["latencyMs"], "server_wall_ms": frame["wallMs"],
+                               "size": f"{frame['width']}x{frame['height']}"}
+        self.screenshot("serve-iso.png")
+
+    def compare(self):
+        view = "compare"
+        self.tab(view)
+        Select(self.el("compare-from")).select_by_value("fractal")
+        text = self.el("compare-args").get_attribute("value")
+        self.check(text.startswith("fractal julia"), f"compare did not take the fractal view: {text!r}")
+        a = Select(self.el("compare-a")).first_selected_option.get_attribute("value")
+        b = Select(self.el("compare-b")).first_selected_option.get_attribute("value")
+        self.check(a == "cpu" and b.startswith("opencl"), f"compare's devices are {a} and {b}, not cpu and opencl")
+        self.el("compare-run").click()
+        result = self.wait("the comparison", lambda: self.g("lastCompare"), 180)
+        self.check("error" not in result, f"compare failed: {result.get('error')}")
+        r = result["result"]
+        self.check(r.get("passed") is True, f"cpu and opencl differ beyond the tolerance: {r}")
+        for side in ("a", "b", "diff"):
+            drawn = self.js(f"const c = document.getElementById('canvas-compare-{side}');"
+                            "const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;"
+                            "for (let i = 0; i < d.length; i += 4) if (d[i] + d[i+1] + d[i+2] > 0) return true; return false;")
+            self.check(drawn, f"compare's {side} picture is empty")
+        verdict = self.el("compare-verdict").text
+        self.check("within tolerance" in verdict, f"compare's verdict reads {verdict!r}")
+        self.latency["compare"] = {"ms": result["ms"], "a_wall_ms": round(r["a"]["wall_ms"], 1), "b_wall_ms": round(r["b"]["wall_ms"], 1),
+                                   "a": r["a"]["device"], "b": r["b"]["device"]}
+        log(f"  compare: {verdict}")
+        self.screenshot("serve-compare.png")
+
+    def error_bar(self):
+        """A view the command line refuses: the message shows in the bar, and the page goes on."""
+        self.tab("fractal")
+        n = self.current("fractal")
+        self.js("location.hash = arguments[0]", "fractal=" + urllib.parse.quote("mandelbrot --size 320x200 --iterations 0"))
+        self.wait("the error", lambda: self.current("fractal") > n and self.g("requestError('fractal')"), 30)
+        self.expected_errors += 1
+        shown = self.wait("the message bar", lambda: self.js(
+            "const m = document.querySelector('#messages .message'); return m && m.offsetParent !== null ? m.textContent : null;"), 10)
+        self.check("--iterations" in shown, f"the message bar does not say what was wrong: {shown!r}")
+        self.go("fractal", ["mandelbrot", "--size", "320x200"])
+        log(f"  errors: shown in the message bar: {shown.rstrip('×').strip()}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("devices", nargs="*", default=["cpu", "opencl"], help="the server's --device, one run each (default: cpu opencl)")
+    parser.add_argument("--glint", default=os.environ.get("GLINT", ".build/debug/glint"))
+    parser.add_argument("--out", default=os.environ.get("GLINT_BROWSER_OUT", "docs/images/serve"))
+    opts = parser.parse_args()
+    glint = os.path.abspath(opts.glint)
+    if not os.access(glint, os.X_OK):
+        print(f"error: no glint binary at {glint} (build it, or give --glint / GLINT)", file=sys.stderr)
+        return 2
+    for tool in ("/usr/bin/chromedriver",):
+        if not os.access(tool, os.X_OK):
+            print(f"error: {tool} is missing (apt-get install chromium chromium-driver)", file=sys.stderr)
+            return 2
+    os.makedirs(opts.out, exist_ok=True)
+    latency_file = os.path.join(opts.out, "serve-latency.json")
+    results = {}
+    if os.path.exists(latency_file):
+        try:
+            with open(latency_file) as f:
+                results = json.load(f).get("devices", {})
+        except (OSError, ValueError):
+            results = {}
+    failed = None
+    for device in opts.devices:
+        log(f"{device}:")
+        server = driver = None
+        with tempfile.TemporaryDirectory(prefix="glint-browser-") as work:
+            try:
+                server = Server(glint, device)
+                log(f"  glint serve at {server.url}")
+                driver = start_browser()
+                test = PageTest(driver, server, glint, device, work, opts.out)
+                test.run()
+                results[device] = {"window": f"{WINDOW[0]}x{WINDOW[1]}", "browser": driver.capabilities.get("browserVersion"),
+                                   "views": test.latency}
+                log(f"  {device}: every check passed")
+            except Failure as e:
+                failed = str(e)
+            except WebDriverException as e:
+                failed = f"{device}: the browser failed: {e.msg or e}"
+            except Exception as e:
+                failed = f"{device}: the test broke: {type(e).__name__}: {e}"
+            finally:
+                if driver is not None:
+                    stop_browser(driver)
+                if server is not None:
+                    server.stop()
+        if failed:
+            break
+    if results:
+        with open(latency_file + ".tmp", "w") as f:
+            json.dump({"about": "page-side latency per view (ms from sending the request to the frame's arrival, "
+                                "median of a few) beside the server's wall time; scripts/test-browser.py",
+                       "devices": results}, f, indent=2)
+            f.write("\n")
+        os.replace(latency_file + ".tmp", latency_file)
+    if failed:
+        print(f"error: {failed}", file=sys.stderr)
+        return 1
+    log(f"all passed; screenshots and {latency_file} in {opts.out}/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
