@@ -17,6 +17,18 @@ struct Mist: WorkloadCommand {
         --input is one image (a still camera: blurred once) or a folder of PNG frames, played \
         in name order as the camera (looping if --frames is longer). All frames must have one size.
 
+        --input - is a live camera: raw RGBA frames on standard input (8 bits a channel, rows top \
+        to bottom, exactly W*H*4 bytes a frame, back to back) of the size --size WxH gives, as \
+        ffmpeg writes them with -pix_fmt rgba -f rawvideo. Each frame read is the sharp camera \
+        image of the next mist frame. Each PNG is written into -o as soon as it is rendered \
+        (under a temporary name, then renamed: a viewer following the folder sees only whole \
+        frames). The run ends when the input ends between two frames, or after --frames N \
+        (then it stops reading). Input that ends inside a frame, or holds no frame at all, is an \
+        error (exit status 1) naming the frame and the bytes it got; the frames written before \
+        it stay, each a complete file (so do frames of an earlier, longer run past the last one \
+        written). Ctrl-C stops after the frame in progress (exit status 130), keeping the frames \
+        written. A pipe cannot be replayed: --shard and compare need a file or a folder.
+
         Drops vary in size and rim shading, merge when they touch and leave trails of small \
         droplets; --classic gives the seed's drops instead (all radius 0.01 of the width, no \
         merging, no trails).
@@ -34,18 +46,30 @@ struct Mist: WorkloadCommand {
           glint mist --input window.png -o frames --frames 120
           glint mist --input camera/ -o frames --frames 300 --gravity 0.3,1 --drops 80 --seed 7
           glint mist --input window.png -o frames --frames 90 --wipes wipes.json --classic
+          ffmpeg -f v4l2 -i /dev/video0 -vf scale=640:360 -pix_fmt rgba -f rawvideo - | glint mist --input - --size 640x360 -o live
           glint compare --a cpu --b opencl mist --input window.png --frames 30
         """
 
-    @Option(help: ArgumentHelp("A PNG image (still camera) or a folder of PNG frames.", valueName: "image|folder"))
+    @Option(help: ArgumentHelp("A PNG image (still camera), a folder of PNG frames, or - for raw RGBA frames on standard input (a live camera; give --size).",
+                               valueName: "image|folder|-"))
     var input: String
+
+    @Option(name: .customLong("size"), parsing: .unconditional,
+            help: ArgumentHelp("With --input -: the size WxH of the raw frames (sides 1 to \(ImageLimits.maxSide), within --max-pixels).", valueName: "size"),
+            transform: imageSize("--size"))
+    var size: ImageSize?
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Folder for frame_00000.png, frame_00001.png, ... (created if missing).", valueName: "folder"))
     var output: String?
 
-    @Option(parsing: .unconditional, help: "Number of frames to render (1 to \(MistJob.maxFrames)).",
+    @Option(parsing: .unconditional, help: "Number of frames to render (1 to \(MistJob.maxFrames)); with --input -, stop after N frames (default: at the end of the input, at most \(MistJob.maxFrames)).",
             transform: wholeNumber("--frames", 1...MistJob.maxFrames))
-    var frames: Int
+    var frames: Int?
+
+    /// Whether the camera is raw frames on standard input.
+    var isLive: Bool { input == "-" }
+    /// The frames to render: --frames, else (live input, until it ends) the most a sequence may have.
+    var frameCount: Int { frames ?? MistJob.maxFrames }
 
     @Option(parsing: .unconditional, help: "Frames per second: motion and re-fogging per frame scale by 60/fps (\(Limits.mistFps.text)). (default: 60)",
             transform: number("--fps", Limits.mistFps))
@@ -90,9 +114,25 @@ struct Mist: WorkloadCommand {
 
     func validate() throws {
         if gravity != nil && gravityFile != nil { throw ValidationError("give --gravity or --gravity-file, not both") }
+        if isLive {
+            guard let size else {
+                throw ValidationError("--input - reads raw RGBA frames from standard input: give their size with --size WxH (e.g. --size 640x360)")
+            }
+            if sharding.shard != nil {
+                throw ValidationError("--shard with --input -: a shard replays the camera from frame 0 and a pipe cannot be replayed; save the frames to a folder and give --input FOLDER")
+            }
+            // The frame size against --max-pixels ($GLINT_MAX_PIXELS), before any frame exists.
+            do {
+                try limits.validate()
+                try ImageLimits.checkInput(width: size.width, height: size.height)
+            } catch let e as GlintError { throw ValidationError("--size \(size): \(e.message)") }
+        } else {
+            if size != nil { throw ValidationError("--size goes with --input - (raw frames on standard input); a PNG input has its own size") }
+            if frames == nil { throw ValidationError("give the number of frames with --frames N (e.g. --frames 120)") }
+        }
         try sharding.checkPaths([output])
         if let shard = try sharding.resolved() {
-            do { _ = try shard.frames(of: frames) } catch { throw ValidationError(error.message) }
+            do { _ = try shard.frames(of: frameCount) } catch { throw ValidationError(error.message) }
         }
         if let output = outputFolder {
             if FileIO.exists(output) && !FileIO.isDirectory(output) { throw ValidationError("-o \(output) is a file; give a folder") }
@@ -103,7 +143,7 @@ struct Mist: WorkloadCommand {
     /// The job from the options alone (no files read).
     var options: MistJob {
         var job = MistJob()
-        job.frames = frames
+        job.frames = frameCount
         job.fps = fps
         job.sigma = sigma
         job.method = method
@@ -158,6 +198,8 @@ struct Mist: WorkloadCommand {
         try await reportingErrors(verbose: out.verbose) {
             png.apply()
             guard let output = outputFolder else { throw ValidationError("give the output folder with -o (e.g. -o frames)") }
+            if isLive, let size { return try await runLive(output: output, size: size) }
+            let frames = frameCount
             // With --shard: this shard's run of frames. A frame's fog and drops depend on every
             // frame before it, so the shard replays the sequence from frame 0 and writes its own.
             let part = try shard.map { try FrameShard($0, command: "glint mist", frames: frames, inputs: [input, gravityFile, wipes].compactMap { $0 }) }
@@ -215,6 +257,81 @@ struct Mist: WorkloadCommand {
         }
     }
 
+    /// A live camera: raw RGBA frames on standard input, each the sharp camera image of the next
+    /// frame. Each frame's PNG is written into `output` as soon as it is rendered (to a temporary
+    /// name, then renamed: a program following the folder sees only whole frames), while the next
+    /// frame is read and rendered. The input ending between frames ends the run; inside a frame,
+    /// it is an error, and the frames already written stay.
+    func runLive(output: String, size: ImageSize) async throws {
+        let job = try makeJob()
+        let reader = try RawFrameReader(fd: 0, width: size.width, height: size.height, name: "standard input")
+        if isatty(0) != 0 {
+            throw GlintError("--input -: standard input is a terminal; pipe raw RGBA frames into it (e.g. ffmpeg ... -pix_fmt rgba -f rawvideo - | glint mist --input - --size \(size) ...)")
+        }
+        if FileIO.isDirectory(output) && access(output, W_OK) != 0 { throw GlintError("-o \(output): the folder is not writable") }
+        let backend = try device.backend(for: .mist)
+        let renderer = try MistRenderer(job: job, width: size.width, height: size.height, backend: backend)
+        Interrupt.install()
+        let status = StatusLine(quiet: out.quiet)
+        let limit = frameCount
+        let start = Clock.now()
+        var renderSeconds = 0.0
+        var written = 0
+        var pending: Task<Void, Error>?
+        /// What the frames written so far are, for messages.
+        func writtenText() -> String {
+            switch written {
+            case 0: return "no frames written"
+            case 1: return "\(Mist.frameName(0)) is in \(output)/"
+            default: return "\(Mist.frameName(0)) to \(Mist.frameName(written - 1)) are in \(output)/"
+            }
+        }
+        do {
+            reading: while written < limit && !Interrupt.requested {
+                let image: Image8
+                switch try reader.next() {
+                case .frame(let frame): image = frame
+                case .end: break reading
+                case .truncated(let received):
+                    // A producer stopped by the same Ctrl-C may stop inside a frame.
+                    if Interrupt.requested { break reading }
+                    try await pending?.value
+                    throw GlintError("--input -: standard input ended inside frame \(written) (counting from 0): \(received) of \(reader.frameBytes) bytes (\(size) raw RGBA); \(writtenText())")
+                }
+                let t0 = Clock.now()
+                let frame = try await renderer.renderNext(camera: image)
+                renderSeconds += Clock.now() - t0
+                // The previous frame's PNG was written while this one was read and rendered.
+                try await pending?.value
+                if written == 0 { try FileIO.makeDirectories(output) }
+                let path = joinPath(output, Mist.frameName(written))
+                pending = Task { try FileIO.writeAtomically(path, PNG.encode(frame, alpha: false)) }
+                written += 1
+                let elapsed = Clock.now() - start
+                status.show("mist: frame \(written)\(frames.map { " of \($0)" } ?? "") from standard input, \(fmt(Double(written) / max(elapsed, 1e-9), 1)) frames/s")
+            }
+            try await pending?.value
+            if written == 0 && !Interrupt.requested {
+                throw GlintError("--input -: standard input held no frames (\(size) raw RGBA, \(reader.frameBytes) bytes a frame)")
+            }
+        } catch {
+            _ = try? await pending?.value
+            status.finish()
+            throw error
+        }
+        status.finish()
+        if Interrupt.requested {
+            printError("interrupted: stopped after \(written) frame\(written == 1 ? "" : "s"); \(writtenText())")
+            throw ExitCode(130)
+        }
+        if !out.quiet {
+            let elapsed = Clock.now() - start
+            var line = "wrote \(written) frame\(written == 1 ? "" : "s") to \(output)/ (\(size) from standard input, sigma \(Format.short(sigma)) \(renderer.blurMethod.rawValue), \(backend.label), \(fmt(Double(written) / max(renderSeconds, 1e-9), 1)) frames/s rendered, \(fmt(Double(written) / max(elapsed, 1e-9), 1)) frames/s in all, \(fmt(elapsed, 2)) s"
+            if backend.isOpenCL { line += ", kernels \(fmt(renderer.kernelSeconds * 1000, 1)) ms" }
+            print(line + ")")
+        }
+    }
+
     static func frameName(_ f: Int) -> String {
         let digits = String(f)
         return "frame_" + String(repeating: "0", count: max(0, 5 - digits.count)) + digits + ".png"
@@ -238,10 +355,11 @@ extension Mist {
 
     func comparisonConflict() -> String? {
         if sharding.shard != nil { return "mist: compare runs the whole sequence; drop --shard" }
+        if isLive { return "mist: compare runs the sequence on each device and a pipe cannot be replayed; give --input a file or a folder" }
         return output != nil ? "mist: compare writes no frames; drop -o (the last frame is compared; use --diff or --json)" : nil
     }
 
-    func comparisonTitle() throws -> String { "mist \(input) \(frames) frames, last frame" }
+    func comparisonTitle() throws -> String { "mist \(input) \(frameCount) frames, last frame" }
 
     func comparableJob() throws -> any ComparableJob {
         let camera = try Camera(input)

@@ -69,11 +69,12 @@ struct ServeJob: @unchecked Sendable {
     /// The command line a user runs for the same picture: uploads named by their file names.
     var cli: String {
         let shown = args.map { Uploads.fileName(forToken: $0) ?? $0 }
-        return (["glint", workload] + shown + ["-o", "view.png"]).map(shellQuoted).joined(separator: " ")
+        return (["glint", workload] + shown + ["-o", "\(workload).png"]).map(shellQuoted).joined(separator: " ")
     }
 
     /// Reads a request's workload and arguments. `uploads` turns `upload:ID` into a file.
-    init(workload: String, args: [String], uploads: Uploads, last: (() throws -> String)? = nil) throws {
+    /// `extra` are arguments of the server's own (a picture it wrote), read after the client's.
+    init(workload: String, args: [String], uploads: Uploads, last: (() throws -> String)? = nil, extra: [String] = []) throws {
         guard let options = Self.allowed[workload], let type = Workloads.named(workload) else {
             throw ServeError.bad("unknown workload '\(JSON.printable(workload, limit: 40))': the server knows \(Self.allowed.keys.sorted().joined(separator: ", "))")
         }
@@ -136,7 +137,7 @@ struct ServeJob: @unchecked Sendable {
         }
         let parsed: ParsableCommand
         do {
-            parsed = try Self.parseLock.withLock { _ in try type.parse(resolved) }
+            parsed = try Self.parseLock.withLock { _ in try type.parse(resolved + extra) }
         } catch {
             throw ServeError.bad("\(workload): " + usageMessage(for: error, type: type, help: nil))
         }

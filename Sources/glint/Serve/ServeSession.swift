@@ -72,6 +72,7 @@ final class ServeSession: Sendable {
         outbox.finish()
         await writer.value
         unlink(lastFile)
+        unlink("\(context.folder)/camera-\(number).png")
     }
 
     // MARK: Messages
@@ -239,6 +240,12 @@ final class ServeSession: Sendable {
     /// The live mist's job and picture: an upload, the last picture of this connection, or the
     /// camera frames the client sends.
     private func mistSetup(args: [String], source: String, size: String?) throws -> MistSetup {
+        if args.contains(where: { $0 == "--input" || $0.hasPrefix("--input=") }) {
+            throw ServeError.bad("a live mist's picture is its \"source\" (camera, render or upload:ID), not --input")
+        }
+        if args.contains(where: { $0 == "--frames" || $0.hasPrefix("--frames=") }) {
+            throw ServeError.bad("a live mist runs until the page stops it: no --frames")
+        }
         var still: Image8?
         var width = 0, height = 0
         let input: String
@@ -251,7 +258,9 @@ final class ServeSession: Sendable {
             guard width * height <= context.maxPixels else {
                 throw ServeError.tooLarge("camera frames of \(size) are over the server's limit of \(context.maxPixels) pixels (--max-pixels)")
             }
-            input = "camera.png"
+            // The command reads a picture of the frames' size; the frames replace it.
+            input = "\(context.folder)/camera-\(number).png"
+            try PNG.write(Image8(width: width, height: height), to: input, alpha: false)
         case "render":
             input = try writeLast()
         default:
@@ -267,14 +276,13 @@ final class ServeSession: Sendable {
         guard width * height <= context.maxPixels else {
             throw ServeError.tooLarge("a \(width)x\(height) picture is over the server's limit of \(context.maxPixels) pixels (--max-pixels)")
         }
-        let job = try ServeJob(workload: "mist", args: args, uploads: context.uploads)
+        let job = try ServeJob(workload: "mist", args: args, uploads: context.uploads, extra: ["--input", input, "--frames", "\(MistJob.maxFrames)"])
         guard let mist = job.command as? Mist else { throw ServeError.bad("not a mist job") }
         let options = mist.options
         do { try options.validate() } catch { throw ServeError.bad(error.flagged.message) }
         let shown = source == "camera" ? "-" : (Uploads.fileName(forToken: source) ?? "view.png")
         let cli = (["glint", "mist", "--input", shown] + args + (source == "camera" ? ["--size", "\(width)x\(height)"] : []) + ["-o", "mist-frames"])
             .map(shellQuoted).joined(separator: " ")
-        _ = input
         return MistSetup(job: options, width: width, height: height, still: still, camera: source == "camera", cli: cli)
     }
 
