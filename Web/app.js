@@ -299,8 +299,9 @@ function onMessage(msg) {
     break;
   case "error": {
     const req = conn.requests.get(msg.id);
-    const where = req ? req.view + ": " : "";
-    notify(where + (msg.error || "error") + (msg.status ? ` (${msg.status})` : ""));
+    const text = msg.error || "error";
+    const where = req && !text.startsWith(req.view + ":") ? req.view + ": " : "";
+    notify(where + text + (msg.status ? ` (${msg.status})` : ""));
     if (req) {
       req.error = msg.error;
       const v = views[req.view];
