@@ -29,6 +29,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
     ],
     targets: [
         // C system libraries: the OpenCL ICD loader and libpng, from Debian's -dev packages.
@@ -68,7 +69,8 @@ let package = Package(
                                          .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket",
                                                   condition: .when(traits: ["Serve"])),
                                          .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Serve"])),
-                                         .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Serve"]))]),
+                                         .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Serve"])),
+                                         .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Serve"]))]),
 
         // What the test targets share: OpenCL device discovery (never a silent skip), the probe
         // kernel runner, ImageCompare-based image differences and deterministic test data.

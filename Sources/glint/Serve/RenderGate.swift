@@ -58,7 +58,8 @@ actor RenderGate {
         try await acquire()
         defer { release() }
         return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await body() }
+            // On the render threads: the shared pool stays free to answer and to time out.
+            group.addTask { try await withTaskExecutorPreference(RenderThreads.shared) { try await body() } }
             group.addTask {
                 try await Task.sleep(for: .seconds(timeout))
                 return nil

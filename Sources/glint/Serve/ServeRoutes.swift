@@ -6,6 +6,7 @@ import GlintKernels
 import GlintWorkloads
 import HTTPTypes
 import Hummingbird
+import NIOCore
 
 /// The HTTP side of `glint serve`: the page, its static files and the JSON/PNG API (docs/SERVE.md).
 struct ServeRoutes: Sendable {
@@ -73,6 +74,8 @@ struct ServeRoutes: Sendable {
             let buffer = try await request.collectBody(upTo: context.maxBody)
             return Array(buffer.readableBytesView)
         } catch let e as HTTPError where e.status == .contentTooLarge {
+            throw ServeError.tooLarge("the body is over the server's limit of \(context.maxBody) bytes (--max-body)")
+        } catch is NIOTooManyBytesError {
             throw ServeError.tooLarge("the body is over the server's limit of \(context.maxBody) bytes (--max-body)")
         }
     }

@@ -1,0 +1,240 @@
+// `glint serve`, black-box over HTTP: the real server on a free loopback port, answering the
+// API of docs/SERVE.md. A render equals the command line's render of the same job on the same
+// device; refused options, bad bodies, oversized images and uploads are one-line JSON errors with
+// the right status; a full gate answers 503, a render past the time limit 504 and the slot
+// comes back; SIGTERM stops the server and removes its temporary folder. (The page itself and
+// the WebSocket views are driven in Chromium by scripts/test-browser.py, the load by
+// scripts/test-serve-load.py, both lanes of .ci/run.)
+#if Serve
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import GlintCore
+import GlintTestSupport
+import Testing
+
+/// A running `glint serve` in a sandbox, stopped by `stop()`.
+final class ServerProcess: @unchecked Sendable {
+    let process = Process()
+    let base: URL
+    private let output = Pipe(), errors = Pipe()
+
+    init(_ box: Sandbox, _ args: [String]) throws {
+        process.executableURL = try glintBinary.get()
+        process.arguments = ["serve", "--port", "0"] + args
+        var env = box.childEnvironment()
+        env["TMPDIR"] = box.root.path
+        process.environment = env
+        process.currentDirectoryURL = box.work
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        // The first line names the address.
+        var line = Data()
+        let deadline = Date().addingTimeInterval(30 * sanitizerSlowdown)
+        let reader = output.fileHandleForReading
+        while !line.contains(UInt8(ascii: "\n")) && Date() < deadline {
+            let chunk = reader.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let range = text.range(of: #"http://127\.0\.0\.1:[0-9]+/"#, options: .regularExpression) else {
+            process.terminate()
+            throw LocateError(message: "glint serve printed no address: \(text) \(String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self))")
+        }
+        base = URL(string: String(text[range]))!
+    }
+
+    /// Sends SIGTERM and waits; the exit status and the rest of stdout.
+    func stop() -> (status: Int32, stdout: String) {
+        if process.isRunning { process.terminate() }
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        let rest = output.fileHandleForReading.readDataToEndOfFile()
+        return (process.terminationStatus, String(decoding: rest, as: UTF8.self))
+    }
+
+    struct Answer {
+        var status: Int
+        var body: [UInt8]
+        var headers: [String: String]
+        var text: String { String(decoding: body, as: UTF8.self) }
+        var json: JSON? { try? JSON.parse(text) }
+        var error: String? { json?["error"]?.stringValue }
+    }
+
+    func request(_ path: String, method: String = "GET", body: [UInt8]? = nil, timeout: Double = 120) async throws -> Answer {
+        var request = URLRequest(url: path.isEmpty ? base : URL(string: path, relativeTo: base)!)
+        request.httpMethod = method
+        request.timeoutInterval = timeout
+        if let body { request.httpBody = Data(body) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = response as! HTTPURLResponse
+        var headers: [String: String] = [:]
+        for (k, v) in http.allHeaderFields { headers[String(describing: k).lowercased()] = String(describing: v) }
+        return Answer(status: http.statusCode, body: [UInt8](data), headers: headers)
+    }
+
+    func post(_ path: String, _ doc: JSON, timeout: Double = 120) async throws -> Answer {
+        try await request(path, method: "POST", body: Array(doc.serialized(pretty: false).utf8), timeout: timeout)
+    }
+
+    func job(_ workload: String, _ args: [String], device: String? = nil) -> JSON {
+        var fields: [(String, JSON)] = [("workload", .string(workload)), ("args", .array(args.map { .string($0) }))]
+        if let device { fields.append(("device", .string(device))) }
+        return .object(fields)
+    }
+}
+
+@Suite(.serialized) struct ServeCLITests {
+    /// The server's picture and `glint WORKLOAD ARGS -o F --device D`'s, pixel for pixel.
+    @Test func rendersEqualTheCommandLine() async throws {
+        let box = try Sandbox()
+        defer { try? FileManager.default.removeItem(at: box.root) }
+        let server = try ServerProcess(box, [])
+        defer { _ = server.stop() }
+
+        let info = try await server.request("api/info")
+        #expect(info.status == 200)
+        let ids = info.json?["devices"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
+        #expect(ids.contains("cpu") && ids.contains("opencl:0"), "\(info.text)")
+
+        let jobs: [(String, [String])] = [
+            ("fractal", ["julia", "--size", "96x64", "--c", "-0.8,0.156", "--smooth", "--palette", "fire"]),
+            ("fractal", ["mandelbrot", "--size", "80x60", "--center", "-0.743643887037158704752191506114774,0.131825904205311970493132056385139",
+                         "--zoom", "1e20", "--iterations", "1500"]),
+            ("rtow", ["--scene", "ch10", "--size", "48x32", "--spp", "2", "--orbit", "20,5", "--distance", "1.5", "--roll", "10"]),
+            ("pulse", ["--size", "32x16", "--hue", "0.3"]),
+        ]
+        for device in ["cpu", "opencl"] {
+            for (workload, args) in jobs {
+                let answer = try await server.post("api/render", server.job(workload, args, device: device))
+                #expect(answer.status == 200, "\(workload) \(args) on \(device): \(answer.text)")
+                guard answer.status == 200 else { continue }
+                #expect(answer.headers["content-type"] == "image/png")
+                #expect(answer.headers["x-glint-command"] == "glint \(workload) \(args.joined(separator: " ")) -o \(workload).png")
+                // A still of the pulse is its sequence's last frame (120 at 60 frames/s: two seconds).
+                let pulse = workload == "pulse"
+                let cli = try box.run([workload] + args + (pulse ? ["-o", "pf"] : ["-o", "cli.png"]) + ["--device", device, "-q"])
+                #expect(cli.status == 0, "\(cli)")
+                let served = try PNG.decode(answer.body, name: "served")
+                let written = try PNG.decode(try box.bytes(pulse ? "pf/frame_00119.png" : "cli.png"), name: "cli")
+                #expect(served.width == written.width && served.height == written.height && served.pixels == written.pixels,
+                        "\(workload) \(args) on \(device): the server's picture differs from the command line's")
+            }
+        }
+
+        // An upload stands where the command line names a file.
+        let picture = makeImage(width: 40, height: 30) { (x: Int, y: Int) -> SIMD4<UInt8> in
+            SIMD4(UInt8(x * 6), UInt8(y * 8), UInt8((x + y) * 3), 255)
+        }
+        let bytes = try PNG.encode(picture, alpha: false)
+        let upload = try await server.request("api/upload", method: "POST", body: bytes)
+        #expect(upload.status == 200, "\(upload.text)")
+        let token = try #require(upload.json?["id"]?.stringValue)
+        #expect(upload.json?["width"]?.intValue == 40)
+        try box.write("in.png", bytes)
+        for device in ["cpu", "opencl"] {
+            let blurred = try await server.post("api/render", server.job("blur", [token, "--sigma", "3"], device: device))
+            #expect(blurred.status == 200, "\(blurred.text)")
+            let cli = try box.run(["blur", "in.png", "--sigma", "3", "-o", "b.png", "--device", device, "-q"])
+            #expect(cli.status == 0, "\(cli)")
+            #expect(try PNG.decode(blurred.body, name: "served").pixels == PNG.decode(try box.bytes("b.png"), name: "cli").pixels)
+        }
+
+        // The comparison: both sides, within the fractal's tolerance (identical escape counts).
+        let compared = try await server.post("api/compare", .object([("workload", .string("fractal")),
+                                                                    ("args", .array(["mandelbrot", "--size", "64x48"].map { .string($0) })),
+                                                                    ("a", .string("cpu")), ("b", .string("opencl"))]))
+        #expect(compared.status == 200, "\(compared.text)")
+        #expect(compared.json?["passed"]?.boolValue == true, "\(compared.text.prefix(400))")
+        #expect(compared.json?["b"]?["device"]?.stringValue?.hasPrefix("opencl") == true)
+
+        // The location of a deep view, as --print-location prints it.
+        let location = try await server.post("api/location", server.job("fractal", ["mandelbrot", "--center", "-0.75,0.1", "--zoom", "1e30"]))
+        #expect(location.status == 200)
+        #expect(location.text.contains("Zoom: 1e30") || location.text.contains("Zoom:"), "\(location.text)")
+
+        let (status, out) = server.stop()
+        #expect(status == 0)
+        #expect(out.contains("glint serve: stopped"))
+        // The temporary folder went with it.
+        let left = try FileManager.default.contentsOfDirectory(atPath: box.root.path).filter { $0.hasPrefix("glint-serve-") }
+        #expect(left.isEmpty, "left behind: \(left)")
+    }
+
+    /// Every refusal is JSON with one line and the status that says whose fault it is.
+    @Test func refusalsAreOneLineJSON() async throws {
+        let box = try Sandbox()
+        defer { try? FileManager.default.removeItem(at: box.root) }
+        let server = try ServerProcess(box, ["--max-pixels", "20000", "--max-body", "4096", "--device", "cpu"])
+        defer { _ = server.stop() }
+
+        func check(_ answer: ServerProcess.Answer, _ status: Int, _ fragment: String, sourceLocation: SourceLocation = #_sourceLocation) {
+            #expect(answer.status == status, "\(answer.status): \(answer.text)", sourceLocation: sourceLocation)
+            let message = answer.error ?? ""
+            #expect(message.contains(fragment), "\(message)", sourceLocation: sourceLocation)
+            #expect(!message.isEmpty && !message.contains("\n"), sourceLocation: sourceLocation)
+            #expect(answer.headers["content-type"] == "application/json", sourceLocation: sourceLocation)
+        }
+        check(try await server.post("api/render", server.job("fractal", ["mandelbrot", "-o", "/tmp/x.png"])), 400, "\"-o\" is not available")
+        check(try await server.post("api/render", server.job("fractal", ["mandelbrot", "--device", "gpu"])), 400, "not available")
+        check(try await server.post("api/render", server.job("fractal", ["mandelbrot", "--iterations", "0"])), 400, "--iterations must be between 1")
+        check(try await server.post("api/render", server.job("fractal", ["mandelbrot", "--location", "/etc/passwd"])), 400, "takes an uploaded picture")
+        check(try await server.post("api/render", server.job("rtow", ["--scene", "/etc/passwd"])), 400, "built-in scenes")
+        check(try await server.post("api/render", server.job("blur", ["../../etc/passwd.png"])), 400, "takes an uploaded picture")
+        check(try await server.post("api/render", server.job("nope", [])), 400, "unknown workload")
+        check(try await server.post("api/render", server.job("fractal", ["mandelbrot", "--size", "200x200"])), 413, "over the server's limit of 20000")
+        check(try await server.post("api/render", server.job("fractal", ["mandelbrot", "--size", "40x30"], device: "opencl:99")), 400, "opencl:99")
+        check(try await server.request("api/render", method: "POST", body: Array("{not json".utf8)), 400, "not valid JSON")
+        check(try await server.request("api/render", method: "POST", body: [UInt8](repeating: 32, count: 5000)), 413, "--max-body")
+        check(try await server.request("api/upload", method: "POST", body: Array("hello".utf8)), 400, "not a PNG")
+        let big = try PNG.encode(Image8(width: 200, height: 200), alpha: false)
+        check(try await server.request("api/upload", method: "POST", body: big), 413, "over the server's limit of 20000 pixels")
+        check(try await server.request("static/..%2F..%2Fetc%2Fpasswd"), 404, "no such file")
+        check(try await server.request("nothing/here"), 404, "no such page")
+        let page = try await server.request("")
+        #expect(page.status == 200 && page.headers["content-type"]?.hasPrefix("text/html") == true)
+        // After all that the server still renders.
+        let fine = try await server.post("api/render", server.job("fractal", ["mandelbrot", "--size", "40x30"]))
+        #expect(fine.status == 200)
+    }
+
+    /// One slot and no queue: a second request while a render runs is 503 (with Retry-After); a
+    /// render past --render-timeout is stopped and answered 504, and its slot is free again.
+    @Test func busyAndTimeout() async throws {
+        let box = try Sandbox()
+        defer { try? FileManager.default.removeItem(at: box.root) }
+        let server = try ServerProcess(box, ["--max-renders", "1", "--queue", "0", "--render-timeout", "2", "--device", "cpu"])
+        defer { _ = server.stop() }
+        // Every pixel inside the set, iterated to the limit, in narrow rows (the Swift path stops
+        // between rows): a probe times a row, then the job is made tall enough for about 20 s
+        // of work, ten times the limit, whatever the build's speed.
+        let interior = ["mandelbrot", "--zoom", "40", "--center", "-0.1,0", "--iterations", "20000", "--no-skip"]
+        let probe = try await server.post("api/render", server.job("fractal", interior + ["--size", "40x2"]))
+        #expect(probe.status == 200, "\(probe.text)")
+        let perRow = max(Double(probe.headers["x-glint-wall-ms"] ?? "") ?? 1000, 1) / 1000
+        let rows = min(max(Int(20 / perRow), 16), 30_000)
+        let slow = server.job("fractal", interior + ["--size", "40x\(rows)"])
+        let started = Date()
+        async let first = server.post("api/render", slow)
+        try await Task.sleep(for: .milliseconds(500))
+        let refused = try await server.post("api/render", server.job("fractal", ["mandelbrot", "--size", "40x30"]))
+        #expect(refused.status == 503, "\(refused.text)")
+        #expect(refused.headers["retry-after"] == "1")
+        #expect(refused.error?.contains("busy") == true)
+        let timedOut = try await first
+        let seconds = Date().timeIntervalSince(started)
+        #expect(timedOut.status == 504, "\(timedOut.text)")
+        #expect(timedOut.error?.contains("--render-timeout") == true)
+        // The Swift path stopped taking rows: the answer came soon after the limit.
+        #expect(seconds < 15, "the timed-out render held on for \(seconds) s")
+        let after = try await server.post("api/render", server.job("fractal", ["mandelbrot", "--size", "40x30"]))
+        #expect(after.status == 200, "\(after.text)")
+    }
+}
+#endif
