@@ -31,6 +31,7 @@ every wait is bounded.
 import argparse
 import base64
 import json
+import math
 import os
 import queue
 import re
@@ -175,6 +176,7 @@ class PageTest:
         self.latency = {}
         self.expected_errors = 0
         self.problems = []
+        self.version = None
 
     # Page access
 
@@ -256,8 +258,9 @@ class PageTest:
         if key:
             chain.key_down(key)
         chain.move_to_element(el).click_and_hold()
-        for _ in range(steps):
-            chain.move_by_offset(dx // steps, dy // steps).pause(0.03)
+        for i in range(steps):
+            # The moves add up to (dx, dy) exactly.
+            chain.move_by_offset(dx * (i + 1) // steps - dx * i // steps, dy * (i + 1) // steps - dy * i // steps).pause(0.03)
         chain.release()
         if key:
             chain.key_up(key)
@@ -278,6 +281,54 @@ class PageTest:
         for f in fingers:
             f.create_pointer_up(button=0)
         builder.perform()
+
+    def shifted_match(self, before, after, shift):
+        """The share of pixels of `after` (base64 PNG) equal to `before`'s `shift` pixels to their left."""
+        return self.d.execute_async_script("""
+            const [a, b, shift, done] = arguments;
+            const load = async (b64) => {
+              const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+              const bitmap = await createImageBitmap(new Blob([bytes], {type: "image/png"}));
+              const c = document.createElement("canvas");
+              c.width = bitmap.width; c.height = bitmap.height;
+              const ctx = c.getContext("2d");
+              ctx.drawImage(bitmap, 0, 0);
+              return ctx.getImageData(0, 0, c.width, c.height);
+            };
+            Promise.all([load(a), load(b)]).then(([p, q]) => {
+              let same = 0, all = 0;
+              for (let y = 0; y < p.height; y++) for (let x = 0; x + shift < p.width; x++) {
+                const i = (y * p.width + x) * 4, j = (y * p.width + x + shift) * 4;
+                all++;
+                if (p.data[i] === q.data[j] && p.data[i + 1] === q.data[j + 1] && p.data[i + 2] === q.data[j + 2]) same++;
+              }
+              done(all ? same / all : 0);
+            }, (e) => done(-1));
+        """, before, after, shift)
+
+    def pan_moves_by_whole_pixels(self, label):
+        """A drag of a whole number of render pixels moves the picture by exactly that many."""
+        view = "fractal"
+        css_w = int(self.js("return parseInt(document.getElementById('canvas-fractal').style.width, 10)"))
+        width = int(self.js("return document.getElementById('canvas-fractal').width"))
+        step = css_w // math.gcd(width, css_w)
+        dx = step * max(1, 200 // step)
+        if dx > css_w // 2:
+            log(f"  fractal: {label}: no whole-pixel drag fits this window ({css_w} CSS pixels for {width}); skipped")
+            return
+        shift = dx * width // css_w
+        before = self.g("lastPNG('fractal')")
+        args0 = self.args(view)
+        n = self.current(view)
+        self.drag("canvas-fractal", dx, 0)
+        self.finished(view, n)
+        args1 = self.args(view)
+        im0 = args0[args0.index("--center") + 1].split(",")[1]
+        im1 = args1[args1.index("--center") + 1].split(",")[1]
+        self.check(float(im0) == float(im1), f"{label}: a level drag moved the centre's imaginary part: {im0} -> {im1}")
+        share = self.shifted_match(before, self.g("lastPNG('fractal')"), shift)
+        self.check(share >= 0.98, f"{label}: after a drag of {shift} pixels only {share:.1%} of the picture moved with it")
+        log(f"  fractal: {label}: a drag of {dx} CSS pixels moved the picture {shift} pixels ({share:.2%} of pixels equal)")
 
     def wheel(self, id_, dy):
         ActionChains(self.d).scroll_from_origin(ScrollOrigin.from_element(self.el(id_)), 0, dy).perform()
@@ -341,6 +392,7 @@ class PageTest:
         self.d.get(self.server.url + "#fractal=" + urllib.parse.quote("mandelbrot --size 320x200"))
         self.wait("the page to connect", lambda: self.has_hook() and self.g("ready"), 30)
         info = self.g("info")
+        self.version = info.get("version")
         log(f"  page connected: glint {info.get('version')}, server device {info.get('device')}")
         self.fractal()
         self.rtow()
@@ -407,6 +459,7 @@ class PageTest:
         fixed = self.args(view)
         self.check(fixed == FIXED_FRACTAL[:6] + ["600"] + FIXED_FRACTAL[6:], f"the page's view is not the link's: {fixed}")
         self.same_as_cli(view, "fractal", fixed, "fractal")
+        self.pan_moves_by_whole_pixels("at --zoom 600")
         self.latency["fractal"] = self.latencies(view, ids)
         previews = [h["latencyMs"] for h in self.g(f"history('{view}')") if h["id"] in ids and h["stage"] == "preview"]
         if previews:
@@ -423,9 +476,11 @@ class PageTest:
         centre = deeper[deeper.index("--center") + 1]
         self.check(len(centre) > 80, f"the deep centre lost digits: {centre}")
         self.same_as_cli(view, "fractal", deeper, "fractal-deep")
+        self.pan_moves_by_whole_pixels("at --zoom 1.5e40")
         self.latency["fractal_deep"] = {"final_ms": frame["latencyMs"], "server_wall_ms": frame["wallMs"], "zoom": z}
         kfr = self.wait("the .kfr location", lambda: self.g("location"), 30)
         self.check("Zoom" in kfr or "zoom" in kfr, f"the .kfr text has no zoom: {kfr!r}")
+        frame = (self.g("lastFrame") or {})[view]
         cli_box = self.el("fractal-cli").get_attribute("value")
         self.check(cli_box == frame["command"], f"the CLI box does not show the server's command: {cli_box!r} vs {frame['command']!r}")
         # The picture for the screenshot.
@@ -673,7 +728,8 @@ def main():
                 driver = start_browser()
                 test = PageTest(driver, server, glint, device, work, opts.out)
                 test.run()
-                results[device] = {"window": f"{WINDOW[0]}x{WINDOW[1]}", "browser": driver.capabilities.get("browserVersion"),
+                results[device] = {"glint": os.path.relpath(glint), "version": test.version,
+                                   "window": f"{WINDOW[0]}x{WINDOW[1]}", "browser": driver.capabilities.get("browserVersion"),
                                    "views": test.latency, "server_problems": test.problems}
                 log(f"  {device}: every check passed")
             except Failure as e:
