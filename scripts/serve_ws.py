@@ -1,0 +1,74 @@
+"""What the serve scripts share: a minimal WebSocket client (RFC 6455, stdlib only) and a PNG maker."""
+import base64, os, socket, struct, zlib
+
+
+def png(width, height):
+    """A small RGB PNG made here (stdlib only)."""
+    raw = b"".join(b"\0" + bytes((x * 7 + y * 3) & 255 for x in range(width) for _ in range(3)) for y in range(height))
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+class WebSocket:
+    """Just enough of RFC 6455 for a client: text out, text and binary in, pongs."""
+    def __init__(self, port):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=60)
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall((f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                           f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            head += self.sock.recv(1)
+        if b" 101 " not in head.split(b"\r\n")[0]:
+            raise RuntimeError(f"WebSocket upgrade refused: {head[:80]!r}")
+
+    def send(self, data, opcode=1):
+        if isinstance(data, str):
+            data = data.encode()
+        mask = os.urandom(4)
+        n = len(data)
+        head = bytes([0x80 | opcode]) + (bytes([0x80 | n]) if n < 126 else
+                                          bytes([0x80 | 126]) + struct.pack(">H", n) if n < 65536 else
+                                          bytes([0x80 | 127]) + struct.pack(">Q", n))
+        self.sock.sendall(head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data)))
+
+    def _read(self, n):
+        out = b""
+        while len(out) < n:
+            part = self.sock.recv(n - len(out))
+            if not part:
+                raise EOFError("the server closed the connection")
+            out += part
+        return out
+
+    def recv(self):
+        data, kind = b"", None
+        while True:
+            b0, b1 = self._read(2)
+            op, n = b0 & 0xF, b1 & 0x7F
+            if n == 126:
+                n = struct.unpack(">H", self._read(2))[0]
+            elif n == 127:
+                n = struct.unpack(">Q", self._read(8))[0]
+            payload = self._read(n)
+            if op == 9:
+                self.send(payload, opcode=10)
+                continue
+            if op == 10:
+                continue
+            if op == 8:
+                raise EOFError("closed")
+            if op:
+                kind = op
+            data += payload
+            if b0 & 0x80:
+                return data.decode() if kind == 1 else data
+
+    def close(self):
+        try:
+            self.send(b"", opcode=8)
+            self.sock.close()
+        except OSError:
+            pass

@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""Load test of `glint serve` on loopback: N concurrent clients send R requests in all (small
+fractal views at different centres, /api/info, uploads) while WebSocket clients pan a view,
+against a server with a small render gate, so that some requests are refused as busy.
+
+Passes when every answer is 200 or a deliberate 503 (JSON with an error line and Retry-After),
+the server's peak memory stays under the bound, and it still answers afterwards.
+
+Usage: scripts/test-serve-load.py [--glint PATH] [--clients 20] [--requests 500] [--device cpu]
+"""
+import argparse, http.client, json, os, random, subprocess, sys, threading, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from serve_ws import WebSocket, png  # noqa: E402
+
+
+def peak_rss_mib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--glint", default=os.environ.get("GLINT", ".build/debug/glint"))
+    ap.add_argument("--clients", type=int, default=20)
+    ap.add_argument("--requests", type=int, default=500)
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--max-rss-mib", type=float, default=1024.0)
+    ap.add_argument("--ws-clients", type=int, default=2)
+    a = ap.parse_args()
+    if not (1 <= a.clients <= 200 and 1 <= a.requests <= 100000):
+        sys.exit("--clients must be 1..200 and --requests 1..100000")
+
+    server = subprocess.Popen([a.glint, "serve", "--port", "0", "--device", a.device, "--max-renders", "2", "--queue", "4",
+                               "--render-timeout", "60"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    failures = []
+    try:
+        line = server.stdout.readline()
+        if "http://127.0.0.1:" not in line:
+            sys.exit(f"FAIL: glint serve printed no address: {line!r} {server.stderr.read()[:400]}")
+        port = int(line.split("http://127.0.0.1:")[1].split("/")[0])
+        print(f"server on port {port} (pid {server.pid}, device {a.device}); {a.clients} clients, {a.requests} requests")
+
+        counts, latencies, lock = {}, [], threading.Lock()
+        todo = list(range(a.requests))
+        upload = png(64, 48)
+
+        def one(k, conn):
+            kind = k % 10
+            if kind == 0:
+                conn.request("GET", "/api/info")
+            elif kind == 1:
+                conn.request("POST", "/api/upload", body=upload, headers={"Content-Type": "image/png"})
+            else:
+                x = -0.75 + random.uniform(-0.5, 0.5)
+                body = json.dumps({"workload": "fractal", "args": ["mandelbrot", "--size", "160x100", "--center", f"{x:.6f},0.1",
+                                                                     "--iterations", "200"]})
+                conn.request("POST", "/api/render", body=body, headers={"Content-Type": "application/json"})
+            r = conn.getresponse()
+            data = r.read()
+            return r.status, r.getheader("Content-Type") or "", r.getheader("Retry-After"), data
+
+        def client():
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+            while True:
+                with lock:
+                    if not todo:
+                        break
+                    k = todo.pop()
+                t = time.time()
+                try:
+                    status, ctype, retry, data = one(k, conn)
+                except (OSError, http.client.HTTPException) as e:
+                    with lock:
+                        failures.append(f"request {k}: {type(e).__name__}: {e}")
+                    conn.close()
+                    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+                    continue
+                with lock:
+                    latencies.append(time.time() - t)
+                    counts[status] = counts.get(status, 0) + 1
+                    if status == 503:
+                        doc = json.loads(data)
+                        if "busy" not in doc.get("error", "") or retry != "1" or ctype != "application/json":
+                            failures.append(f"request {k}: a 503 without its JSON line or Retry-After: {data[:120]!r}")
+                    elif status != 200:
+                        failures.append(f"request {k}: HTTP {status}: {data[:160]!r}")
+            conn.close()
+
+        ws_frames = [0]
+        stop = threading.Event()
+
+        def ws_client(n):
+            try:
+                ws = WebSocket(port)
+                i = 0
+                while not stop.is_set():
+                    i += 1
+                    ws.send(json.dumps({"type": "render", "id": i, "workload": "fractal", "preview": True,
+                                        "args": ["mandelbrot", "--size", "320x200", "--center", f"{-0.75 + 0.01 * i:.4f},0"]}))
+                    # Half the time the next view comes before this one is done (it cancels it).
+                    while True:
+                        m = ws.recv()
+                        if isinstance(m, bytes):
+                            with lock:
+                                ws_frames[0] += 1
+                            if i % 2:
+                                break
+                            continue
+                        doc = json.loads(m)
+                        if doc["type"] == "error" and doc.get("status") != 503:
+                            with lock:
+                                failures.append(f"websocket {n}: {doc}")
+                        if doc["type"] in ("done", "error") and doc.get("id") == i:
+                            break
+                ws.close()
+            except (OSError, EOFError, RuntimeError) as e:
+                with lock:
+                    failures.append(f"websocket {n}: {type(e).__name__}: {e}")
+
+        start = time.time()
+        threads = [threading.Thread(target=client) for _ in range(a.clients)]
+        sockets = [threading.Thread(target=ws_client, args=(n,)) for n in range(a.ws_clients)]
+        for t in threads + sockets:
+            t.start()
+        for t in threads:
+            t.join(timeout=600)
+        stop.set()
+        for t in sockets:
+            t.join(timeout=120)
+        wall = time.time() - start
+        if any(t.is_alive() for t in threads + sockets):
+            failures.append("a client did not finish within its time")
+
+        # Still answering afterwards: the page, the info, a render.
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        for method, path, body in [("GET", "/", None), ("GET", "/api/info", None),
+                                   ("POST", "/api/render", json.dumps({"workload": "fractal", "args": ["julia", "--size", "64x48"]}))]:
+            conn.request(method, path, body=body)
+            r = conn.getresponse()
+            r.read()
+            if r.status != 200:
+                failures.append(f"after the load: {method} {path} answered {r.status}")
+        rss = peak_rss_mib(server.pid)
+        if rss > a.max_rss_mib:
+            failures.append(f"peak memory {rss:.0f} MiB is over the bound of {a.max_rss_mib:.0f} MiB")
+        latencies.sort()
+        p = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))] * 1000 if latencies else 0
+        print(f"{sum(counts.values())} answers in {wall:.1f} s: " + ", ".join(f"{s}: {n}" for s, n in sorted(counts.items()))
+              + f"; latency median {p(0.5):.0f} ms, p95 {p(0.95):.0f} ms; websocket frames {ws_frames[0]}; peak RSS {rss:.0f} MiB")
+        if sum(counts.values()) != a.requests:
+            failures.append(f"{a.requests - sum(counts.values())} requests got no answer")
+    finally:
+        server.terminate()
+        try:
+            code = server.wait(timeout=20)
+            if code != 0:
+                failures.append(f"glint serve exited {code} on SIGTERM")
+        except subprocess.TimeoutExpired:
+            server.kill()
+            failures.append("glint serve did not stop within 20 s of SIGTERM")
+    if failures:
+        print("FAIL:\n  " + "\n  ".join(failures[:20]))
+        sys.exit(1)
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()
