@@ -8,7 +8,7 @@
 
 (() => {
 
-// MARK: Small helpers
+// MARK: Small functions
 
 const $ = (id) => document.getElementById(id);
 const now = () => performance.now();
@@ -1331,7 +1331,7 @@ const mistView = {
     if (!live) this.stopCamera();
   },
 
-  /** The camera, drawn at the session's size and sent as raw RGBA at most 15 times a second. */
+  /** The camera, drawn at the size the mist was started with and sent as raw RGBA at most 15 times a second. */
   async startCamera(size) {
     this.stopCamera();
     if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
@@ -1355,7 +1355,7 @@ const mistView = {
     const timer = setInterval(() => {
       if (!this.live || !conn.open || video.videoWidth === 0) return;
       if (conn.ws.bufferedAmount > size.w * size.h * 8) return;   // the server is behind: skip this one
-      // Cover the session's size with the camera picture, cropping the rest.
+      // Cover the frame size with the camera picture, cropping the rest.
       const s = Math.max(size.w / video.videoWidth, size.h / video.videoHeight);
       const w = video.videoWidth * s, h = video.videoHeight * s;
       ctx.drawImage(video, (size.w - w) / 2, (size.h - h) / 2, w, h);
