@@ -67,8 +67,16 @@ struct Rendered: Sendable {
     var kernelSeconds: Double
     var device: String
 
-    /// PNG for the wire: libpng's fast mode (a frame's wait matters more than its bytes).
-    func png() throws -> [UInt8] { try PNG.encode(image, alpha: false, compression: .fast) }
+    /// PNG for the wire: libpng's fast mode (a frame's wait matters more than its bytes), with
+    /// alpha when the picture has transparency (iso's corners), as the command line writes it.
+    func png() throws -> [UInt8] {
+        var opaque = true
+        image.pixels.withUnsafeBufferPointer { p in
+            var i = 3
+            while i < p.count { if p[i] != 255 { opaque = false; break }; i += 4 }
+        }
+        return try PNG.encode(image, alpha: !opaque, compression: .fast)
+    }
 }
 
 extension JSON {

@@ -302,7 +302,7 @@ final class ServeSession: Sendable {
         }
         var first = true
         var shown = 0
-        let start = Clock.now()
+        var start = Clock.now()
         while isCurrent(gen) {
             let t0 = Clock.now()
             let (wipes, gravity, camera) = state.withLock { s in
@@ -327,11 +327,12 @@ final class ServeSession: Sendable {
             let sharp = picture
             let image = try await context.gate.run(timeout: context.renderTimeout) { try await renderer.renderNext(camera: sharp) }
             shown += 1
+            if shown == 1 { start = Clock.now() }
             let elapsed = Clock.now() - start
             if isCurrent(gen) {
                 try sendFrame(Rendered(image: image, wallSeconds: Clock.now() - t0, kernelSeconds: 0, device: backend.label),
                               id: id, stage: "live", command: setup.cli, keep: false,
-                              extra: [("frame", .int(Int64(frame))), ("fps", .number(elapsed > 0 ? Double(shown) / elapsed : 0))])
+                              extra: [("frame", .int(Int64(frame))), ("fps", .number(elapsed > 0 ? Double(shown - 1) / elapsed : 0))])
             }
             try await pace(30, since: t0)
         }
@@ -342,19 +343,21 @@ final class ServeSession: Sendable {
         let pulse: PulseJob
         do { pulse = try command.makeJob() } catch { throw ServeError.from(error, preparing: true) }
         let backend = try context.backend(device, for: .pulse)
-        let start = Clock.now()
+        var start = Clock.now()
+        let origin = start
         var shown = 0
         while isCurrent(gen) {
             let t0 = Clock.now()
             // The oscillator's time: frame k of a sequence at the job's rate, wrapping within it.
-            let k = Int((t0 - start) * pulse.fps) % max(pulse.frames, 1)
+            let k = Int((t0 - origin) * pulse.fps) % max(pulse.frames, 1)
             let out = try await context.gate.run(timeout: context.renderTimeout) { try PulseRenderer.render(pulse, frame: k, on: backend) }
             shown += 1
+            if shown == 1 { start = Clock.now() }
             if isCurrent(gen) {
                 let elapsed = Clock.now() - start
                 try sendFrame(Rendered(image: out.image, wallSeconds: Clock.now() - t0, kernelSeconds: out.kernelSeconds, device: backend.label),
                               id: id, stage: "live", command: job.cli, keep: false,
-                              extra: [("frame", .int(Int64(k))), ("fps", .number(elapsed > 0 ? Double(shown) / elapsed : 0))])
+                              extra: [("frame", .int(Int64(k))), ("fps", .number(elapsed > 0 ? Double(shown - 1) / elapsed : 0))])
             }
             try await pace(30, since: t0)
         }
