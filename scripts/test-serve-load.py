@@ -153,6 +153,26 @@ def main():
               + f"; latency median {p(0.5):.0f} ms, p95 {p(0.95):.0f} ms; websocket frames {ws_frames[0]}; peak RSS {rss:.0f} MiB")
         if sum(counts.values()) != a.requests:
             failures.append(f"{a.requests - sum(counts.values())} requests got no answer")
+        # A page left open with a live view must not keep the server from stopping: SIGTERM
+        # closes its connection (a browser answers the close, as this client does) at once.
+        live = WebSocket(port)
+        live.send(json.dumps({"type": "pulse", "id": 1, "args": ["--size", "64x64"]}))
+        live.recv()
+
+        def answer_close():
+            try:
+                while True:
+                    live.recv()
+            except (OSError, EOFError):
+                live.close()
+        threading.Thread(target=answer_close, daemon=True).start()
+        stopping = time.time()
+        server.terminate()
+        try:
+            server.wait(timeout=5)
+            print(f"stopped {time.time() - stopping:.2f} s after SIGTERM with a live view open")
+        except subprocess.TimeoutExpired:
+            failures.append("glint serve did not stop within 5 s of SIGTERM while a page had a live view open")
     finally:
         server.terminate()
         try:

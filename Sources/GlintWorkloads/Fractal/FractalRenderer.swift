@@ -239,6 +239,8 @@ public enum FractalRenderer {
 
         var row = 0
         while row < h {
+            // A cancelled task (a view the server's client left) launches no more strips.
+            if Task.isCancelled { throw CancellationError() }
             let rows = min(stripRows, h - row)
             let sampleRows = Int32(rows * ss)
             let firstSampleRow = Int32((y0 + row) * ss)

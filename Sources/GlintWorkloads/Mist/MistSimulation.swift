@@ -79,9 +79,10 @@ public struct MistSimulation: Sendable {
 
     /// A finger stroke that arrives while the window runs: it applies from its `start` frame on,
     /// as if the job had listed it. Strokes that have ended are dropped (a live window gets
-    /// thousands).
+    /// thousands), and at most 256 stay (the oldest go first).
     public mutating func addWipe(_ wipe: MistWipe) {
         job.wipes.removeAll { $0.start + $0.points.count < wipe.start }
+        if job.wipes.count >= 256 { job.wipes.removeFirst(job.wipes.count - 255) }
         job.wipes.append(wipe)
     }
 

@@ -51,29 +51,72 @@ actor RenderGate {
         if waiting.isEmpty { running -= 1 } else { waiting.removeFirst().resume.resume() }
     }
 
-    /// Runs `body` in a slot, within `timeout` seconds: past it the body's task is cancelled
-    /// (the Swift path's loops stop taking rows, a ray-traced render stops after its pass), the
-    /// slot is held until the body has actually stopped, and the caller gets `ServeError.timeout`.
+    /// The renders running now, cancelled all at once when the server stops.
+    private var works: [UInt64: Task<Void, Never>] = [:]
+
+    /// Runs `body` in a slot, within `timeout` seconds. The answer comes at the deadline
+    /// (`ServeError.timeout`) or when the caller is cancelled (a client's new view), whatever the
+    /// body is doing; the body's task is cancelled then (the Swift path's loops stop taking
+    /// rows, a fractal on OpenCL launches no more strips, a ray-traced render stops after its
+    /// pass) and its slot is freed only when it has actually stopped, so the count of renders
+    /// at once stays true.
     func run<T: Sendable>(timeout: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         try await acquire()
-        defer { release() }
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            // On the render threads: the shared pool stays free to answer and to time out.
-            group.addTask { try await withTaskExecutorPreference(RenderThreads.shared) { try await body() } }
-            group.addTask {
-                try await Task.sleep(for: .seconds(timeout))
-                return nil
+        nextID &+= 1
+        let id = nextID
+        let outcome = Locked<CheckedContinuation<T, Error>?>(nil)
+        let early = Locked<Result<T, Error>?>(nil)
+        /// The first result wins; later ones are dropped.
+        @Sendable func finish(_ r: Result<T, Error>) {
+            let waiting: CheckedContinuation<T, Error>? = outcome.withLock { c in
+                defer { c = nil }
+                return c
             }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let value = first else {
-                group.cancelAll()
-                // Wait for the render to notice, so the slot really is free when we answer.
-                while (try? await group.next()) != nil {}
-                if Task.isCancelled { throw CancellationError() }
-                throw ServeError.timeout(timeout)
-            }
-            return value
+            if let waiting { waiting.resume(with: r) } else { early.withLock { if $0 == nil { $0 = r } } }
         }
+        let work = Task.detached {
+            do {
+                finish(.success(try await withTaskExecutorPreference(RenderThreads.shared) { try await body() }))
+            } catch {
+                finish(.failure(error))
+            }
+        }
+        let watch = Task.detached { [weak self] in
+            _ = await work.result
+            await self?.finished(id)
+        }
+        works[id] = work
+        _ = watch
+        let timer = Task.detached {
+            try? await Task.sleep(for: .seconds(timeout))
+            if !Task.isCancelled {
+                work.cancel()
+                finish(.failure(ServeError.timeout(timeout)))
+            }
+        }
+        defer { timer.cancel() }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (c: CheckedContinuation<T, Error>) in
+                if let r = early.withLock({ $0 }) { c.resume(with: r) } else {
+                    outcome.withLock { $0 = c }
+                    // A result may have come between the two looks.
+                    if let r = early.withLock({ $0 }) { finish(r) }
+                }
+            }
+        } onCancel: {
+            work.cancel()
+            finish(.failure(CancellationError()))
+        }
+    }
+
+    private func finished(_ id: UInt64) {
+        works[id] = nil
+        release()
+    }
+
+    /// Cancels every render (the server is stopping).
+    func cancelAll() {
+        for w in works.values { w.cancel() }
     }
 
     var load: (running: Int, waiting: Int) { (running, waiting.count) }

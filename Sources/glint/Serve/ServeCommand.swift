@@ -126,10 +126,28 @@ struct Serve: AsyncParsableCommand {
                 _ = text.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
             },
             logger: logger)
+        // On SIGINT or SIGTERM the server stops taking connections and waits for those open:
+        // the renders in flight are cancelled and every page's connection closed, so it ends
+        // at once; if something still holds on after 10 s, the folder goes and the process ends.
+        let watchers = [Int32(SIGINT), Int32(SIGTERM)].map { (sig: Int32) -> any DispatchSourceSignal in
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler {
+                for close in context.sessions.withLock({ Array($0.values) }) { close() }
+                Task { await context.gate.cancelAll() }
+                DispatchQueue.global().asyncAfter(deadline: .now() + 10) {
+                    removeTree(folder)
+                    FileHandle.standardError.write(Data("glint serve: stopped (connections still open after 10 s)\n".utf8))
+                    Glibc.exit(0)
+                }
+            }
+            source.resume()
+            return source
+        }
+        defer { for w in watchers { w.cancel() } }
         do {
             try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
         } catch {
-            throw GlintError("cannot serve on \(host):\(port): \(error)")
+            throw GlintError("cannot serve on \(host):\(port): \(String(describing: error).replacing(")) (", with: ": "))")
         }
         print("glint serve: stopped")
     }

@@ -16,6 +16,9 @@ final class ServeContext: Sendable {
     let folder: String
     let verbose: Bool
 
+    /// The open WebSocket connections: each one's way to close itself (the server is stopping).
+    let sessions = Locked<[Int: @Sendable () -> Void]>([:])
+
     init(device: String, slots: Int, queue: Int, renderTimeout: Double, maxPixels: Int, maxBody: Int, folder: String, verbose: Bool) throws {
         self.device = device
         gate = RenderGate(slots: slots, queueLimit: queue)

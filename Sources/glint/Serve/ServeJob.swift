@@ -126,6 +126,10 @@ struct ServeJob: @unchecked Sendable {
                     value = args[i]
                     i += 1
                 }
+                // A mist still over HTTP is the last of --frames frames: a few seconds' worth.
+                if name == "--frames", let n = Int(value), n > 600 {
+                    throw ServeError.bad("--frames: the server renders at most 600 mist frames for a still (got \(n)); a live view runs without end")
+                }
                 if name == "--scene" && !Self.scenes.contains(value) {
                     throw ServeError.bad("--scene: the server renders the built-in scenes \(Self.scenes.sorted().joined(separator: ", ")), got \(JSON.quotedForMessage(value))")
                 }

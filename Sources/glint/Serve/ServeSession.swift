@@ -28,8 +28,14 @@ final class ServeSession: Sendable {
         var current: Task<Void, Never>?
         var generation = 0
         var lastImage: Image8?
-        /// Frames queued for the writer and not yet sent: live views wait while there are two.
+        /// Frames queued for the writer and not yet sent: live views and passes wait while
+        /// there are two.
         var pendingFrames = 0
+        /// Bytes queued for the writer: past `maxQueued` (a client that does not read) messages
+        /// are dropped rather than kept.
+        var pendingBytes = 0
+        /// A mist view is running: only then are wipes and camera frames kept.
+        var mistRunning = false
         // Live mist input, taken by the frame loop.
         var wipes: [MistWipe] = []
         var gravity: SIMD2<Double>?
@@ -49,13 +55,23 @@ final class ServeSession: Sendable {
                 switch item {
                 case .text(let t):
                     try? await outbound.write(.text(t))
+                    state.withLock { $0.pendingBytes -= t.utf8.count }
                 case .frame(let meta, let png):
                     try? await outbound.write(.text(meta))
                     try? await outbound.write(.binary(ByteBuffer(bytes: png)))
-                    state.withLock { $0.pendingFrames -= 1 }
+                    state.withLock {
+                        $0.pendingFrames -= 1
+                        $0.pendingBytes -= meta.utf8.count + png.count
+                    }
                 }
             }
         }
+        // Stopping the server closes the connection ("going away"); the page may reconnect later.
+        context.sessions.withLock { $0[number] = { [self] in
+            stop()
+            Task { try? await outbound.close(.goingAway, reason: "the server is stopping") }
+        } }
+        defer { _ = context.sessions.withLock { $0.removeValue(forKey: number) } }
         do {
             for try await message in inbound.messages(maxSize: context.maxBody) {
                 switch message {
@@ -120,7 +136,12 @@ final class ServeSession: Sendable {
                     guard let v = r.doubleValue, v > 0, v <= 1 else { throw ServeError.bad("a wipe's \"radius\" is a number in (0, 1]") }
                     radius = v
                 }
-                state.withLock { $0.wipes.append(MistWipe(start: 0, points: xy, radius: radius)) }
+                state.withLock { s in
+                    // Kept only for a running mist, and at most 64 strokes a frame.
+                    guard s.mistRunning else { return }
+                    if s.wipes.count >= 64 { s.wipes.removeFirst() }
+                    s.wipes.append(MistWipe(start: 0, points: xy, radius: radius))
+                }
             case "gravity":
                 guard let x = doc["x"]?.doubleValue, let y = doc["y"]?.doubleValue, x.isFinite, y.isFinite,
                       abs(x) <= 1e6, abs(y) <= 1e6 else {
@@ -161,6 +182,7 @@ final class ServeSession: Sendable {
             s.gravity = nil
             s.cameraSize = nil
             s.camera = nil
+            s.mistRunning = false
             let gen = s.generation
             s.current = Task {
                 do {
@@ -179,6 +201,10 @@ final class ServeSession: Sendable {
             s.current?.cancel()
             s.current = nil
             s.generation += 1
+            s.mistRunning = false
+            s.wipes = []
+            s.cameraSize = nil
+            s.camera = nil
         }
     }
 
@@ -192,10 +218,10 @@ final class ServeSession: Sendable {
         if job.workload == "rtow" { return try await progressive(job, device: device, id: id, gen: gen) }
         if preview, let small = try job.preview(uploads: context.uploads, defaultSize: ImageSize(width: 1200, height: 800)) {
             let out = try await context.render(small, device: device)
-            if isCurrent(gen) { try sendFrame(out, id: id, stage: "preview", command: job.cli, keep: false) }
+            if isCurrent(gen) { try sendFrame(out, id: id, gen: gen, stage: "preview", command: job.cli, keep: false) }
         }
         let out = try await context.render(job, device: device)
-        if isCurrent(gen) { try sendFrame(out, id: id, stage: "final", command: job.cli, keep: true) }
+        if isCurrent(gen) { try sendFrame(out, id: id, gen: gen, stage: "final", command: job.cli, keep: true) }
     }
 
     /// The ray tracer pass by pass: the running image after each pass, then the final one.
@@ -207,12 +233,13 @@ final class ServeSession: Sendable {
         let progress = Locked<RTProgress?>(nil)
         let cli = job.cli
         var options = RTRenderer.Options(snapshotInterval: 0, snapshot: { [self] acc in
-            guard self.isCurrent(gen) else { return }
+            // A pass the page has not taken yet is not followed by another picture.
+            guard self.isCurrent(gen), self.state.withLock({ $0.pendingFrames < 2 }) else { return }
             let p = progress.withLock { $0 }
             let rate = p.map { $0.seconds > 0 ? Double($0.samplesTraced) / $0.seconds : 0 } ?? 0
             let image = acc.gammaImage()
             try self.sendFrame(Rendered(image: image, wallSeconds: p?.seconds ?? 0, kernelSeconds: 0, device: backend.label),
-                               id: id, stage: "pass", command: cli, keep: false,
+                               id: id, gen: gen, stage: "pass", command: cli, keep: false,
                                extra: [("spp", .int(Int64(acc.samplesPerPixel))), ("target_spp", .int(Int64(rt.samplesPerPixel))),
                                        ("samples_per_second", .number(rate))])
         }, shouldStop: { Task.isCancelled })
@@ -224,7 +251,7 @@ final class ServeSession: Sendable {
         guard isCurrent(gen), !result.stoppedEarly else { return }
         let rate = result.wallSeconds > 0 ? Double(result.samples) / result.wallSeconds : 0
         try sendFrame(Rendered(image: result.image, wallSeconds: result.wallSeconds, kernelSeconds: result.kernelSeconds, device: backend.label),
-                      id: id, stage: "final", command: cli, keep: true,
+                      id: id, gen: gen, stage: "final", command: cli, keep: true,
                       extra: [("spp", .int(Int64(result.samplesPerPixel))), ("target_spp", .int(Int64(rt.samplesPerPixel))),
                               ("samples_per_second", .number(rate))])
     }
@@ -255,8 +282,8 @@ final class ServeSession: Sendable {
             let s: (Int, Int)
             do { s = try parseSize(size, option: "size") } catch let e as ValidationError { throw ServeError.bad(e.message) }
             (width, height) = s
-            guard width * height <= context.maxPixels else {
-                throw ServeError.tooLarge("camera frames of \(size) are over the server's limit of \(context.maxPixels) pixels (--max-pixels)")
+            guard width * height <= context.maxPixels, width * height * 4 <= context.maxBody else {
+                throw ServeError.tooLarge("camera frames of \(size) are over the server's limits: \(context.maxPixels) pixels (--max-pixels), \(context.maxBody) bytes a message (--max-body)")
             }
             // The command reads a picture of the frames' size; the frames replace it.
             input = "\(context.folder)/camera-\(number).png"
@@ -295,7 +322,10 @@ final class ServeSession: Sendable {
 
     private func liveMist(_ setup: MistSetup, device: String?, id: JSON, gen: Int) async throws {
         let backend = try context.backend(device, for: .mist)
-        if setup.camera { state.withLock { $0.cameraSize = (setup.width, setup.height) } }
+        state.withLock { s in
+            if setup.camera { s.cameraSize = (setup.width, setup.height) }
+            s.mistRunning = true
+        }
         let renderer: MistRenderer
         do { renderer = try MistRenderer(job: setup.job, width: setup.width, height: setup.height, backend: backend) } catch {
             throw ServeError.from(error, preparing: true)
@@ -331,7 +361,7 @@ final class ServeSession: Sendable {
             let elapsed = Clock.now() - start
             if isCurrent(gen) {
                 try sendFrame(Rendered(image: image, wallSeconds: Clock.now() - t0, kernelSeconds: 0, device: backend.label),
-                              id: id, stage: "live", command: setup.cli, keep: false,
+                              id: id, gen: gen, stage: "live", command: setup.cli, keep: false,
                               extra: [("frame", .int(Int64(frame))), ("fps", .number(elapsed > 0 ? Double(shown - 1) / elapsed : 0))])
             }
             try await pace(30, since: t0)
@@ -356,7 +386,7 @@ final class ServeSession: Sendable {
             if isCurrent(gen) {
                 let elapsed = Clock.now() - start
                 try sendFrame(Rendered(image: out.image, wallSeconds: Clock.now() - t0, kernelSeconds: out.kernelSeconds, device: backend.label),
-                              id: id, stage: "live", command: job.cli, keep: false,
+                              id: id, gen: gen, stage: "live", command: job.cli, keep: false,
                               extra: [("frame", .int(Int64(k))), ("fps", .number(elapsed > 0 ? Double(shown - 1) / elapsed : 0))])
             }
             try await pace(30, since: t0)
@@ -365,24 +395,39 @@ final class ServeSession: Sendable {
 
     // MARK: Sending
 
-    private func send(_ doc: JSON) { outbox.yield(.text(doc.serialized(pretty: false))) }
+    /// Queued bytes past which messages are dropped (a client that sends but never reads).
+    private static let maxQueued = 64 << 20
+
+    private func send(_ doc: JSON) {
+        let text = doc.serialized(pretty: false)
+        state.withLock { s in
+            guard s.pendingBytes + text.utf8.count <= Self.maxQueued else { return }
+            s.pendingBytes += text.utf8.count
+            outbox.yield(.text(text))
+        }
+    }
 
     private func sendError(_ e: ServeError, id: JSON) {
         send(.object([("type", .string("error")), ("id", id), ("status", .int(Int64(e.status))), ("error", .string(e.message))]))
     }
 
-    private func sendFrame(_ out: Rendered, id: JSON, stage: String, command: String, keep: Bool,
+    private func sendFrame(_ out: Rendered, id: JSON, gen: Int?, stage: String, command: String, keep: Bool,
                            extra: [(String, JSON)] = []) throws {
         let png = try out.png()
         let meta = JSON.object([("type", .string("frame")), ("id", id), ("stage", .string(stage)),
                                 ("width", .int(Int64(out.image.width))), ("height", .int(Int64(out.image.height))),
                                 ("device", .string(out.device)), ("wall_ms", .number(out.wallSeconds * 1000)),
                                 ("kernel_ms", .number(out.kernelSeconds * 1000)), ("command", .string(command))] + extra)
+        let text = meta.serialized(pretty: false)
+        // The check and the queueing under one lock: once a new view has started, no frame of
+        // an older one goes out.
         state.withLock { s in
+            guard gen == nil || s.generation == gen, s.pendingBytes + text.utf8.count + png.count <= Self.maxQueued else { return }
             if keep { s.lastImage = out.image }
             s.pendingFrames += 1
+            s.pendingBytes += text.utf8.count + png.count
+            outbox.yield(.frame(text, png))
         }
-        outbox.yield(.frame(meta.serialized(pretty: false), png))
     }
 
     private var lastFile: String { "\(context.folder)/last-\(number).png" }
