@@ -77,6 +77,16 @@ function fallbackCopy(text) {
 
 const errors = [];
 
+/** Sends `view`'s request now, or once `gap` ms have passed since its last one (a gesture
+ *  sends many: the server gets at most one view per gap). */
+function throttledSend(view, gap, immediately) {
+  view.syncControls();
+  clearTimeout(view.sendTimer);
+  const wait = immediately ? 0 : Math.max(0, gap - (now() - view.lastSent));
+  if (wait === 0) view.sendNow();
+  else view.sendTimer = setTimeout(() => view.sendNow(), wait);
+}
+
 function notify(text, kind = "error") {
   if (kind === "error") errors.push(String(text));
   const box = $("messages");
@@ -792,13 +802,7 @@ const fractalView = {
   },
 
   /** Asks for the view now (`now`), or within a tenth of a second while a gesture goes on. */
-  send(immediately) {
-    this.syncControls();
-    clearTimeout(this.sendTimer);
-    const wait = immediately ? 0 : Math.max(0, 100 - (now() - this.lastSent));
-    if (wait === 0) this.sendNow();
-    else this.sendTimer = setTimeout(() => this.sendNow(), wait);
-  },
+  send(immediately) { throttledSend(this, 100, immediately); },
 
   sendNow() {
     this.lastSent = now();
@@ -1057,13 +1061,7 @@ const rtowView = {
     return a.concat(this.extra);
   },
 
-  send(immediately) {
-    this.syncControls();
-    clearTimeout(this.sendTimer);
-    const wait = immediately ? 0 : Math.max(0, 120 - (now() - this.lastSent));
-    if (wait === 0) this.sendNow();
-    else this.sendTimer = setTimeout(() => this.sendNow(), wait);
-  },
+  send(immediately) { throttledSend(this, 120, immediately); },
 
   sendNow() {
     this.lastSent = now();
