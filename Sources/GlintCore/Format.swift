@@ -43,6 +43,23 @@ public enum ProcessMemory {
     /// Resident set size now (VmRSS) in bytes, or nil where /proc cannot tell.
     public static func residentBytes() -> UInt64? { status("VmRSS:") }
 
+    /// Resident bytes of the mapped libraries whose path contains one of `names` (from
+    /// /proc/self/smaps); 0 where they are not loaded or the file cannot be read.
+    public static func libraryResidentBytes(_ names: [String]) -> UInt64 {
+        guard let text = try? FileIO.readText("/proc/self/smaps") else { return 0 }
+        var total: UInt64 = 0
+        var counting = false
+        for line in text.split(separator: "\n") {
+            if let first = line.first, first.isHexDigit, line.contains("-"), !line.hasSuffix(":") && !line.contains(" kB") {
+                counting = names.contains { line.contains($0) }
+            } else if counting, line.hasPrefix("Rss:") {
+                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+                if fields.count >= 2, let kb = UInt64(fields[1]) { total += kb * 1024 }
+            }
+        }
+        return total
+    }
+
     private static func status(_ key: String) -> UInt64? {
         guard let text = try? FileIO.readText("/proc/self/status") else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix(key) {

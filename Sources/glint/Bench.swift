@@ -135,7 +135,10 @@ struct Bench: AsyncParsableCommand {
             throw GlintError("no \(kind.rawValue) bench case matches --case \(caseFilters.joined(separator: ", --case "))")
         }
         var backends: [(name: String, backend: Backend)] = []
-        let swiftBase = ProcessMemory.residentBytes()  // before any OpenCL driver is loaded
+        // Before any OpenCL driver is loaded; without the web stack's libraries (BenchRunner.run).
+        let webStack = ProcessMemory.libraryResidentBytes(["libFoundation.so", "libFoundationEssentials.so",
+                                                          "libFoundationInternationalization.so", "lib_FoundationICU.so"])
+        let swiftBase = ProcessMemory.residentBytes().map { $0 > webStack ? $0 - webStack : 0 }
         let inventory = DeviceInventory.scan()
         let choice = try device.map { try DeviceChoice(parsing: $0) }
         if let choice, choice != .auto {

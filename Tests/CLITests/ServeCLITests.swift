@@ -222,7 +222,12 @@ final class ServerProcess: @unchecked Sendable {
         let slow = server.job("fractal", interior + ["--size", "40x\(rows)"])
         let started = Date()
         async let first = server.post("api/render", slow)
-        try await Task.sleep(for: .milliseconds(500))
+        // Until the slow render holds the one slot (on a busy machine the request may take a while).
+        for _ in 0..<300 {
+            let info = try await server.request("api/info")
+            if info.json?["load"]?["running"]?.intValue == 1 { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
         let refused = try await server.post("api/render", server.job("fractal", ["mandelbrot", "--size", "40x30"]))
         #expect(refused.status == 503, "\(refused.text)")
         #expect(refused.headers["retry-after"] == "1")

@@ -1,5 +1,5 @@
 #if Serve
-import Foundation
+import Glibc
 import GlintWorkloads
 
 /// Threads of their own for the server's renders. The Swift path's loops keep every thread they
@@ -8,30 +8,37 @@ import GlintWorkloads
 /// cancellation while it runs. Renders run with this executor as their preference (their child
 /// tasks, the per-core workers, inherit it), so the shared pool stays free for the server.
 final class RenderThreads: TaskExecutor, @unchecked Sendable {
-    private let condition = NSCondition()
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let ready = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var queue: [UnownedJob] = []
     private var head = 0
 
     init(count: Int) {
-        for k in 0..<max(1, count) {
-            let thread = Thread { [self] in work() }
-            thread.name = "glint-render-\(k)"
-            thread.start()
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(ready, nil)
+        for _ in 0..<max(1, count) {
+            var thread = pthread_t()
+            let box = Unmanaged.passRetained(self).toOpaque()
+            pthread_create(&thread, nil, { arg in
+                Unmanaged<RenderThreads>.fromOpaque(arg!).takeRetainedValue().work()
+                return nil
+            }, box)
+            pthread_detach(thread)
         }
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
         let unowned = UnownedJob(job)
-        condition.lock()
+        pthread_mutex_lock(mutex)
         queue.append(unowned)
-        condition.signal()
-        condition.unlock()
+        pthread_cond_signal(ready)
+        pthread_mutex_unlock(mutex)
     }
 
-    private func work() {
+    private func work() -> Never {
         while true {
-            condition.lock()
-            while head == queue.count { condition.wait() }
+            pthread_mutex_lock(mutex)
+            while head == queue.count { pthread_cond_wait(ready, mutex) }
             let job = queue[head]
             head += 1
             // Drop what was taken now and then, not on every job.
@@ -39,7 +46,7 @@ final class RenderThreads: TaskExecutor, @unchecked Sendable {
                 queue.removeFirst(head)
                 head = 0
             }
-            condition.unlock()
+            pthread_mutex_unlock(mutex)
             job.runSynchronously(on: asUnownedTaskExecutor())
         }
     }

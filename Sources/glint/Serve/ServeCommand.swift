@@ -1,6 +1,7 @@
 #if Serve
 import ArgumentParser
-import Foundation
+import Dispatch
+import Glibc
 import GlintCore
 import GlintKernels
 import GlintWorkloads
@@ -136,7 +137,8 @@ struct Serve: AsyncParsableCommand {
                 Task { await context.gate.cancelAll() }
                 DispatchQueue.global().asyncAfter(deadline: .now() + 10) {
                     removeTree(folder)
-                    FileHandle.standardError.write(Data("glint serve: stopped (connections still open after 10 s)\n".utf8))
+                    let text = Array("glint serve: stopped (connections still open after 10 s)\n".utf8)
+                    _ = text.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
                     Glibc.exit(0)
                 }
             }
@@ -153,9 +155,20 @@ struct Serve: AsyncParsableCommand {
     }
 }
 
-/// Removes a folder and what is in it (the server's own temporary folder only).
+/// Removes a folder and what is in it (the server's own temporary folder only; symbolic
+/// links are removed, never followed).
 func removeTree(_ path: String) {
-    try? FileManager.default.removeItem(atPath: path)
+    if let dir = opendir(path) {
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name == "." || name == ".." { continue }
+            let child = path + "/" + name
+            var info = stat()
+            if lstat(child, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR { removeTree(child) } else { unlink(child) }
+        }
+        closedir(dir)
+    }
+    rmdir(path)
 }
 
 /// Every error answered as JSON with one clear line; a request the router does not know is a 404.

@@ -1,5 +1,4 @@
 #if Serve
-import Foundation
 import GlintCore
 import GlintWorkloads
 
@@ -114,7 +113,56 @@ extension JSON {
     }
 }
 
+/// Base64 (RFC 4648, padded), written here: glint links no Foundation, whose libraries would
+/// add to every command's resident memory.
+enum Base64 {
+    static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    static func encode(_ bytes: [UInt8]) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity((bytes.count + 2) / 3 * 4)
+        var i = 0
+        while i < bytes.count {
+            let n = min(3, bytes.count - i)
+            let b0 = UInt32(bytes[i]), b1 = n > 1 ? UInt32(bytes[i + 1]) : 0, b2 = n > 2 ? UInt32(bytes[i + 2]) : 0
+            let v = b0 << 16 | b1 << 8 | b2
+            out.append(alphabet[Int(v >> 18 & 63)])
+            out.append(alphabet[Int(v >> 12 & 63)])
+            out.append(n > 1 ? alphabet[Int(v >> 6 & 63)] : UInt8(ascii: "="))
+            out.append(n > 2 ? alphabet[Int(v & 63)] : UInt8(ascii: "="))
+            i += 3
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// nil for text that is not padded base64.
+    static func decode(_ text: String) -> [UInt8]? {
+        var value = [Int](repeating: -1, count: 256)
+        for (k, c) in alphabet.enumerated() { value[Int(c)] = k }
+        let chars = Array(text.utf8)
+        guard chars.count % 4 == 0 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(chars.count / 4 * 3)
+        var i = 0
+        while i < chars.count {
+            let pad = (chars[i + 3] == UInt8(ascii: "=") ? 1 : 0) + (chars[i + 2] == UInt8(ascii: "=") ? 1 : 0)
+            var v = 0
+            for k in 0..<4 {
+                let c = chars[i + k]
+                let d = c == UInt8(ascii: "=") && k >= 4 - pad ? 0 : value[Int(c)]
+                guard d >= 0 else { return nil }
+                v = v << 6 | d
+            }
+            out.append(UInt8(v >> 16 & 255))
+            if pad < 2 { out.append(UInt8(v >> 8 & 255)) }
+            if pad < 1 { out.append(UInt8(v & 255)) }
+            i += 4
+        }
+        return out
+    }
+}
+
 extension Array where Element == UInt8 {
-    var base64: String { Data(self).base64EncodedString() }
+    var base64: String { Base64.encode(self) }
 }
 #endif

@@ -1,6 +1,6 @@
 #if Serve
 import ArgumentParser
-import Foundation
+import Glibc
 import GlintCore
 import GlintWorkloads
 

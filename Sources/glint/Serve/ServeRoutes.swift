@@ -1,5 +1,4 @@
 #if Serve
-import Foundation
 import GlintCL
 import GlintCore
 import GlintKernels
@@ -16,12 +15,12 @@ struct ServeRoutes: Sendable {
     static let files: [String: (bytes: [UInt8], type: String)] = {
         var out: [String: (bytes: [UInt8], type: String)] = [:]
         for (name, base64) in EmbeddedWeb.files {
-            guard let data = Data(base64Encoded: base64) else { continue }
+            guard let data = Base64.decode(base64) else { continue }
             let ext = name.split(separator: ".").last.map(String.init) ?? ""
             let type = ["html": "text/html; charset=utf-8", "js": "text/javascript; charset=utf-8",
                         "css": "text/css; charset=utf-8", "svg": "image/svg+xml", "png": "image/png",
                         "ico": "image/x-icon"][ext] ?? "application/octet-stream"
-            out[name] = ([UInt8](data), type)
+            out[name] = (data, type)
         }
         return out
     }()
@@ -32,7 +31,7 @@ struct ServeRoutes: Sendable {
             // Only the names compiled in: a name is looked up, never joined to a path.
             try Self.file(ctx.parameters.get("name") ?? "")
         }
-        router.get("/api/info") { _, _ in Self.json(info()) }
+        router.get("/api/info") { _, _ in Self.json(await info()) }
         router.post("/api/render") { request, _ in try await render(request) }
         router.post("/api/compare") { request, _ in try await compare(request) }
         router.post("/api/upload") { request, _ in try await upload(request) }
@@ -90,7 +89,7 @@ struct ServeRoutes: Sendable {
 
     // MARK: Routes
 
-    func info() -> JSON {
+    func info() async -> JSON {
         let inventory = DeviceInventory.scan()
         var devices: [JSON] = [.object([("id", .string("cpu")), ("name", .string("Swift CPU path")), ("type", .string("cpu"))])]
         for (i, d) in inventory.devices.enumerated() {
@@ -98,6 +97,7 @@ struct ServeRoutes: Sendable {
                                     ("type", .string((try? d.kind.rawValue) ?? "?"))]))
         }
         let auto = (try? context.backend(nil, for: .fractal))?.label ?? context.device
+        let load = await context.gate.load
         return .object([
             ("version", .string("\(GlintBuild.version) (\(GlintBuild.commit.prefix(12)))")),
             ("device", .string(context.device)), ("device_label", .string(auto)),
@@ -107,6 +107,7 @@ struct ServeRoutes: Sendable {
             ("limits", .object([("max_pixels", .int(Int64(context.maxPixels))), ("max_body", .int(Int64(context.maxBody))),
                                 ("max_renders", .int(Int64(context.gate.slots))), ("queue", .int(Int64(context.gate.queueLimit))),
                                 ("render_timeout_s", .number(context.renderTimeout))])),
+            ("load", .object([("running", .int(Int64(load.running))), ("waiting", .int(Int64(load.waiting)))])),
         ])
     }
 
