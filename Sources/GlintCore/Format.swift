@@ -43,6 +43,14 @@ public enum ProcessMemory {
     /// Resident set size now (VmRSS) in bytes, or nil where /proc cannot tell.
     public static func residentBytes() -> UInt64? { status("VmRSS:") }
 
+    /// The resident size without the pages of the Foundation libraries that `glint serve`'s web
+    /// stack links in (no job's memory; a glint built without the Serve trait has none).
+    public static func residentBytesWithoutWebStack() -> UInt64? {
+        let web = libraryResidentBytes(["libFoundation.so", "libFoundationEssentials.so",
+                                        "libFoundationInternationalization.so", "lib_FoundationICU.so"])
+        return residentBytes().map { $0 > web ? $0 - web : 0 }
+    }
+
     /// Resident bytes of the mapped libraries whose path contains one of `names` (from
     /// /proc/self/smaps); 0 where they are not loaded or the file cannot be read.
     public static func libraryResidentBytes(_ names: [String]) -> UInt64 {

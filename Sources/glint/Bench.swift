@@ -135,10 +135,8 @@ struct Bench: AsyncParsableCommand {
             throw GlintError("no \(kind.rawValue) bench case matches --case \(caseFilters.joined(separator: ", --case "))")
         }
         var backends: [(name: String, backend: Backend)] = []
-        // Before any OpenCL driver is loaded; without the web stack's libraries (BenchRunner.run).
-        let webStack = ProcessMemory.libraryResidentBytes(["libFoundation.so", "libFoundationEssentials.so",
-                                                          "libFoundationInternationalization.so", "lib_FoundationICU.so"])
-        let swiftBase = ProcessMemory.residentBytes().map { $0 > webStack ? $0 - webStack : 0 }
+        // Before any OpenCL driver is loaded; without the web stack's libraries (DESIGN: Memory).
+        let swiftBase = ProcessMemory.residentBytesWithoutWebStack()
         let inventory = DeviceInventory.scan()
         let choice = try device.map { try DeviceChoice(parsing: $0) }
         if let choice, choice != .auto {

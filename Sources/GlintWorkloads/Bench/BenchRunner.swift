@@ -124,12 +124,8 @@ public enum BenchRunner {
         let total = cases.count * (onlyAuto ? 1 : backends.count)
         var index = 0
         BenchScope.endCase()
-        // `glint serve`'s web stack brings Foundation's libraries (Hummingbird needs them) into
-        // every glint process built with it; their resident pages are no case's memory, and a
-        // glint built without the server has none: they are left out of every job peak.
-        let webStack = ProcessMemory.libraryResidentBytes(["libFoundation.so", "libFoundationEssentials.so",
-                                                          "libFoundationInternationalization.so", "lib_FoundationICU.so"])
-        let processBase = ProcessMemory.residentBytes().map { $0 > webStack ? $0 - webStack : 0 }
+        // Without the web stack's Foundation libraries: no case's memory (DESIGN: Memory).
+        let processBase = ProcessMemory.residentBytesWithoutWebStack()
         for c in cases {
             BenchScope.endCase()
             defer { BenchScope.endCase() }

@@ -156,27 +156,32 @@ struct ServeJob: @unchecked Sendable {
     /// parse at a time.
     static let parseLock = Locked(0)
 
+    /// The --size the page gave (the last one wins, as on the command line), and the other
+    /// arguments.
+    private func splitSize() -> (size: ImageSize?, rest: [String]) {
+        var size: ImageSize?
+        var rest: [String] = []
+        var i = 0
+        while i < args.count {
+            var text: String?
+            if args[i] == "--size", i + 1 < args.count { text = args[i + 1]; i += 1 }
+            else if args[i].hasPrefix("--size=") { text = String(args[i].dropFirst(7)) }
+            if let text {
+                if let s = try? parseSize(text, option: "--size") { size = ImageSize(width: s.0, height: s.1) }
+            } else {
+                rest.append(args[i])
+            }
+            i += 1
+        }
+        return (size, rest)
+    }
+
     /// The same job at a quarter of its size (at least 1 pixel a side), for a first look; nil
     /// for workloads without --size.
     func preview(uploads: Uploads, defaultSize: ImageSize) throws -> ServeJob? {
         guard Self.allowed[workload]?["--size"] != nil else { return nil }
-        var size = defaultSize
-        var rest: [String] = []
-        var i = 0
-        while i < args.count {
-            if args[i] == "--size", i + 1 < args.count, let s = try? parseSize(args[i + 1], option: "--size") {
-                size = ImageSize(width: s.0, height: s.1)
-                i += 2
-                continue
-            }
-            if args[i].hasPrefix("--size="), let s = try? parseSize(String(args[i].dropFirst(7)), option: "--size") {
-                size = ImageSize(width: s.0, height: s.1)
-                i += 1
-                continue
-            }
-            rest.append(args[i])
-            i += 1
-        }
+        let (given, rest) = splitSize()
+        let size = given ?? defaultSize
         guard size.width >= 8 && size.height >= 8 else { return nil }
         let small = "\(max(1, size.width / 4))x\(max(1, size.height / 4))"
         return try ServeJob(workload: workload, args: rest + ["--size", small], uploads: uploads)
@@ -184,13 +189,8 @@ struct ServeJob: @unchecked Sendable {
 
     /// The image size the job asks for (--size, or the workload's default), for the pixel limit.
     func requestedPixels() -> Int {
-        var size: (Int, Int)? = nil
-        for (k, a) in args.enumerated() {
-            if a == "--size", k + 1 < args.count { size = try? parseSize(args[k + 1], option: "--size") }
-            if a.hasPrefix("--size=") { size = try? parseSize(String(a.dropFirst(7)), option: "--size") }
-        }
-        let (w, h) = size ?? (workload == "pulse" ? (640, 360) : (1200, 800))
-        return w * h
+        let size = splitSize().size ?? (workload == "pulse" ? ImageSize(width: 640, height: 360) : ImageSize(width: 1200, height: 800))
+        return size.width * size.height
     }
 }
 
