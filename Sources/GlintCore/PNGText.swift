@@ -193,7 +193,7 @@ extension PNG {
         bytes[i..<(i + 4)].reduce(0) { $0 << 8 | UInt32($1) }
     }
 
-    private static func bytes32(_ v: UInt32) -> [UInt8] {
+    static func bytes32(_ v: UInt32) -> [UInt8] {
         [UInt8(v >> 24), UInt8(truncatingIfNeeded: v >> 16), UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v)]
     }
 

@@ -32,4 +32,24 @@ extension CLITests {
             #expect(!FileManager.default.fileExists(atPath: box.path("bad.png")))
         }
     }
+
+    @Test("--png-compression fast writes the same bytes on one thread and on many, on both backends")
+    func pngFastBytesDoNotDependOnThreads() throws {
+        try withSandbox { box in
+            // 300 rows: parts compressed at once (PNGFastWriter), however many workers take them.
+            for device in ["cpu", "opencl"] {
+                var files: [[UInt8]] = []
+                for threads in ["1", "2", "5"] {
+                    let r = try box.run(["fractal", "mandelbrot", "--size", "400x300", "--png-compression", "fast", "--device", device,
+                                         "-q", "-o", "t\(threads).png"], env: ["GLINT_THREADS": threads])
+                    #expect(r.status == 0, "\(r)")
+                    files.append(try box.bytes("t\(threads).png"))
+                }
+                #expect(files[0] == files[1] && files[1] == files[2], "\(device): the bytes changed with GLINT_THREADS")
+                let auto = try box.run(["fractal", "mandelbrot", "--size", "400x300", "--device", device, "-q", "-o", "auto.png"])
+                #expect(auto.status == 0, "\(auto)")
+                #expect(try PNG.decode(files[0], name: "t1.png") == PNG.decode(box.bytes("auto.png"), name: "auto.png"))
+            }
+        }
+    }
 }

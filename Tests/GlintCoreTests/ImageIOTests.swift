@@ -99,7 +99,7 @@ private func errorMessage<T>(_ body: () throws(GlintError) -> T) -> String? {
     #expect(try PNG.decode(png, name: "noise.png") == opaque)
 }
 
-/// Every compression mode stores the same pixels; fast trades size for time (libpng's fast mode:
+/// Every compression mode stores the same pixels; fast trades size for time (PNGFastWriter:
 /// no row filters, so a smooth gradient, which the default's filters turn into near-zeros, comes
 /// out larger); auto is fast from 4 megapixels on.
 @Test func pngCompressionModesStoreTheSamePixels() throws {
@@ -129,6 +129,56 @@ private func errorMessage<T>(_ body: () throws(GlintError) -> T) -> String? {
     }
     #expect(PNG.Compression.auto.isFast(pixels: 3840 * 2160) && !PNG.Compression.auto.isFast(pixels: 1920 * 1080))
     #expect(PNG.Compression.fast.isFast(pixels: 1) && !PNG.Compression.default.isFast(pixels: 1 << 30))
+}
+
+/// The fast writer compresses the rows in parts at once and joins them into one zlib stream:
+/// libpng decodes every size (one row, one part, many parts, parts larger than the writer's
+/// buffers, more than one IDAT chunk) to the pixels given, with the chunks libpng's writer
+/// gives an 8-bit image and the text chunks in front of the image data.
+@Test func pngFastWriterJoinsItsPartsIntoOneStream() throws {
+    func chunks(_ png: [UInt8]) -> [(type: String, data: [UInt8])] {
+        var out: [(String, [UInt8])] = []
+        var i = 8
+        while i + 12 <= png.count {
+            let n = png[i..<(i + 4)].reduce(0) { $0 << 8 | Int($1) }
+            out.append((String(decoding: png[(i + 4)..<(i + 8)], as: UTF8.self), Array(png[(i + 8)..<(i + 8 + n)])))
+            i += 12 + n
+        }
+        return out
+    }
+    let text = [PNG.TextEntry(keyword: "Comment", text: "parts")]
+    for (w, h, seed) in [(1, 1, 1), (5, 31, 2), (97, 200, 3), (700, 520, 4), (6000, 64, 5)] {
+        let image = noiseImage(width: w, height: h, seed: UInt64(seed))
+        for alpha in [true, false] {
+            let png = try PNG.encode(image, alpha: alpha, text: text, compression: .fast)
+            let back = try PNG.decode(png, name: "fast.png")
+            let expected = alpha ? image.pixels : image.pixels.enumerated().map { $0.offset % 4 == 3 ? 255 : $0.element }
+            #expect(back.pixels == expected, "\(w)x\(h), alpha \(alpha)")
+            let list = chunks(png)
+            let types = list.map(\.type).filter { $0 != "IDAT" }
+            #expect(types == ["IHDR", "sRGB", "tEXt", "IEND"], "\(types)")
+            #expect(list.firstIndex { $0.type == "IDAT" }! > list.firstIndex { $0.type == "tEXt" }!)
+            #expect(try PNG.text(in: png, name: "fast.png") == text)
+            if w == 6000 { #expect(list.filter { $0.type == "IDAT" }.count > 1, "a part over 1 MiB spans IDAT chunks") }
+        }
+    }
+    // A smooth picture of 200 rows is several parts: each part but the last ends in a sync
+    // flush, an empty stored block (00 00 FF FF) on a byte boundary.
+    let (w, h) = (300, 200)
+    var pixels = [UInt8](repeating: 255, count: w * h * 4)
+    for y in 0..<h { for x in 0..<w { pixels[(y * w + x) * 4] = UInt8(x * 255 / (w - 1)); pixels[(y * w + x) * 4 + 1] = UInt8(y) } }
+    let gradient = Image8(width: w, height: h, pixels: pixels)
+    let png = try PNG.encode(gradient, compression: .fast)
+    #expect(try PNG.decode(png, name: "gradient.png") == gradient)
+    let stream = chunks(png).filter { $0.type == "IDAT" }.flatMap(\.data)
+    #expect(Array(stream.prefix(2)) == [0x78, 0x01])
+    let flushes = (0..<(stream.count - 3)).filter { stream[$0] == 0 && stream[$0 + 1] == 0 && stream[$0 + 2] == 0xFF && stream[$0 + 3] == 0xFF }
+    #expect(flushes.count >= 1, "the rows were compressed as one part")
+    // zlib itself reads the joined stream to its end and checks its Adler-32.
+    var rows = [UInt8](repeating: 0, count: h * (1 + w * 4) + 1)
+    var size = UInt(rows.count)
+    let status = uncompress(&rows, &size, stream, UInt(stream.count))
+    #expect(status == Z_OK && Int(size) == h * (1 + w * 4), "zlib: \(status), \(size) bytes")
 }
 
 @Test func png16BitRoundTripIsExact() throws {

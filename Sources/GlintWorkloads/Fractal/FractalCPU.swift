@@ -242,6 +242,24 @@ enum FractalCPU {
         (0...Int(p.max_iter)).map { clamped(countColor(p, formula: formula, palette: palette, count: UInt32($0), mag2: 0)) }
     }
 
+    /// The palette as finished RGBA8 pixels, one per count: what `colorRow` writes for a pixel of
+    /// one sample with that count (its mean is the sample's colour: 0 + c and c / 1 are exact).
+    static func packedLUT(_ lut: [SIMD3<Float>]) -> [UInt32] {
+        lut.map { c in
+            UInt32(Color.to8Bit(c.x)) | UInt32(Color.to8Bit(c.y)) << 8 | UInt32(Color.to8Bit(c.z)) << 16 | 0xFF00_0000
+        }
+    }
+
+    /// `colorRow` for one sample per pixel from a palette table of `entries` (max_iter + 1, so
+    /// every count has one; the clamp only keeps a read inside the table): a table read per pixel.
+    static func colorRow(packed: UnsafeBufferPointer<UInt32>, counts: UnsafePointer<UInt32>, width w: Int,
+                         out: UnsafeMutablePointer<UInt8>) {
+        let out32 = UnsafeMutableRawPointer(out), table = packed.baseAddress!, last = UInt32(packed.count - 1)
+        for px in 0..<w {
+            out32.storeBytes(of: table[Int(min(counts[px], last))].littleEndian, toByteOffset: 4 * px, as: UInt32.self)
+        }
+    }
+
     /// fractal_color for one pixel row, from its ss sample rows; `outF32` (COLOR_F32) also gets
     /// each pixel's mean colour as floats, alpha 1.
     static func colorRow(_ p: GlintFractalParams, formula: FractalFormula, palette: Color.Palette, texture: Image8?,

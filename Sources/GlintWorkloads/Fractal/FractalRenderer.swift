@@ -72,17 +72,26 @@ public enum FractalRenderer {
         // `h` rows from `y0`: the whole image, or a shard's band.
         let band = try outputs.band(job.height)
         let y0 = band.lowerBound, h = band.count
-        let image = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: w * h * 4)
+        // The image is rendered straight into the array it is returned in (no copy of 4 bytes a
+        // pixel at the end): every byte is written below, and the array is neither copied nor
+        // changed while the workers write it.
+        var pixels = [UInt8](unsafeUninitializedCapacity: w * h * 4) { _, count in count = w * h * 4 }
+        let image = pixels.withUnsafeMutableBufferPointer { $0 }
         let wantCounts = outputs.counts && ss == 1
         let counts = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: wantCounts ? w * h : 1)
         let rowIterations = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: h)
         let colour = UnsafeMutableBufferPointer<Float>.allocate(capacity: outputs.colour ? w * h * 4 : 1)
-        defer { image.deallocate(); counts.deallocate(); rowIterations.deallocate(); colour.deallocate() }
+        defer { counts.deallocate(); rowIterations.deallocate(); colour.deallocate() }
         let out = SharedBuffer(image), countOut = SharedBuffer(counts), iterOut = SharedBuffer(rowIterations)
         let colourOut = outputs.colour ? SharedBuffer(colour) : nil
         let formula = job.formula, precision = job.precision, skip = job.skipInterior
         let palette = job.palette, texture = job.texture
         let lut = FractalCPU.usesLUT(p) ? FractalCPU.paletteLUT(p, formula: formula, palette: palette) : nil
+        // One sample per pixel from the palette table, no texture and no float colour: each
+        // pixel is its count's finished RGBA8 value.
+        let packed = lut != nil && ss == 1 && texture == nil && formula != .imageJulia && !outputs.colour
+            ? SharedBuffer<UInt32>(packedTable(FractalCPU.packedLUT(lut!))) : nil
+        defer { packed?.base.deallocate() }
 
         await CPUParallel.forEach(h, progress: progress.map { report in { @Sendable done in report(Double(done) / Double(h)) } }) { row in
             let py = y0 + row
@@ -114,9 +123,14 @@ public enum FractalRenderer {
                                          counts: sampleCounts + o, mags: mags + o)
                 }
             }
-            FractalCPU.colorRow(p, formula: formula, palette: palette, texture: texture, lut: lut,
-                                counts: sampleCounts, mags: mags, texels: texels.map { UnsafePointer($0) },
-                                out: out.base + row * w * 4, outF32: colourOut.map { $0.base + row * w * 4 })
+            if let packed {
+                FractalCPU.colorRow(packed: UnsafeBufferPointer(start: packed.base, count: packed.count), counts: sampleCounts,
+                                    width: w, out: out.base + row * w * 4)
+            } else {
+                FractalCPU.colorRow(p, formula: formula, palette: palette, texture: texture, lut: lut,
+                                    counts: sampleCounts, mags: mags, texels: texels.map { UnsafePointer($0) },
+                                    out: out.base + row * w * 4, outF32: colourOut.map { $0.base + row * w * 4 })
+            }
             if wantCounts {
                 for x in 0..<w { countOut[row * w + x] = sampleCounts[x] }
             }
@@ -126,11 +140,18 @@ public enum FractalRenderer {
                 iterOut[row] = total
             }
         }
-        return FractalResult(image: Image8(width: w, height: h, pixels: Array(image)),
+        return FractalResult(image: Image8(width: w, height: h, pixels: pixels),
                              colour: outputs.colour ? ImageF(width: w, height: h, pixels: Array(colour)) : nil,
                              counts: wantCounts ? Array(counts) : nil,
                              iterations: outputs.iterations ? rowIterations.reduce(0, &+) : nil,
                              kernelSeconds: 0, wallSeconds: 0)
+    }
+
+    /// A heap copy of `table` for worker tasks to read (the caller deallocates it).
+    static func packedTable(_ table: [UInt32]) -> UnsafeMutableBufferPointer<UInt32> {
+        let copy = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: table.count)
+        _ = copy.initialize(from: table)
+        return copy
     }
 
     /// The kernels' params and, for perturbation, the reference orbit of the centre (computed in
@@ -232,8 +253,11 @@ public enum FractalRenderer {
         let wantCounts = outputs.counts && ss == 1
         // The colour pass reads the counts; a fused render needs them only when asked for.
         let writeCounts: Int32 = !fused || wantCounts || outputs.iterations ? 1 : 0
-        var image = [UInt8](repeating: 0, count: device == nil ? w * h * 4 : 0)
-        var colour = [Float](repeating: 0, count: wantColour ? w * h * 4 : 0)
+        // Every strip's read-back fills its rows, so the arrays start uninitialised (no pass of
+        // zeros over 4 bytes a pixel first); a render that stops early throws and returns neither.
+        let imageCount = device == nil ? w * h * 4 : 0, colourCount = wantColour ? w * h * 4 : 0
+        var image = [UInt8](unsafeUninitializedCapacity: imageCount) { _, count in count = imageCount }
+        var colour = [Float](unsafeUninitializedCapacity: colourCount) { _, count in count = colourCount }
         var centreCounts: [UInt32] = wantCounts ? [UInt32](repeating: 0, count: w * h) : []
         var iterations: UInt64 = 0
 

@@ -69,7 +69,7 @@ struct Rendered: Sendable {
     var kernelSeconds: Double
     var device: String
 
-    /// PNG for the wire: libpng's fast mode (a frame's wait matters more than its bytes), with
+    /// PNG for the wire: `fast` compression (a frame's wait matters more than its bytes), with
     /// alpha when the picture has transparency (iso's corners), as the command line writes it.
     func png() throws -> [UInt8] {
         var opaque = true
