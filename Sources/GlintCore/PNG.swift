@@ -31,8 +31,8 @@ public enum PNG {
         /// No row filters and zlib's fastest level, the rows compressed in parts on every core
         /// at once (8-bit images: `PNGFastWriter`; 16-bit ones: libpng's fast mode, zlib level
         /// 3, on one core). Many times quicker than `default` on a 4K render; flat-coloured
-        /// images (fractals) come out about as small, photographic ones (ray tracing, blurred
-        /// pictures) about 30% larger.
+        /// images (fractals) come out about as small, ray-traced ones about 30% larger, smooth
+        /// ones (blurred pictures) 2 to 3 times larger.
         case fast
         /// libpng's defaults: zlib level 6 with an adaptive row filter per row. The smallest files.
         case `default`
