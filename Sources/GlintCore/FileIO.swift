@@ -159,6 +159,20 @@ public enum FileIO {
         }
     }
 
+    /// The names in a folder (not . and ..), sorted.
+    public static func folderEntries(_ dir: String) throws(GlintError) -> [String] {
+        guard let d = opendir(dir) else { throw GlintError("cannot read folder \(dir): \(errnoText())") }
+        defer { closedir(d) }
+        var names: [String] = []
+        while let entry = readdir(d) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
     public static func environment(_ name: String) -> String? {
         guard let v = getenv(name) else { return nil }
         return String(cString: v)

@@ -88,8 +88,12 @@ func reportingErrors(verbose: Bool, buildReport: Bool = true, _ body: () async t
     }
 }
 
-/// The --verbose report on program builds, per OpenCL context the command used.
+/// The --verbose report on program builds, per OpenCL context the command used (and when
+/// `auto` needed no OpenCL driver at all).
 func printBuildDiagnostics() {
+    if NoGPUMemo.decided, let path = NoGPUMemo.path {
+        print("device: auto chose the Swift path without loading an OpenCL driver: no GPU here, as \(path) remembers (glint devices scans them)")
+    }
     for cc in ComputeContext.opened {
         let s = cc.buildStats
         guard s.compiled + s.fromDiskCache > 0 || !s.cacheNotes.isEmpty else { continue }

@@ -159,18 +159,7 @@ func isRegularFile(_ path: String) -> Bool {
 }
 
 /// The names in a folder (not . and ..), sorted.
-func folderEntries(_ dir: String) throws -> [String] {
-    guard let d = opendir(dir) else { throw GlintError("cannot read folder \(dir): \(FileIO.errnoText())") }
-    defer { closedir(d) }
-    var names: [String] = []
-    while let entry = readdir(d) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-        }
-        if name != "." && name != ".." { names.append(name) }
-    }
-    return names.sorted()
-}
+func folderEntries(_ dir: String) throws -> [String] { try FileIO.folderEntries(dir) }
 
 /// The device a shard records: what decides its pixels. OpenCL: the device's name (not its index
 /// on this machine); the Swift path: its name alone (its thread count changes no pixel).

@@ -95,6 +95,53 @@ extension CLITests {
         }
     }
 
+    @Test("auto remembers a machine without a GPU: Swift-path kinds load no driver; new drivers are scanned again")
+    func autoRemembersNoGPU() throws {
+        try withSandbox { box in
+            let memo = box.cache.appendingPathComponent("no-opencl-gpu").path
+            try box.write("in.png", try PNG.encode(Image8(width: 24, height: 16, pixels: [UInt8](repeating: 128, count: 24 * 16 * 4))))
+            let blur = ["blur", "in.png", "--sigma", "3", "-o", "b.png", "-v"]
+            // The first auto job scans (PoCL only: no GPU) and leaves the memo.
+            let first = try box.run(blur)
+            #expect(first.status == 0 && first.stdout.contains("cpu (Swift"), "\(first)")
+            #expect(!first.stdout.contains("without loading an OpenCL driver"), "\(first)")
+            let text = try String(contentsOfFile: memo, encoding: .utf8)
+            #expect(text.hasPrefix("GLINT-NO-GPU 1\n") && text.split(separator: "\n").count == 3, "\(text)")
+            // The next one takes the memo's word.
+            let second = try box.run(blur)
+            #expect(second.status == 0 && second.stdout.contains("cpu (Swift"), "\(second)")
+            #expect(second.stdout.contains("without loading an OpenCL driver") && second.stdout.contains(memo), "\(second)")
+            // A kind that runs on the OpenCL CPU device still opens it.
+            if AutoChoice.prefersOpenCLCPU(.fractal) {
+                let fractal = try box.run(["fractal", "mandelbrot", "--size", "32x32", "-o", "f.png", "-v"])
+                #expect(fractal.status == 0 && fractal.stdout.contains("opencl ("), "\(fractal)")
+            }
+            // Another driver set (a GPU: Oclgrind's simulator) changes the fingerprint: the memo
+            // is not taken and auto finds the GPU.
+            let library = "/usr/lib/oclgrind/liboclgrind-rt-icd.so"
+            #expect(FileManager.default.fileExists(atPath: library), "install Debian's oclgrind package")
+            let vendors = box.path("oclgrind-vendors")
+            try FileManager.default.createDirectory(atPath: vendors, withIntermediateDirectories: true)
+            try Data((library + "\n").utf8).write(to: URL(fileURLWithPath: vendors + "/oclgrind.icd"))
+            let gpu = try box.run(blur, env: ["OCL_ICD_VENDORS": vendors], timeout: 600)
+            #expect(gpu.status == 0 && gpu.stdout.contains("Oclgrind"), "\(gpu)")
+            #expect(!gpu.stdout.contains("without loading an OpenCL driver"), "\(gpu)")
+            // A memo that is not whole, or past its age, is not taken.
+            for stale in ["GLINT-NO-GPU 1\n", text.split(separator: "\n")[0...1].joined(separator: "\n") + "\n1\n"] {
+                try stale.write(toFile: memo, atomically: true, encoding: .utf8)
+                let r = try box.run(blur)
+                #expect(r.status == 0 && !r.stdout.contains("without loading an OpenCL driver"), "\(stale): \(r)")
+            }
+            // With the program cache off there is no memo either.
+            try? FileManager.default.removeItem(atPath: memo)
+            for _ in 0..<2 {
+                let off = try box.run(blur, env: ["GLINT_KERNEL_CACHE": "off"])
+                #expect(off.status == 0 && !off.stdout.contains("without loading an OpenCL driver"), "\(off)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: memo))
+        }
+    }
+
     // GLINT_DEVICE.
     @Test("GLINT_DEVICE=cpu picks the CPU path")
     func glintDeviceEnvironment() throws {

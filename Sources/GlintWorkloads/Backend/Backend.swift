@@ -121,6 +121,8 @@ extension Backend {
     /// decides `auto` on machines without a GPU.
     public static func resolve(_ choice: DeviceChoice, for kind: AutoKind) throws -> Backend {
         if choice == .cpu { return .cpu }
+        // auto for a kind the Swift path runs, on a machine known to have no GPU: no driver loaded.
+        if choice == .auto && !AutoChoice.prefersOpenCLCPU(kind) && NoGPUMemo.answersAuto() { return .cpu }
         let inventory = DeviceInventory.scan()
         let kinds = inventory.devices.map { (try? $0.kind) ?? .other }
         func open(_ device: Device) throws -> Backend { .opencl(try ComputeContext.shared(for: device)) }
@@ -129,6 +131,7 @@ extension Backend {
             return .cpu
         case .auto:
             if let i = kinds.firstIndex(of: .gpu) { return try open(inventory.devices[i]) }
+            NoGPUMemo.remember()
             if AutoChoice.prefersOpenCLCPU(kind), let i = kinds.firstIndex(of: .cpu) { return try open(inventory.devices[i]) }
             return .cpu
         case .gpu:
