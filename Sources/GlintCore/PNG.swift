@@ -230,10 +230,11 @@ public enum PNG {
                                 context: String) throws(GlintError) -> [UInt8] {
         try checkSize(image.width, image.height, context)
         if (compression ?? PNG.compression).isFast(pixels: image.width * image.height) {
-            let png = try image.pixels.withUnsafeBufferPointer { (p) throws(GlintError) in
-                try PNGFastWriter.encode(width: image.width, height: image.height, rgba: p, alpha: alpha, context: context)
+            let chunks = try textChunks(text, context: context)
+            return try image.pixels.withUnsafeBufferPointer { (p) throws(GlintError) in
+                try PNGFastWriter.encode(width: image.width, height: image.height, rgba: p, alpha: alpha, textChunks: chunks,
+                                         context: context)
             }
-            return try addingText(text, to: png, context: context)
         }
         let png = alpha ? try compress(image.width, image.height, Format.rgba, image.pixels, compression, context)
                         : try compress(image.width, image.height, Format.rgb, dropAlpha(image.pixels), compression, context)

@@ -16,20 +16,23 @@ import Glibc
 /// starts with an empty window, which costs a few hundred bytes per part.
 ///
 /// The chunks are those libpng's simplified writer gives an 8-bit image (IHDR, sRGB, IDAT,
-/// IEND), so a file differs from libpng's `fast` mode only in its compressed bytes; every
-/// reader decodes the same pixels. The tests decode what this writes with libpng.
+/// IEND), with the text chunks before the image data, so a file differs from libpng's own fast
+/// mode only in its compressed bytes; every reader decodes the same pixels. The tests decode
+/// what this writes with libpng. The parts depend on the height alone, so with the same zlib a
+/// file's bytes are the same on any machine and with any number of threads.
 enum PNGFastWriter {
     /// zlib level 1 (its fastest matching), as the header's FLEVEL 0 says.
     static let level: Int32 = 1
 
     /// At most this many parts, each of at least `minimumRowsPerPart` rows (fewer rows: one
-    /// part). The parts depend on the image's height only, never on the machine, so a file's
-    /// bytes are the same wherever it is written (a merged render equals the single one).
+    /// part). The parts depend on the image's height only, never on the machine (a merged
+    /// render's file equals the single render's).
     static let maximumParts = 16
     static let minimumRowsPerPart = 64
 
-    /// An 8-bit PNG of `rgba` (width * height * 4 bytes): RGBA, or RGB without the fourth byte.
-    static func encode(width: Int, height: Int, rgba: UnsafeBufferPointer<UInt8>, alpha: Bool,
+    /// An 8-bit PNG of `rgba` (width * height * 4 bytes): RGBA, or RGB without the fourth byte;
+    /// `textChunks` (whole chunks) go in front of the image data.
+    static func encode(width: Int, height: Int, rgba: UnsafeBufferPointer<UInt8>, alpha: Bool, textChunks: [UInt8] = [],
                        context: String) throws(GlintError) -> [UInt8] {
         precondition(rgba.count == width * height * 4, "PNGFastWriter: need \(width * height * 4) bytes, got \(rgba.count)")
         let channels = alpha ? 4 : 3
@@ -63,26 +66,27 @@ enum PNGFastWriter {
             compressed.append(part.bytes)
             results.clear(k)
         }
+        // The stream's end: the Adler-32 behind the last part (its header is in the first).
+        compressed[parts - 1] += PNG.bytes32(UInt32(truncatingIfNeeded: adler))
 
         var png = PNG.signature
-        png.reserveCapacity(64 + compressed.reduce(0) { $0 + $1.count } + 12 * (parts + 2))
+        png.reserveCapacity(64 + textChunks.count + compressed.reduce(0) { $0 + $1.count } + 12 * (parts + 4))
         var ihdr = PNG.bytes32(UInt32(width)) + PNG.bytes32(UInt32(height))
         ihdr += [8, alpha ? 6 : 2, 0, 0, 0]  // depth 8, RGB(A), deflate, adaptive filtering, no interlace
         appendChunk("IHDR", ihdr, to: &png)
         appendChunk("sRGB", [0], to: &png)  // perceptual intent, as libpng writes for 8-bit images
-        // The stream in IDAT chunks of at most 1 MiB (readers take any split): the zlib header
-        // (deflate, 32 KiB window, FLEVEL 0 for the fastest level, FCHECK) in front of the
-        // first part, the Adler-32 behind the last.
-        compressed[0].insert(contentsOf: [0x78, 0x01], at: 0)
-        compressed[parts - 1] += PNG.bytes32(UInt32(truncatingIfNeeded: adler))
+        png += textChunks
+        // The stream in IDAT chunks of at most 1 MiB (readers take any split), each part's bytes
+        // let go once copied.
         let chunk = 1 << 20
-        for bytes in compressed {
+        for k in 0..<parts {
             var offset = 0
-            while offset < bytes.count {
-                let end = min(bytes.count, offset + chunk)
-                appendChunk("IDAT", bytes[offset..<end], to: &png)
+            while offset < compressed[k].count {
+                let end = min(compressed[k].count, offset + chunk)
+                appendChunk("IDAT", compressed[k][offset..<end], to: &png)
                 offset = end
             }
+            compressed[k] = []
         }
         appendChunk("IEND", [], to: &png)
         return png
@@ -119,7 +123,9 @@ enum PNGFastWriter {
         let scratchSize = 1 << 17
         let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: scratchSize)
         defer { scratch.deallocate() }
-        var out: [UInt8] = []
+        // The first part starts the zlib stream: its header (deflate, 32 KiB window; FLEVEL 0,
+        // the fastest level; FCHECK).
+        var out: [UInt8] = rows.lowerBound == 0 ? [0x78, 0x01] : []
         var adler = adler32(0, nil, 0)
 
         // deflate with `flush` until it leaves room in the scratch buffer: all input taken and,

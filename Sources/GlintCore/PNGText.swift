@@ -134,6 +134,22 @@ extension PNG {
 
     static func addingText(_ entries: [TextEntry], to png: [UInt8], context: String) throws(GlintError) -> [UInt8] {
         guard !entries.isEmpty else { return png }
+        let chunks = try textChunks(entries, context: context)
+        // Before the first IDAT: the place every reader looks, and ahead of the image data.
+        guard png.count >= 33, png[0..<8].elementsEqual(signature) else { throw GlintError("\(context): not a PNG") }
+        var offset = 8
+        while offset + 8 <= png.count {
+            let type = Array(png[(offset + 4)..<(offset + 8)])
+            if type == Array("IDAT".utf8) || type == Array("IEND".utf8) {
+                return Array(png[..<offset]) + chunks + Array(png[offset...])
+            }
+            offset += 12 + Int(be32(png, offset))
+        }
+        throw GlintError("\(context): the PNG has no IDAT chunk")
+    }
+
+    /// The tEXt chunks of `entries`, in order, each checked (keyword, Latin-1, size).
+    static func textChunks(_ entries: [TextEntry], context: String) throws(GlintError) -> [UInt8] {
         var chunks: [UInt8] = []
         for entry in entries {
             guard validKeyword(entry.keyword) else {
@@ -149,17 +165,7 @@ extension PNG {
             let body = Array("tEXt".utf8) + data
             chunks += bytes32(UInt32(data.count)) + body + bytes32(crc32(body))
         }
-        // Before the first IDAT: the place every reader looks, and ahead of the image data.
-        guard png.count >= 33, png[0..<8].elementsEqual(signature) else { throw GlintError("\(context): not a PNG") }
-        var offset = 8
-        while offset + 8 <= png.count {
-            let type = Array(png[(offset + 4)..<(offset + 8)])
-            if type == Array("IDAT".utf8) || type == Array("IEND".utf8) {
-                return Array(png[..<offset]) + chunks + Array(png[offset...])
-            }
-            offset += 12 + Int(be32(png, offset))
-        }
-        throw GlintError("\(context): the PNG has no IDAT chunk")
+        return chunks
     }
 
     /// PNG keywords: 1 to 79 characters of Latin-1 32...126 or 161...255, with no leading,

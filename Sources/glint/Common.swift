@@ -24,7 +24,7 @@ struct DeviceOptions: ParsableArguments {
 struct PNGOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
         "PNG compression: auto, fast or default (default: auto).",
-        discussion: "fast: no row filters and zlib's fastest level, the rows compressed in parts on every core at once (8-bit images; 16-bit ones use libpng's fast mode, level 3); default: libpng's own, the smallest files (level 6, a filter chosen per row); auto is fast from 4 megapixels on (a whole 4K fractal render: 77 ms instead of 294 ms on two cores) and default below. The pixels are the same in every mode, and so are a file's bytes on any machine."),
+        discussion: "fast: no row filters and zlib's fastest level, the rows compressed in parts on every core at once (8-bit images; 16-bit ones use libpng's fast mode, level 3); default: libpng's own, the smallest files (level 6, a filter chosen per row); auto is fast from 4 megapixels on (a whole 4K fractal render: 77 ms instead of 294 ms on two cores) and default below. The pixels are the same in every mode; with the same zlib, a file's bytes are the same on any machine."),
         transform: choice("--png-compression", PNG.Compression.allCases, name: { $0.rawValue }))
     var pngCompression = PNG.Compression.auto
 
@@ -92,7 +92,7 @@ func reportingErrors(verbose: Bool, buildReport: Bool = true, _ body: () async t
 /// `auto` needed no OpenCL driver at all).
 func printBuildDiagnostics() {
     if NoGPUMemo.decided, let path = NoGPUMemo.path {
-        print("device: auto chose the Swift path without loading an OpenCL driver: no GPU here, as \(path) remembers (glint devices scans them)")
+        print("device: auto chose the Swift path without loading an OpenCL driver: no GPU here, as \(path) remembers (glint devices scans again; a GPU it finds removes the memo)")
     }
     for cc in ComputeContext.opened {
         let s = cc.buildStats

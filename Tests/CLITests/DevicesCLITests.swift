@@ -95,50 +95,62 @@ extension CLITests {
         }
     }
 
-    @Test("auto remembers a machine without a GPU: Swift-path kinds load no driver; new drivers are scanned again")
+    @Test("auto remembers a machine without a GPU: Swift-path kinds load no driver; a new driver is scanned again")
     func autoRemembersNoGPU() throws {
         try withSandbox { box in
             let memo = box.cache.appendingPathComponent("no-opencl-gpu").path
+            func memoExists() -> Bool { FileManager.default.fileExists(atPath: memo) }
             try box.write("in.png", try PNG.encode(Image8(width: 24, height: 16, pixels: [UInt8](repeating: 128, count: 24 * 16 * 4))))
+            // A vendors folder of this test's own, holding PoCL alone (whatever else this machine has).
+            let vendors = box.path("vendors")
+            try FileManager.default.createDirectory(atPath: vendors, withIntermediateDirectories: true)
+            let pocl = try String(contentsOfFile: "/etc/OpenCL/vendors/pocl.icd", encoding: .utf8)
+            try pocl.write(toFile: vendors + "/pocl.icd", atomically: true, encoding: .utf8)
+            let env: [String: String?] = ["OCL_ICD_VENDORS": vendors]
             let blur = ["blur", "in.png", "--sigma", "3", "-o", "b.png", "-v"]
-            // The first auto job scans (PoCL only: no GPU) and leaves the memo.
-            let first = try box.run(blur)
-            #expect(first.status == 0 && first.stdout.contains("cpu (Swift"), "\(first)")
-            #expect(!first.stdout.contains("without loading an OpenCL driver"), "\(first)")
+            let decided = "without loading an OpenCL driver"
+            // The first auto job scans (PoCL: no GPU) and leaves the memo.
+            let first = try box.run(blur, env: env)
+            #expect(first.status == 0 && first.stdout.contains("cpu (Swift") && !first.stdout.contains(decided), "\(first)")
             let text = try String(contentsOfFile: memo, encoding: .utf8)
             #expect(text.hasPrefix("GLINT-NO-GPU 1\n") && text.split(separator: "\n").count == 3, "\(text)")
             // The next one takes the memo's word.
-            let second = try box.run(blur)
+            let second = try box.run(blur, env: env)
             #expect(second.status == 0 && second.stdout.contains("cpu (Swift"), "\(second)")
-            #expect(second.stdout.contains("without loading an OpenCL driver") && second.stdout.contains(memo), "\(second)")
+            #expect(second.stdout.contains(decided) && second.stdout.contains(memo), "\(second)")
             // A kind that runs on the OpenCL CPU device still opens it.
             if AutoChoice.prefersOpenCLCPU(.fractal) {
-                let fractal = try box.run(["fractal", "mandelbrot", "--size", "32x32", "-o", "f.png", "-v"])
-                #expect(fractal.status == 0 && fractal.stdout.contains("opencl ("), "\(fractal)")
+                let fractal = try box.run(["fractal", "mandelbrot", "--size", "32x32", "-o", "f.png", "-v"], env: env)
+                #expect(fractal.status == 0 && fractal.stdout.contains("opencl (") && !fractal.stdout.contains(decided), "\(fractal)")
             }
-            // Another driver set (a GPU: Oclgrind's simulator) changes the fingerprint: the memo
-            // is not taken and auto finds the GPU.
+            // A GPU driver added to the same folder (Oclgrind's simulated GPU) changes the
+            // fingerprint: the memo is not taken, auto finds the GPU, and the scan removes the memo.
             let library = "/usr/lib/oclgrind/liboclgrind-rt-icd.so"
             #expect(FileManager.default.fileExists(atPath: library), "install Debian's oclgrind package")
-            let vendors = box.path("oclgrind-vendors")
-            try FileManager.default.createDirectory(atPath: vendors, withIntermediateDirectories: true)
-            try Data((library + "\n").utf8).write(to: URL(fileURLWithPath: vendors + "/oclgrind.icd"))
-            let gpu = try box.run(blur, env: ["OCL_ICD_VENDORS": vendors], timeout: 600)
-            #expect(gpu.status == 0 && gpu.stdout.contains("Oclgrind"), "\(gpu)")
-            #expect(!gpu.stdout.contains("without loading an OpenCL driver"), "\(gpu)")
+            try (library + "\n").write(toFile: vendors + "/oclgrind.icd", atomically: true, encoding: .utf8)
+            let gpu = try box.run(blur, env: env, timeout: 600)
+            #expect(gpu.status == 0 && gpu.stdout.contains("Oclgrind") && !gpu.stdout.contains(decided), "\(gpu)")
+            #expect(!memoExists(), "a scan that found a GPU left the memo")
+            // Without it again, the next scan writes a new memo.
+            try FileManager.default.removeItem(atPath: vendors + "/oclgrind.icd")
+            #expect(try box.run(blur, env: env).status == 0)
+            let again = try String(contentsOfFile: memo, encoding: .utf8)
+            #expect(again.split(separator: "\n").first == "GLINT-NO-GPU 1")
             // A memo that is not whole, or past its age, is not taken.
-            for stale in ["GLINT-NO-GPU 1\n", text.split(separator: "\n")[0...1].joined(separator: "\n") + "\n1\n"] {
+            for stale in ["GLINT-NO-GPU 1\n", again.split(separator: "\n")[0...1].joined(separator: "\n") + "\n1\n"] {
                 try stale.write(toFile: memo, atomically: true, encoding: .utf8)
-                let r = try box.run(blur)
-                #expect(r.status == 0 && !r.stdout.contains("without loading an OpenCL driver"), "\(stale): \(r)")
+                let r = try box.run(blur, env: env)
+                #expect(r.status == 0 && !r.stdout.contains(decided), "\(stale): \(r)")
             }
             // With the program cache off there is no memo either.
             try? FileManager.default.removeItem(atPath: memo)
             for _ in 0..<2 {
-                let off = try box.run(blur, env: ["GLINT_KERNEL_CACHE": "off"])
-                #expect(off.status == 0 && !off.stdout.contains("without loading an OpenCL driver"), "\(off)")
+                var off = env
+                off["GLINT_KERNEL_CACHE"] = "off"
+                let r = try box.run(blur, env: off)
+                #expect(r.status == 0 && !r.stdout.contains(decided), "\(r)")
             }
-            #expect(!FileManager.default.fileExists(atPath: memo))
+            #expect(!memoExists())
         }
     }
 

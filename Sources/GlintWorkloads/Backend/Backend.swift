@@ -92,7 +92,18 @@ public struct DeviceInventory: Sendable {
     /// race (concurrent first use crashed inside the loader), and a Swift global initialiser runs once.
     public static func scan() -> DeviceInventory { discovered }
 
-    private static let discovered: DeviceInventory = discover()
+    /// Whether this process has scanned (or is scanning) its OpenCL devices.
+    public static var hasScanned: Bool { scanStarted.withLock { $0 } }
+    private static let scanStarted = Locked(false)
+
+    private static let discovered: DeviceInventory = {
+        scanStarted.withLock { $0 = true }
+        // The fingerprint is read before the scan and before DriverSetup changes the environment.
+        let fingerprint = NoGPUMemo.fingerprint
+        let inventory = discover()
+        NoGPUMemo.update(after: inventory, fingerprint: fingerprint)
+        return inventory
+    }()
 
     private static func discover() -> DeviceInventory {
         let cacheNote = DriverSetup.preparePoCLCache()
@@ -122,7 +133,10 @@ extension Backend {
     public static func resolve(_ choice: DeviceChoice, for kind: AutoKind) throws -> Backend {
         if choice == .cpu { return .cpu }
         // auto for a kind the Swift path runs, on a machine known to have no GPU: no driver loaded.
-        if choice == .auto && !AutoChoice.prefersOpenCLCPU(kind) && NoGPUMemo.answersAuto() { return .cpu }
+        // (Not once this process has scanned: then the scan's answer is at hand, and it wins.)
+        if choice == .auto && !AutoChoice.prefersOpenCLCPU(kind) && !DeviceInventory.hasScanned && NoGPUMemo.answersAuto() {
+            return .cpu
+        }
         let inventory = DeviceInventory.scan()
         let kinds = inventory.devices.map { (try? $0.kind) ?? .other }
         func open(_ device: Device) throws -> Backend { .opencl(try ComputeContext.shared(for: device)) }
@@ -131,7 +145,6 @@ extension Backend {
             return .cpu
         case .auto:
             if let i = kinds.firstIndex(of: .gpu) { return try open(inventory.devices[i]) }
-            NoGPUMemo.remember()
             if AutoChoice.prefersOpenCLCPU(kind), let i = kinds.firstIndex(of: .cpu) { return try open(inventory.devices[i]) }
             return .cpu
         case .gpu:

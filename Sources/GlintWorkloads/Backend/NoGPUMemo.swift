@@ -6,17 +6,23 @@ import Glibc
 
 /// `--device auto` on a machine without an OpenCL GPU runs most kinds of job on the Swift path,
 /// but learning that there is no GPU means loading every OpenCL driver: PoCL brings LLVM, 25 to
-/// 30 ms of every short command. After a scan that found no GPU this memo is written beside the
-/// program cache, with a fingerprint of what decides which devices the drivers can show: the ICD
-/// files (`OCL_ICD_VENDORS` or /etc/OpenCL/vendors) and the libraries they name (size, time,
-/// inode), the dynamic linker's cache, the environment variables the ICD loader, the drivers and
-/// GPU runtimes read, and the GPU device nodes in /dev. A later `auto` job of a kind the Swift
-/// path runs reads the memo instead of scanning while the fingerprint is unchanged and the memo
-/// is less than a day old. Only the absence of a GPU is remembered: with a GPU, `auto` opens it
-/// and scans anyway. `GLINT_KERNEL_CACHE=off` turns the memo off with the program cache.
+/// 30 ms of every short command. After a clean scan that found no GPU this memo is written
+/// beside the program cache, with a fingerprint of what decides which devices the drivers can
+/// show (taken before the scan):
+/// - every ICD file of every vendors folder the loaders read (`OCL_ICD_VENDORS`,
+///   `OPENCL_VENDOR_PATH`, /etc/OpenCL/vendors, /usr/share/OpenCL/vendors,
+///   /usr/local/etc/OpenCL/vendors) and the library each names (size, time, inode);
+/// - the dynamic linker's cache, the host name and the boot (a driver upgraded before a reboot);
+/// - the environment variables that ICD loaders, drivers and GPU runtimes read;
+/// - the GPU device nodes in /dev, whether this user may open each, the user and its groups.
+/// A later `auto` job of a kind the Swift path runs takes the memo's word, instead of scanning,
+/// while the fingerprint is unchanged and the memo is less than a day old. Only the absence of
+/// a GPU is remembered: any scan that sees a GPU removes the memo, a scan that failed or could
+/// not read a device's type leaves it alone, and `GLINT_KERNEL_CACHE=off` turns it off with
+/// the program cache.
 public enum NoGPUMemo {
     static let magic = "GLINT-NO-GPU 1"
-    /// A memo older than this is not used (and is rewritten by the next scan).
+    /// A memo older than this is not used (and is rewritten by the next clean scan).
     public static let maxAgeSeconds = 86_400
 
     /// The memo's file: `no-opencl-gpu` beside the program cache's folder, or nil without one.
@@ -45,49 +51,94 @@ public enum NoGPUMemo {
         guard lines.count >= 3, lines[0] == magic, let written = Int(lines[2]) else { return false }
         let now = Int(time(nil))
         guard now >= written, now - written < maxAgeSeconds else { return false }
-        return lines[1] == fingerprint()
+        return lines[1] == fingerprint
     }
 
-    /// Records that a scan found no GPU. A folder or file that cannot be written only costs the memo.
-    public static func remember() {
+    /// After this process's scan: a GPU removes the memo; a clean scan without one (drivers
+    /// loaded, every device's type read) writes it with `fingerprint`, taken before the scan.
+    /// A folder or file that cannot be written only costs the memo.
+    static func update(after inventory: DeviceInventory, fingerprint: String) {
         guard let path, let slash = path.lastIndex(of: "/") else { return }
+        let kinds = inventory.devices.map { try? $0.kind }
+        if kinds.contains(.gpu) {
+            unlink(path)
+            return
+        }
+        guard inventory.problem == nil, !kinds.contains(where: { $0 == nil }) else { return }
         try? FileIO.makeDirectories(String(path[..<slash]))
-        try? FileIO.writeAtomically(path, Array("\(magic)\n\(fingerprint())\n\(Int(time(nil)))\n".utf8))
+        try? FileIO.writeAtomically(path, Array("\(magic)\n\(fingerprint)\n\(Int(time(nil)))\n".utf8))
     }
 
-    /// Environment variables that can change which OpenCL devices appear (POCL_CACHE_DIR, which
-    /// glint itself may set before a scan, moves a cache and is left out).
-    static let environmentPrefixes = ["OCL_", "POCL_", "CUDA_", "NVIDIA_", "ROCR_", "HIP_", "GPU_", "ZE_", "CL_", "LD_LIBRARY_PATH", "LD_PRELOAD"]
+    /// Environment variables that can change which OpenCL devices appear, by prefix (POCL_CACHE_DIR,
+    /// which glint itself may set, moves a cache and is left out).
+    static let environmentPrefixes = [
+        "OCL_", "OPENCL_", "POCL_", "CL_", "CUDA_", "NVIDIA_", "ROCR_", "HIP_", "HSA_", "GPU_", "ZE_", "RUSTICL_",
+        "CLOVER_", "MESA_", "NEO_", "LD_LIBRARY_PATH", "LD_PRELOAD",
+    ]
 
-    /// A digest of everything listed in the type's description.
-    static func fingerprint() -> String {
+    /// The vendors folders ICD loaders read (all of them are fingerprinted, whichever is used).
+    static let vendorFolders = ["/etc/OpenCL/vendors", "/usr/share/OpenCL/vendors", "/usr/local/etc/OpenCL/vendors"]
+
+    /// This process's fingerprint, taken once: before its scan (`DeviceInventory` reads it first)
+    /// and before anything here changes the environment.
+    public static let fingerprint: String = computeFingerprint()
+
+    static func computeFingerprint() -> String {
         var parts: [String] = []
-        let vendors = FileIO.environment("OCL_ICD_VENDORS") ?? "/etc/OpenCL/vendors"
-        let icds = FileIO.isDirectory(vendors)
-            ? ((try? FileIO.folderEntries(vendors)) ?? []).filter { $0.hasSuffix(".icd") }.map { vendors + "/" + $0 }
-            : [vendors]
-        parts.append("vendors \(vendors)")
-        for icd in icds {
-            let library = ((try? FileIO.readText(icd, limit: 4096)) ?? "").split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-            parts.append("icd \(icd) \(stamp(icd)) \(library) \(libraryStamp(library))")
+        var folders = vendorFolders
+        for name in ["OCL_ICD_VENDORS", "OPENCL_VENDOR_PATH"] {
+            guard let value = FileIO.environment(name), !value.isEmpty else { continue }
+            if FileIO.isDirectory(value) {
+                folders.append(value)
+            } else {
+                // A single ICD file (or a library given directly), by path or by name in the folders.
+                parts.append("\(name) \(value) \(stamp(value)) \(icdLibrary(value))")
+                for folder in vendorFolders { parts.append("\(name) in \(folder) \(stamp(folder + "/" + value))") }
+            }
+        }
+        for folder in folders {
+            parts.append("folder \(folder) \(stamp(folder))")
+            for name in (try? FileIO.folderEntries(folder)) ?? [] {
+                let icd = folder + "/" + name
+                parts.append("icd \(icd) \(stamp(icd)) \(icdLibrary(icd))")
+            }
         }
         parts.append("ld.so.cache \(stamp("/etc/ld.so.cache"))")
-        var names: [String] = []
-        var e = environ
-        while let entry = e.pointee {
-            let pair = String(cString: entry)
+        parts.append("boot \((try? FileIO.readText("/proc/sys/kernel/random/boot_id", limit: 256)) ?? "-")")
+        var host = [CChar](repeating: 0, count: 256)
+        if gethostname(&host, host.count - 1) == 0 { parts.append("host " + String(cString: host)) }
+        parts.append("user \(getuid()) \(getgid()) groups \(groups())")
+        // The environment the process started with (not what it set since: no race with a
+        // setenv, and POCL_CACHE_DIR as glint may set it is never in it).
+        let environment = ((try? FileIO.read("/proc/self/environ", limit: 1 << 20)) ?? []).split(separator: 0)
+        parts += environment.map { String(decoding: $0, as: UTF8.self) }.filter { pair in
             let name = pair.prefix { $0 != "=" }
-            if name != "POCL_CACHE_DIR" && environmentPrefixes.contains(where: { name.hasPrefix($0) }) { names.append(pair) }
-            e += 1
-        }
-        parts += names.sorted()
+            return name != "POCL_CACHE_DIR" && environmentPrefixes.contains(where: { name.hasPrefix($0) })
+        }.sorted()
         for dir in ["/dev", "/dev/dri", "/dev/accel"] {
             for name in (try? FileIO.folderEntries(dir)) ?? []
             where dir != "/dev" || ["nvidia", "kfd", "dxg", "mali", "kgsl"].contains(where: { name.hasPrefix($0) }) {
-                parts.append("node \(dir)/\(name)")
+                let node = dir + "/" + name
+                parts.append("node \(node) \(access(node, R_OK | W_OK) == 0 ? "rw" : "-")")
             }
         }
         return StableHash.of(parts.joined(separator: "\n"))
+    }
+
+    /// The supplementary groups, sorted.
+    static func groups() -> String {
+        let n = getgroups(0, nil)
+        guard n > 0 else { return "-" }
+        var list = [gid_t](repeating: 0, count: Int(n))
+        let got = getgroups(n, &list)
+        return got < 0 ? "-" : list.prefix(Int(got)).sorted().map(String.init).joined(separator: ",")
+    }
+
+    /// The library an ICD file names, with its stamp; for a file that is a library itself, "-".
+    static func icdLibrary(_ icd: String) -> String {
+        guard icd.hasSuffix(".icd"), let text = try? FileIO.readText(icd, limit: 4096) else { return "-" }
+        let library = text.split(whereSeparator: \.isNewline).first.map { $0.trimmingCharacters() } ?? ""
+        return library + " " + libraryStamp(library)
     }
 
     /// A file's identity and version: device, inode, size and modification time ("-" if absent).
@@ -97,7 +148,7 @@ public enum NoGPUMemo {
         return "\(st.st_dev):\(st.st_ino):\(st.st_size):\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
     }
 
-    /// The stamp of the library an ICD file names: its path, or a bare name looked up where the
+    /// The stamp of a library an ICD file names: its path, or a bare name looked up where the
     /// dynamic linker looks first (LD_LIBRARY_PATH, then the multiarch and plain library folders;
     /// the linker's cache is stamped apart).
     static func libraryStamp(_ library: String) -> String {
@@ -105,7 +156,7 @@ public enum NoGPUMemo {
         if library.contains("/") { return stamp(library) }
         let path = (FileIO.environment("LD_LIBRARY_PATH") ?? "").split(separator: ":").map(String.init)
         for dir in path + ["/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
-                           "/lib/aarch64-linux-gnu", "/usr/local/lib", "/usr/lib", "/lib"] {
+                           "/lib/aarch64-linux-gnu", "/usr/local/lib", "/usr/lib64", "/usr/lib", "/lib"] {
             let s = stamp(dir + "/" + library)
             if s != "-" { return dir + "/" + library + " " + s }
         }
