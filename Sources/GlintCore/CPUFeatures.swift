@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What the processor can do, read from /proc/cpuinfo (Linux).
 public enum CPUFeatures {
     /// The flags of the first processor, e.g. `avx2`, `fma`.
@@ -9,6 +13,13 @@ public enum CPUFeatures {
         }
         return []
     }()
+
+    /// Threads for work spread over the cores (the Swift CPU path's workers, the fast PNG
+    /// writer's parts): `GLINT_THREADS` if set, else the number of online cores.
+    public static var workerCount: Int {
+        if let v = getenv("GLINT_THREADS"), let n = Int(String(cString: v)), n > 0 { return n }
+        return max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
 
     /// Nil when this build can run here; else why not. The x86-64 build's SIMD code needs AVX2 and FMA.
     public static var unsupportedReason: String? {

@@ -42,7 +42,7 @@ enum PNGFastWriter {
         let source = SendablePointer(rgba.baseAddress!)
         // Each worker takes the next part until none is left.
         let next = Locked(0)
-        DispatchQueue.concurrentPerform(iterations: min(workers(), parts)) { _ in
+        DispatchQueue.concurrentPerform(iterations: min(CPUFeatures.workerCount, parts)) { _ in
             while true {
                 let k = next.withLock { n in defer { n += 1 }; return n }
                 if k >= parts { break }
@@ -73,8 +73,8 @@ enum PNGFastWriter {
         png.reserveCapacity(64 + textChunks.count + compressed.reduce(0) { $0 + $1.count } + 12 * (parts + 4))
         var ihdr = PNG.bytes32(UInt32(width)) + PNG.bytes32(UInt32(height))
         ihdr += [8, alpha ? 6 : 2, 0, 0, 0]  // depth 8, RGB(A), deflate, adaptive filtering, no interlace
-        appendChunk("IHDR", ihdr, to: &png)
-        appendChunk("sRGB", [0], to: &png)  // perceptual intent, as libpng writes for 8-bit images
+        png += PNG.chunk("IHDR", ihdr)
+        png += PNG.chunk("sRGB", [0])  // perceptual intent, as libpng writes for 8-bit images
         png += textChunks
         // The stream in IDAT chunks of at most 1 MiB (readers take any split), each part's bytes
         // let go once copied.
@@ -83,27 +83,13 @@ enum PNGFastWriter {
             var offset = 0
             while offset < compressed[k].count {
                 let end = min(compressed[k].count, offset + chunk)
-                appendChunk("IDAT", compressed[k][offset..<end], to: &png)
+                png += PNG.chunk("IDAT", compressed[k][offset..<end])
                 offset = end
             }
             compressed[k] = []
         }
-        appendChunk("IEND", [], to: &png)
+        png += PNG.chunk("IEND", [UInt8]())
         return png
-    }
-
-    /// A chunk: length, type, data, CRC-32 of type and data (zlib's crc32).
-    static func appendChunk<C: Collection>(_ type: String, _ data: C, to png: inout [UInt8]) where C.Element == UInt8 {
-        let typeBytes = Array(type.utf8)
-        png += PNG.bytes32(UInt32(data.count))
-        png += typeBytes
-        let start = png.count
-        png += data
-        let crc = png.withUnsafeBufferPointer { p -> UInt in
-            let t = crc32(0, p.baseAddress! + start - 4, 4)
-            return crc32(t, p.baseAddress! + start, UInt32(data.count))
-        }
-        png += PNG.bytes32(UInt32(truncatingIfNeeded: crc))
     }
 
     struct Part: Sendable {
@@ -164,12 +150,6 @@ enum PNGFastWriter {
     struct PartError: Error, Sendable {
         let message: String
         init(_ message: String) { self.message = message }
-    }
-
-    /// Cores to use: `GLINT_THREADS` if set (as the Swift CPU path), else the online cores.
-    static func workers() -> Int {
-        if let v = getenv("GLINT_THREADS"), let n = Int(String(cString: v)), n > 0 { return n }
-        return max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
     }
 
     /// The parts' results, each written by one worker.

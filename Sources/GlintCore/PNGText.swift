@@ -1,3 +1,4 @@
+import CPNG
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -162,8 +163,7 @@ extension PNG {
             guard data.count <= maxTextChunkBytes else {
                 throw GlintError("\(context): the text of \(entry.keyword) (\(data.count) bytes) is over the \(maxTextChunkBytes)-byte limit")
             }
-            let body = Array("tEXt".utf8) + data
-            chunks += bytes32(UInt32(data.count)) + body + bytes32(crc32(body))
+            chunks += chunk("tEXt", data)
         }
         return chunks
     }
@@ -203,16 +203,14 @@ extension PNG {
         [UInt8(v >> 24), UInt8(truncatingIfNeeded: v >> 16), UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v)]
     }
 
-    /// CRC-32 as PNG chunks use it (ISO 3309 / ITU-T V.42, reflected polynomial 0xEDB88320).
+    /// CRC-32 of a chunk's type and data, as PNG defines it (ISO 3309; zlib's crc32).
     static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for b in bytes { crc = crcTable[Int((crc ^ UInt32(b)) & 0xFF)] ^ (crc >> 8) }
-        return ~crc
+        bytes.withUnsafeBufferPointer { UInt32(truncatingIfNeeded: CPNG.crc32(0, $0.baseAddress, UInt32($0.count))) }
     }
 
-    private static let crcTable: [UInt32] = (0..<256).map { n in
-        var c = UInt32(n)
-        for _ in 0..<8 { c = (c & 1) != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
-        return c
+    /// A whole chunk: length, type, data, CRC-32 of type and data.
+    static func chunk<C: Collection<UInt8>>(_ type: String, _ data: C) -> [UInt8] {
+        let body = Array(type.utf8) + data
+        return bytes32(UInt32(data.count)) + body + bytes32(crc32(body))
     }
 }

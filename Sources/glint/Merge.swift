@@ -81,7 +81,7 @@ struct Merge: AsyncParsableCommand {
             }
             // A folder: its tiles, and its shard frame folders.
             var any = false
-            for name in try folderEntries(input) where !name.hasPrefix(".") {
+            for name in try FileIO.folderEntries(input) where !name.hasPrefix(".") {
                 let path = joinPath(input, name)
                 if FileIO.isDirectory(path) {
                     if FileIO.exists(joinPath(path, FrameShard.manifestName)) { found.frameFolders.append(path); any = true }
@@ -258,7 +258,7 @@ struct Merge: AsyncParsableCommand {
             guard FileIO.exists(input) else { throw GlintError("\(input): no such file or folder") }
             if FileIO.isDirectory(input) {
                 // A folder's shard checkpoints; a whole render's (an earlier merge's) is left alone.
-                let found = try folderEntries(input).filter { hasSuffix($0, ["ckpt"]) && !$0.hasPrefix(".") }.map { joinPath(input, $0) }
+                let found = try FileIO.folderEntries(input).filter { hasSuffix($0, ["ckpt"]) && !$0.hasPrefix(".") }.map { joinPath(input, $0) }
                 for path in found where canonicalPath(path) != target && seen.insert(canonicalPath(path)).inserted {
                     let sums = try RTAccumulation.read(path)
                     if sums.band != nil { parts.append((path, sums)) }

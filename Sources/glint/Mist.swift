@@ -340,7 +340,7 @@ struct Mist: WorkloadCommand {
 
 /// The .png files of a folder, sorted by name, as paths.
 func listPNGs(_ dir: String) throws -> [String] {
-    try folderEntries(dir).filter { hasSuffix($0, ["png"]) && !$0.hasPrefix(".") }
+    try FileIO.folderEntries(dir).filter { hasSuffix($0, ["png"]) && !$0.hasPrefix(".") }
         .map { joinPath(dir, $0) }
 }
 

@@ -133,7 +133,7 @@ enum JobKey {
     static func hashContents(_ path: String, into h: inout StableHash) throws {
         if FileIO.isDirectory(path) {
             h.update("folder")
-            for name in try folderEntries(path) where !name.hasPrefix(".") {
+            for name in try FileIO.folderEntries(path) where !name.hasPrefix(".") {
                 let child = joinPath(path, name)
                 guard !FileIO.isDirectory(child) else { continue }
                 h.update(name)
@@ -157,9 +157,6 @@ func isRegularFile(_ path: String) -> Bool {
     var st = stat()
     return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG
 }
-
-/// The names in a folder (not . and ..), sorted.
-func folderEntries(_ dir: String) throws -> [String] { try FileIO.folderEntries(dir) }
 
 /// The device a shard records: what decides its pixels. OpenCL: the device's name (not its index
 /// on this machine); the Swift path: its name alone (its thread count changes no pixel).

@@ -1,4 +1,5 @@
 import Synchronization
+import GlintCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,10 +8,7 @@ import Glibc
 /// row indices from a shared counter so uneven rows (fractal interiors) balance out.
 public enum CPUParallel {
     /// Worker count: `GLINT_THREADS` if set, else the number of online cores.
-    public static var workerCount: Int {
-        if let v = getenv("GLINT_THREADS"), let n = Int(String(cString: v)), n > 0 { return n }
-        return max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-    }
+    public static var workerCount: Int { CPUFeatures.workerCount }
 
     /// Calls `body(i)` for every `i` in `0..<count`, spread over the workers; `progress`
     /// is called with the number done so far (from worker tasks, so it must be thread-safe).

@@ -90,8 +90,7 @@ public enum FractalRenderer {
         // One sample per pixel from the palette table, no texture and no float colour: each
         // pixel is its count's finished RGBA8 value.
         let packed = lut != nil && ss == 1 && texture == nil && formula != .imageJulia && !outputs.colour
-            ? SharedBuffer<UInt32>(packedTable(FractalCPU.packedLUT(lut!))) : nil
-        defer { packed?.base.deallocate() }
+            ? FractalCPU.packedLUT(lut!) : nil
 
         await CPUParallel.forEach(h, progress: progress.map { report in { @Sendable done in report(Double(done) / Double(h)) } }) { row in
             let py = y0 + row
@@ -124,8 +123,7 @@ public enum FractalRenderer {
                 }
             }
             if let packed {
-                FractalCPU.colorRow(packed: UnsafeBufferPointer(start: packed.base, count: packed.count), counts: sampleCounts,
-                                    width: w, out: out.base + row * w * 4)
+                packed.withUnsafeBufferPointer { FractalCPU.colorRow(packed: $0, counts: sampleCounts, width: w, out: out.base + row * w * 4) }
             } else {
                 FractalCPU.colorRow(p, formula: formula, palette: palette, texture: texture, lut: lut,
                                     counts: sampleCounts, mags: mags, texels: texels.map { UnsafePointer($0) },
@@ -145,13 +143,6 @@ public enum FractalRenderer {
                              counts: wantCounts ? Array(counts) : nil,
                              iterations: outputs.iterations ? rowIterations.reduce(0, &+) : nil,
                              kernelSeconds: 0, wallSeconds: 0)
-    }
-
-    /// A heap copy of `table` for worker tasks to read (the caller deallocates it).
-    static func packedTable(_ table: [UInt32]) -> UnsafeMutableBufferPointer<UInt32> {
-        let copy = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: table.count)
-        _ = copy.initialize(from: table)
-        return copy
     }
 
     /// The kernels' params and, for perturbation, the reference orbit of the centre (computed in
