@@ -72,4 +72,40 @@ static inline glint_uchar16 glint_bytes16(glint_float16 v) {
     return __builtin_convertvector(__builtin_convertvector(r, glint_int16), glint_uchar16);
 }
 
+/* Whether any lane of a 16-lane comparison mask is set: the two halves OR-ed, then one
+   vmovmskps where the build targets AVX (Swift's any() reduces the lanes with shuffles). */
+static inline int glint_any16(glint_int16 m) {
+#if defined(__AVX__)
+    glint_int8 h = __builtin_shufflevector(m, m, 0, 1, 2, 3, 4, 5, 6, 7) | __builtin_shufflevector(m, m, 8, 9, 10, 11, 12, 13, 14, 15);
+    return __builtin_ia32_movmskps256((__attribute__((vector_size(32))) float)h) != 0;
+#else
+    for (int l = 0; l < 16; l++) if (m[l] != 0) return 1;
+    return 0;
+#endif
+}
+
+/* Each of 16 lanes converted to an integer, rounded toward zero (vcvttps2dq); lanes in int range. */
+static inline glint_int16 glint_trunc16(glint_float16 v) { return __builtin_convertvector(v, glint_int16); }
+
+typedef long long glint_long8 __attribute__((ext_vector_type(8)));
+typedef long long glint_long4 __attribute__((ext_vector_type(4)));
+typedef double glint_double8 __attribute__((ext_vector_type(8)));
+
+/* glint_any16 for an 8-lane mask of 64-bit lanes (double comparisons): one vmovmskpd. */
+static inline int glint_any8l(glint_long8 m) {
+#if defined(__AVX__)
+    glint_long4 h = __builtin_shufflevector(m, m, 0, 1, 2, 3) | __builtin_shufflevector(m, m, 4, 5, 6, 7);
+    return __builtin_ia32_movmskpd256((__attribute__((vector_size(32))) double)h) != 0;
+#else
+    for (int l = 0; l < 8; l++) if (m[l] != 0) return 1;
+    return 0;
+#endif
+}
+
+/* Each of 8 double lanes converted to a 32-bit integer, rounded toward zero; lanes in int range. */
+static inline glint_int8 glint_trunc8d(glint_double8 v) { return __builtin_convertvector(v, glint_int8); }
+
+/* Each of 8 double lanes rounded to float (vcvtpd2ps). */
+static inline glint_float8 glint_float8_of_double(glint_double8 v) { return __builtin_convertvector(v, glint_float8); }
+
 #endif

@@ -128,20 +128,30 @@ enum PNGFastWriter {
             return flush != Z_FINISH || status == Z_STREAM_END
         }
 
-        row[0] = 0  // filter: none
+        // Each row goes in as its filter byte (0: none) and its samples, straight from the image
+        // when it is RGBA; RGB rows are packed into `row` first.
+        var filter: UInt8 = 0
+        row[0] = 0
         for y in rows {
             let src = rgba + y * width * 4
+            let samples: UnsafePointer<UInt8>
             if channels == 4 {
-                (row + 1).update(from: src, count: width * 4)
+                samples = src
             } else {
-                for x in 0..<width {
-                    row[1 + 3 * x] = src[4 * x]; row[2 + 3 * x] = src[4 * x + 1]; row[3 + 3 * x] = src[4 * x + 2]
-                }
+                glint_rgba_to_rgb(src, row + 1, width)
+                samples = UnsafePointer(row + 1)
             }
-            adler = adler32(adler, row, UInt32(rowBytes))
-            stream.next_in = row
-            stream.avail_in = UInt32(rowBytes)
-            guard run(Z_NO_FLUSH) else { return .failure(PartError("zlib failed while compressing")) }
+            // The filter byte adds 0 to the checksum's first sum, and that sum to the second.
+            adler = (adler & 0xffff) | ((((adler >> 16) + (adler & 0xffff)) % 65521) << 16)
+            adler = glint_adler32(adler, samples, rowBytes - 1)
+            let taken = withUnsafeMutablePointer(to: &filter) { f -> Bool in
+                stream.next_in = f
+                stream.avail_in = 1
+                return run(Z_NO_FLUSH)
+            }
+            stream.next_in = UnsafeMutablePointer(mutating: samples)
+            stream.avail_in = UInt32(rowBytes - 1)
+            guard taken, run(Z_NO_FLUSH) else { return .failure(PartError("zlib failed while compressing")) }
         }
         guard run(last ? Z_FINISH : Z_SYNC_FLUSH) else { return .failure(PartError("zlib failed while finishing")) }
         return .success(Part(bytes: out, adler: adler))

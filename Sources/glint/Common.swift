@@ -18,6 +18,20 @@ struct DeviceOptions: ParsableArguments {
     func backend(for kind: AutoKind) throws -> Backend {
         try Backend.resolve(try DeviceChoice.from(option: device), for: kind)
     }
+
+    /// The backend for a command that renders `job` (`frames` times as much work, or a share of
+    /// it for a shard): with `auto`, a calibration (glint devices --calibrate) and no GPU, the
+    /// job's work is estimated first, so that OpenCL's start-up is weighed against the render.
+    func backend(forFractal job: FractalJob, work share: Double = 1) async throws -> Backend {
+        let choice = try DeviceChoice.from(option: device)
+        let double = job.precision == .double
+        guard choice == .auto, job.autoKind == .fractal, AutoCalibration.current != nil, !DeviceInventory.hasScanned,
+              NoGPUMemo.holds() else {
+            return try Backend.resolve(choice, for: job.autoKind, estimate: AutoEstimate(double: double, iterations: nil))
+        }
+        let iterations = try await AutoCalibration.estimateIterations(job) * share
+        return try Backend.resolve(choice, for: job.autoKind, estimate: AutoEstimate(double: double, iterations: iterations))
+    }
 }
 
 /// --png-compression, shared by every command that writes PNG files.
@@ -91,7 +105,9 @@ func reportingErrors(verbose: Bool, buildReport: Bool = true, _ body: () async t
 /// The --verbose report on program builds, per OpenCL context the command used (and when
 /// `auto` needed no OpenCL driver at all).
 func printBuildDiagnostics() {
-    if NoGPUMemo.decided, let path = NoGPUMemo.path {
+    if let note = AutoDecision.note {
+        print(note)
+    } else if NoGPUMemo.decided, let path = NoGPUMemo.path {
         print("device: auto chose the Swift path without loading an OpenCL driver: no GPU here, as \(path) remembers (glint devices scans again; a GPU it finds removes the memo)")
     }
     for cc in ComputeContext.opened {

@@ -2,6 +2,9 @@ import ArgumentParser
 import GlintCL
 import GlintCore
 import GlintWorkloads
+#if canImport(Glibc)
+import Glibc
+#endif
 
 struct Devices: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -11,10 +14,28 @@ struct Devices: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the list as JSON.")
     var json = false
 
+    @Flag(name: .long, help: ArgumentHelp(
+        "Measure whether plain fractals render faster on the Swift path or on the OpenCL CPU device here, and remember it for --device auto.",
+        discussion: "Without a GPU, auto takes the faster of the two CPU paths for each kind of job from a table of measurements; for plain escape-time fractals the answer differs from processor to processor (PoCL compiles for AVX-512 where there is one, the Swift path uses AVX2) and, for a command that runs once, with the size of the job (PoCL loads LLVM at start-up). This measures both paths' rates (escape counts per second, float and double: a warm-up, then the median of half a second of renders of the default view at 256 iterations) and OpenCL's start-up (whole tiny renders in child processes, the median on each path), and writes them beside the program cache (auto-calibration). From then on a fractal command with auto estimates its work (a render at one eighth of the size) and runs where it finishes sooner, start-up included; --verbose says why. A new driver, processor or glint build needs a new calibration."))
+    var calibrate = false
+
+    @Option(name: .long, help: "With --calibrate: the size of the calibration renders (default 1920x1080).")
+    var size = "1920x1080"
+
     @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        let (w, h) = try parseSize(size)
+        if calibrate && w * h < 64 { throw ValidationError("--size: the calibration renders need at least 64 pixels") }
+        if !calibrate && size != "1920x1080" { throw ValidationError("--size goes with --calibrate") }
+    }
 
     func run() async throws {
         try await reportingErrors(verbose: output.verbose, buildReport: false) {
+            if calibrate {
+                try await runCalibration()
+                return
+            }
             let inventory = DeviceInventory.scan()
             // Where --device auto runs each kind of job.
             let picks = AutoKind.allCases.map { kind in
@@ -49,6 +70,85 @@ struct Devices: AsyncParsableCommand {
             }
             print("auto        -> \(auto)")
         }
+    }
+}
+
+extension Devices {
+    func runCalibration() async throws {
+        let inventory = DeviceInventory.scan()
+        let kinds = inventory.devices.map { (try? $0.kind) ?? .other }
+        if let gpu = kinds.firstIndex(of: .gpu) {
+            print("auto runs every job on the GPU here (opencl:\(gpu)): there is nothing to calibrate")
+            return
+        }
+        guard let index = kinds.firstIndex(of: .cpu) else {
+            throw GlintError("no OpenCL CPU device to calibrate against (\(inventory.problem ?? "none of the OpenCL devices is a CPU")): auto runs these jobs on the Swift path")
+        }
+        let (width, height) = try parseSize(size)
+        let cc = try ComputeContext.shared(for: inventory.devices[index])
+        let name = cc.deviceName
+        if !output.quiet { print("calibrating: the Swift path against opencl:\(index) (\(name)), \(width)x\(height) renders") }
+        let start = try startUpMilliseconds(device: "opencl:\(index)")
+        let sf = try await AutoCalibration.rate(double: false, on: .cpu, width: width, height: height)
+        let of = try await AutoCalibration.rate(double: false, on: .opencl(cc), width: width, height: height)
+        let sd = try await AutoCalibration.rate(double: true, on: .cpu, width: width, height: height)
+        // A device without fp64 cannot run double: the Swift path takes every double job.
+        let od = cc.supportsFP64 ? try await AutoCalibration.rate(double: true, on: .opencl(cc), width: width, height: height) : 1
+        let calibration = AutoCalibration(swiftFloat: sf, openCLFloat: of, swiftDouble: sd, openCLDouble: od,
+                                          openCLStartMs: start, device: name, written: Int(time(nil)))
+        try calibration.save()
+        if output.quiet { return }
+        func g(_ r: Double) -> String { fmt(r / 1e9, 2) + " Giter/s" }
+        print("float:  Swift path \(g(sf)), OpenCL \(g(of))")
+        print("double: Swift path \(g(sd)), OpenCL \(cc.supportsFP64 ? g(od) : "no fp64")")
+        print("OpenCL start-up: \(fmt(start, 1)) ms more per command than the Swift path")
+        for (label, double, s, o) in [("float", false, sf, of), ("double", true, sd, od)] {
+            if o <= s {
+                print("auto, \(label): the Swift path for every plain fractal")
+            } else {
+                // Break-even: W / s = start + W / o.
+                let w = start / 1000 / (1 / s - 1 / o)
+                print("auto, \(label): the OpenCL device inside a process that has it open; for a single command, from about \(fmt(w / 1e6, 0)) million escape counts (\(fmt(w / s * 1000, 0)) ms on the Swift path)")
+            }
+        }
+        print("wrote \(AutoCalibration.path ?? "auto-calibration")")
+    }
+
+    /// How much longer a whole tiny fractal command takes on `device` than on the Swift path:
+    /// this program run as child processes (a warm-up each, then 7 alternating), the medians' difference.
+    func startUpMilliseconds(device: String) throws -> Double {
+        let base = FileIO.environment("TMPDIR").map { $0.isEmpty ? "/tmp" : $0 } ?? "/tmp"
+        var template = Array("\(base)/glint-calibrate-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw GlintError("cannot make a temporary folder in \(base): \(FileIO.errnoText())") }
+        let folder = String(cString: made)
+        defer { unlink(folder + "/probe.png"); rmdir(folder) }
+        func run(_ device: String) throws -> Double {
+            let args = ["/proc/self/exe", "fractal", "mandelbrot", "--size", "64x36", "--device", device, "-q",
+                        "-o", folder + "/probe.png"]
+            let begin = Clock.now()
+            var child: pid_t = 0
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            let cArgs = args.map { strdup($0) } + [nil]
+            defer { for a in cArgs { free(a) } }
+            let spawned = posix_spawn(&child, "/proc/self/exe", &actions, nil, cArgs, environ)
+            guard spawned == 0 else { throw GlintError("calibration: cannot run glint again (\(String(cString: strerror(spawned))))") }
+            var status: Int32 = 0
+            while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+            guard status == 0 else { throw GlintError("calibration: glint fractal --device \(device) failed (its message is above)") }
+            return (Clock.now() - begin) * 1000
+        }
+        _ = try run("cpu")
+        _ = try run(device)
+        var cpu: [Double] = [], cl: [Double] = []
+        for _ in 0..<7 {
+            cpu.append(try run("cpu"))
+            cl.append(try run(device))
+        }
+        cpu.sort(); cl.sort()
+        return max(0, cl[3] - cpu[3])
     }
 }
 

@@ -379,7 +379,14 @@ struct Fractal: PassSource {
         for k in [0, n - 1] { try frameJob(job, ramps: ramps, frame: k, of: n).validate() }
         // The deeper end of the ramp decides `auto` (a deep frame anywhere makes it a deep job).
         let ends = [0, n - 1].map { frameJob(job, ramps: ramps, frame: $0, of: n).autoKind }
-        let backend = try device.backend(for: ends.contains(.fractalDeep) ? .fractalDeep : ends[1])
+        let backend: Backend
+        if ends.allSatisfy({ $0 == .fractal }) {
+            // The frames' work as the two ends' mean (a calibrated auto weighs it against OpenCL's start-up).
+            let count = Double((part?.frames ?? 0 ..< n).count)
+            backend = try await device.backend(forFractal: frameJob(job, ramps: ramps, frame: n / 2, of: n), work: count)
+        } else {
+            backend = try device.backend(for: ends.contains(.fractalDeep) ? .fractalDeep : ends[1])
+        }
         let sink = try FrameSink(folder: outputFolder, video: animation.video, width: job.width, height: job.height, fps: animation.fps)
         let bar = ProgressBar("fractal", quiet: out.quiet)
         let start = Clock.now()
@@ -413,7 +420,7 @@ struct Fractal: PassSource {
     /// The render, then each `--then` pass on the same backend: on OpenCL the image stays in
     /// device buffers from the fractal kernel to the last pass and is read back once.
     func runChain(_ job: FractalJob) async throws {
-        let backend = try device.backend(for: job.autoKind)
+        let backend = try await device.backend(forFractal: job)
         let file = outputFile
         let start = Clock.now()
         let first: StageImage
@@ -459,7 +466,7 @@ struct Fractal: PassSource {
             // With --shard: this shard's band of rows, written as tiles for glint merge.
             let tile = try shard.map { try StillShard($0, command: "glint fractal", width: job.width, height: job.height, inputs: inputFiles) }
             if try tile?.claim([file] + (countsFile.map { [$0] } ?? []), skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
-            let backend = try device.backend(for: job.autoKind)
+            let backend = try await device.backend(forFractal: job, work: tile.map { Double($0.rows.count) / Double(job.height) } ?? 1)
             let bar = ProgressBar("fractal", quiet: out.quiet)
             let result = try await FractalRenderer.render(job, on: backend,
                                                           outputs: .init(counts: counts != nil, colour: bitDepth == 16, rows: tile?.rows),

@@ -3,6 +3,7 @@
 
 import Foundation
 import GlintCore
+import GlintWorkloads
 import GlintTestSupport
 import Testing
 
@@ -239,12 +240,15 @@ struct BenchTests {
             let md = String(decoding: try box.bytes("q.md"), as: UTF8.self)
             #expect(md.contains("| backend | auto | case |") && md.contains("fractal mandelbrot-float"))
             // Each case names the one backend --device auto runs it on: on this GPU-less machine,
-            // PoCL for the plain escape-time fractals and the Swift path for the rest (AutoChoice).
+            // PoCL for the plain escape-time fractals where it compiles for AVX2 and the Swift path
+            // for the rest, and for everything where it compiles for AVX-512 (AutoChoice).
+            let width = (doc["environment"]?["opencl_devices"]?.arrayValue?.first?["native_vector_width_float"]?.intValue).map { Int($0) }
+            let fractalsOnCL = AutoChoice.prefersOpenCLCPU(.fractal, vectorWidth: width)
             for id in Set(cases.compactMap { $0["id"]?.stringValue }) {
                 let picked = cases.filter { $0["id"]?.stringValue == id && $0["auto"]?.boolValue == true }
                 #expect(picked.count == 1, "\(id): one auto pick")
                 let floatOrDouble = id.hasPrefix("fractal/") && !id.contains("smooth") && !id.contains("deep")
-                #expect(picked.first?["backend"]?.stringValue == (floatOrDouble ? "opencl:0" : "cpu"), "\(id)")
+                #expect(picked.first?["backend"]?.stringValue == (floatOrDouble && fractalsOnCL ? "opencl:0" : "cpu"), "\(id)")
             }
             // Memory: every case's job peak within DESIGN's bound (4x its images' bytes + 100 MB),
             // measured, and checked where no sanitizer's shadow memory is in the resident size.
@@ -261,7 +265,7 @@ struct BenchTests {
                                     "--seconds", "0.05", "--json", "-"], timeout: 300)
             #expect(auto.status == 0, "\(auto)")
             let picks = try JSON.parse(auto.stdout)["cases"]?.arrayValue ?? []
-            #expect(picks.map { $0["backend"]?.stringValue ?? "" } == ["opencl:0", "cpu"], "\(auto)")
+            #expect(picks.map { $0["backend"]?.stringValue ?? "" } == [fractalsOnCL ? "opencl:0" : "cpu", "cpu"], "\(auto)")
             #expect(picks.allSatisfy { $0["auto"]?.boolValue == true })
             let svg = String(decoding: try box.bytes("q.svg"), as: UTF8.self)
             #expect(svg.hasPrefix("<svg") && svg.contains("fractal/mandelbrot-float@320x240") && svg.hasSuffix("</svg>\n"))

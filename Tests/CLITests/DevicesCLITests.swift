@@ -69,18 +69,24 @@ extension CLITests {
             let r = try box.run(["devices", "--json"])
             #expect(r.status == 0, "\(r)")
             let root = try JSON.parse(r.stdout)
-            let types = (root["opencl"]?.arrayValue ?? []).map { $0["type"]?.stringValue ?? "" }
+            let devices = root["opencl"]?.arrayValue ?? []
+            let types = devices.map { $0["type"]?.stringValue ?? "" }
             func expected(_ kind: AutoKind) -> String {
                 if let g = types.firstIndex(of: "gpu") { return "opencl:\(g)" }
-                if AutoChoice.prefersOpenCLCPU(kind), let c = types.firstIndex(of: "cpu") { return "opencl:\(c)" }
+                if let c = types.firstIndex(of: "cpu"),
+                   AutoChoice.prefersOpenCLCPU(kind, vectorWidth: devices[c]["native_vector_width_float"]?.intValue.map { Int($0) }) {
+                    return "opencl:\(c)"
+                }
                 return "cpu"
             }
             for kind in AutoKind.allCases {
                 #expect(root["auto_by_kind"]?[kind.rawValue]?.stringValue == expected(kind), "\(kind.rawValue)\n\(r)")
             }
-            // The table must send some kinds each way, or there is nothing to choose.
-            #expect(AutoKind.allCases.contains(where: AutoChoice.prefersOpenCLCPU))
-            #expect(AutoKind.allCases.contains { !AutoChoice.prefersOpenCLCPU($0) })
+            // The AVX2 table sends some kinds each way, or there is nothing to choose; where PoCL
+            // compiles for AVX-512 (16 float lanes), the Swift path takes every kind.
+            #expect(AutoKind.allCases.contains { AutoChoice.prefersOpenCLCPU($0, vectorWidth: 8) })
+            #expect(AutoKind.allCases.contains { !AutoChoice.prefersOpenCLCPU($0, vectorWidth: 8) })
+            #expect(!AutoKind.allCases.contains { AutoChoice.prefersOpenCLCPU($0, vectorWidth: 16) })
             // Renders follow it (no --device: auto), and so does GLINT_DEVICE=auto.
             let device = { (kind: AutoKind) in expected(kind) == "cpu" ? "cpu" : "opencl" }
             expectWrote(try box.run(smallRender([])), file: "out.png", device: device(.fractal))
@@ -113,16 +119,27 @@ extension CLITests {
             let first = try box.run(blur, env: env)
             #expect(first.status == 0 && first.stdout.contains("cpu (Swift") && !first.stdout.contains(decided), "\(first)")
             let text = try String(contentsOfFile: memo, encoding: .utf8)
-            #expect(text.hasPrefix("GLINT-NO-GPU 1\n") && text.split(separator: "\n").count == 3, "\(text)")
+            // Its fourth line: PoCL's native float vector width, which AutoChoice's table reads.
+            let memoLines = text.split(separator: "\n")
+            #expect(text.hasPrefix("GLINT-NO-GPU 1\n") && memoLines.count == 4 && Int(memoLines[3]).map { $0 >= 1 } == true, "\(text)")
+            let width = Int(memoLines[3])
             // The next one takes the memo's word.
             let second = try box.run(blur, env: env)
             #expect(second.status == 0 && second.stdout.contains("cpu (Swift"), "\(second)")
             #expect(second.stdout.contains(decided) && second.stdout.contains(memo), "\(second)")
-            // A kind that runs on the OpenCL CPU device still opens it.
-            if AutoChoice.prefersOpenCLCPU(.fractal) {
-                let fractal = try box.run(["fractal", "mandelbrot", "--size", "32x32", "-o", "f.png", "-v"], env: env)
+            // A kind that runs on the OpenCL CPU device still opens it; where the table sends it to
+            // the Swift path for this device (AVX-512), the memo decides that too.
+            let fractal = try box.run(["fractal", "mandelbrot", "--size", "32x32", "-o", "f.png", "-v"], env: env)
+            if AutoChoice.prefersOpenCLCPU(.fractal, vectorWidth: width) {
                 #expect(fractal.status == 0 && fractal.stdout.contains("opencl (") && !fractal.stdout.contains(decided), "\(fractal)")
+            } else {
+                #expect(fractal.status == 0 && fractal.stdout.contains("cpu (Swift") && fractal.stdout.contains(decided), "\(fractal)")
             }
+            // A memo of an older glint (no fourth line) answers for Swift-path kinds, not for fractals.
+            try (memoLines[0...2].joined(separator: "\n") + "\n").write(toFile: memo, atomically: true, encoding: .utf8)
+            let old = try box.run(["fractal", "mandelbrot", "--size", "32x32", "-o", "f.png", "-v"], env: env)
+            #expect(old.status == 0 && !old.stdout.contains(decided), "\(old)")
+            #expect(try String(contentsOfFile: memo, encoding: .utf8).split(separator: "\n").count == 4, "the scan rewrote the memo")
             // A GPU driver added to the same folder (Oclgrind's simulated GPU) changes the
             // fingerprint: the memo is not taken, auto finds the GPU, and the scan removes the memo.
             let library = "/usr/lib/oclgrind/liboclgrind-rt-icd.so"

@@ -37,8 +37,28 @@ public enum AutoChoice {
         .pulse: (false, "Swift path 1.7x faster (1080p frame; PoCL's fill and read-back cost more than the kernel)"),
     ]
 
-    /// Whether `auto` runs `kind` on an OpenCL CPU device rather than the Swift path.
-    public static func prefersOpenCLCPU(_ kind: AutoKind) -> Bool { onCPUDevices[kind]?.openCL ?? false }
+    /// Where the OpenCL CPU device compiles for AVX-512 (16 float lanes natively, as PoCL reports
+    /// it there), the kinds it runs faster than the Swift path (which is AVX2 code everywhere):
+    /// none. Measured with `glint bench` on a 2-core AMD EPYC (Zen 4) with AVX-512, PoCL 3.1,
+    /// medians: the Swift path 1.1-1.5x faster for every plain fractal case (1080p float 5.4
+    /// against 8.2 ms, double 9.2 against 9.8 ms, without interior skipping 15.3 against 17.9 ms,
+    /// burning ship 23.2 against 26.1 ms, julia 3x3 supersampled 60.0 against 64.8 ms, 4K float
+    /// 21.6 against 28.9 ms), and faster still for every other kind.
+    public static let onAVX512Devices: Set<AutoKind> = []
+
+    /// Whether `auto` runs `kind` on an OpenCL CPU device rather than the Swift path, for a device
+    /// whose native float vector width is `vectorWidth` (nil: not known, the first table).
+    /// A calibration (`AutoCalibration`) overrides this for plain fractals.
+    public static func prefersOpenCLCPU(_ kind: AutoKind, vectorWidth: Int? = nil) -> Bool {
+        if let vectorWidth, vectorWidth >= 16 { return onAVX512Devices.contains(kind) }
+        return onCPUDevices[kind]?.openCL ?? false
+    }
+
+    /// Whether some device could make `auto` run `kind` on OpenCL (else no driver need be loaded
+    /// for it on a machine known to have no GPU).
+    static func mayPreferOpenCLCPU(_ kind: AutoKind) -> Bool {
+        prefersOpenCLCPU(kind) || onAVX512Devices.contains(kind)
+    }
 }
 
 extension FractalJob {

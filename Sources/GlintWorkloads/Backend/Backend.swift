@@ -130,11 +130,20 @@ public struct DeviceInventory: Sendable {
 extension Backend {
     /// The one place that turns a device choice into a backend; `kind` is the job's, which
     /// decides `auto` on machines without a GPU.
-    public static func resolve(_ choice: DeviceChoice, for kind: AutoKind) throws -> Backend {
+    public static func resolve(_ choice: DeviceChoice, for kind: AutoKind, estimate: AutoEstimate? = nil) throws -> Backend {
         if choice == .cpu { return .cpu }
+        // auto for a plain fractal, calibrated here, in a command that has not loaded OpenCL: the
+        // Swift path when it is done sooner than OpenCL's start-up and render (no driver loaded).
+        let calibration = kind == .fractal ? AutoCalibration.current : nil
+        if choice == .auto, let calibration, let estimate, estimate.iterations != nil, !DeviceInventory.hasScanned,
+           NoGPUMemo.holds(), !calibration.prefersOpenCL(double: estimate.double, iterations: estimate.iterations, openCLLoaded: false) {
+            AutoDecision.record(calibration.explain(estimate, openCLLoaded: false, chose: "the Swift path"))
+            return .cpu
+        }
         // auto for a kind the Swift path runs, on a machine known to have no GPU: no driver loaded.
-        // (Not once this process has scanned: then the scan's answer is at hand, and it wins.)
-        if choice == .auto && !AutoChoice.prefersOpenCLCPU(kind) && !DeviceInventory.hasScanned && NoGPUMemo.answersAuto() {
+        // (Not once this process has scanned: then the scan's answer is at hand, and it wins; nor
+        // where a calibration decides, below.)
+        if choice == .auto && calibration == nil && !DeviceInventory.hasScanned && NoGPUMemo.answersAuto(for: kind) {
             return .cpu
         }
         let inventory = DeviceInventory.scan()
@@ -145,8 +154,16 @@ extension Backend {
             return .cpu
         case .auto:
             if let i = kinds.firstIndex(of: .gpu) { return try open(inventory.devices[i]) }
-            if AutoChoice.prefersOpenCLCPU(kind), let i = kinds.firstIndex(of: .cpu) { return try open(inventory.devices[i]) }
-            return .cpu
+            guard let i = kinds.firstIndex(of: .cpu) else { return .cpu }
+            if let calibration {
+                let estimate = estimate ?? AutoEstimate(double: false, iterations: nil)
+                let loaded = ComputeContext.opened.contains { $0.device == inventory.devices[i] }
+                let openCL = calibration.prefersOpenCL(double: estimate.double, iterations: estimate.iterations, openCLLoaded: loaded)
+                AutoDecision.record(calibration.explain(estimate, openCLLoaded: loaded, chose: openCL ? "the OpenCL CPU device" : "the Swift path"))
+                return openCL ? try open(inventory.devices[i]) : .cpu
+            }
+            let width = try? inventory.devices[i].nativeFloatVectorWidth
+            return AutoChoice.prefersOpenCLCPU(kind, vectorWidth: width) ? try open(inventory.devices[i]) : .cpu
         case .gpu:
             guard let i = kinds.firstIndex(of: .gpu) else {
                 let have = inventory.devices.isEmpty ? "no OpenCL device at all" : "OpenCL devices, but none of type GPU"

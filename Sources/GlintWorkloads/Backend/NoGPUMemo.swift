@@ -35,10 +35,16 @@ public enum NoGPUMemo {
     public static var decided: Bool { decidedFlag.withLock { $0 } }
     private static let decidedFlag = Locked(false)
 
-    /// `auto` for a kind the Swift path runs: whether the memo answers, so that no driver is
-    /// loaded (and `decided` says so).
-    static func answersAuto() -> Bool {
-        guard holds() else { return false }
+    /// `auto` for `kind`: whether the memo answers that the Swift path runs it (no GPU, and the
+    /// OpenCL CPU device it records, if any, is one AutoChoice's table passes over for `kind`),
+    /// so that no driver is loaded (and `decided` says so).
+    static func answersAuto(for kind: AutoKind) -> Bool {
+        if AutoChoice.mayPreferOpenCLCPU(kind) {
+            guard case .some(let width) = cpuDeviceVectorWidth() else { return false }
+            if let width, AutoChoice.prefersOpenCLCPU(kind, vectorWidth: width) { return false }
+        } else {
+            guard holds() else { return false }
+        }
         decidedFlag.withLock { $0 = true }
         return true
     }
@@ -65,8 +71,26 @@ public enum NoGPUMemo {
             return
         }
         guard inventory.problem == nil, !kinds.contains(where: { $0 == nil }) else { return }
+        // The first OpenCL CPU device's native float vector width (AutoChoice's table depends on it).
+        var width = "-"
+        if let i = kinds.firstIndex(where: { $0 == .cpu }) {
+            guard let w = try? inventory.devices[i].nativeFloatVectorWidth else { return }
+            width = String(w)
+        }
         try? FileIO.makeDirectories(String(path[..<slash]))
-        try? FileIO.writeAtomically(path, Array("\(magic)\n\(fingerprint)\n\(Int(time(nil)))\n".utf8))
+        try? FileIO.writeAtomically(path, Array("\(magic)\n\(fingerprint)\n\(Int(time(nil)))\n\(width)\n".utf8))
+    }
+
+    /// The memo's record of the OpenCL CPU device: nil when the memo does not hold (or is from an
+    /// older glint), .some(nil) when the machine has no OpenCL CPU device, else its native float
+    /// vector width.
+    static func cpuDeviceVectorWidth() -> Int?? {
+        guard holds(), let path, let text = try? FileIO.readText(path, limit: 4096) else { return nil }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard lines.count >= 4 else { return nil }
+        if lines[3] == "-" { return .some(nil) }
+        guard let w = Int(lines[3]), w >= 1, w <= 64 else { return nil }
+        return .some(w)
     }
 
     /// Environment variables that can change which OpenCL devices appear, by prefix (POCL_CACHE_DIR,
@@ -83,7 +107,11 @@ public enum NoGPUMemo {
     /// and before anything here changes the environment.
     public static let fingerprint: String = computeFingerprint()
 
-    static func computeFingerprint() -> String {
+    /// The drivers' part alone (ICD files, libraries, the linker's cache, the environment): what
+    /// `AutoCalibration` needs unchanged (a reboot or another user does not change a speed).
+    static let driversFingerprint: String = computeFingerprint(session: false)
+
+    static func computeFingerprint(session: Bool = true) -> String {
         var parts: [String] = []
         var folders = vendorFolders
         for name in ["OCL_ICD_VENDORS", "OPENCL_VENDOR_PATH"] {
@@ -104,10 +132,7 @@ public enum NoGPUMemo {
             }
         }
         parts.append("ld.so.cache \(stamp("/etc/ld.so.cache"))")
-        parts.append("boot \((try? FileIO.readText("/proc/sys/kernel/random/boot_id", limit: 256)) ?? "-")")
-        var host = [CChar](repeating: 0, count: 256)
-        if gethostname(&host, host.count - 1) == 0 { parts.append("host " + String(cString: host)) }
-        parts.append("user \(getuid()) \(getgid()) groups \(groups())")
+        if session { sessionParts(&parts) }
         // The environment the process started with (not what it set since: no race with a
         // setenv, and POCL_CACHE_DIR as glint may set it is never in it).
         let environment = ((try? FileIO.read("/proc/self/environ", limit: 1 << 20)) ?? []).split(separator: 0)
@@ -115,6 +140,20 @@ public enum NoGPUMemo {
             let name = pair.prefix { $0 != "=" }
             return name != "POCL_CACHE_DIR" && environmentPrefixes.contains(where: { name.hasPrefix($0) })
         }.sorted()
+        if session { nodeParts(&parts) }
+        return StableHash.of(parts.joined(separator: "\n"))
+    }
+
+    /// The boot, the host and the user.
+    static func sessionParts(_ parts: inout [String]) {
+        parts.append("boot \((try? FileIO.readText("/proc/sys/kernel/random/boot_id", limit: 256)) ?? "-")")
+        var host = [CChar](repeating: 0, count: 256)
+        if gethostname(&host, host.count - 1) == 0 { parts.append("host " + String(cString: host)) }
+        parts.append("user \(getuid()) \(getgid()) groups \(groups())")
+    }
+
+    /// The GPU device nodes and whether this user may open each.
+    static func nodeParts(_ parts: inout [String]) {
         for dir in ["/dev", "/dev/dri", "/dev/accel"] {
             for name in (try? FileIO.folderEntries(dir)) ?? []
             where dir != "/dev" || ["nvidia", "kfd", "dxg", "mali", "kgsl"].contains(where: { name.hasPrefix($0) }) {
@@ -122,7 +161,6 @@ public enum NoGPUMemo {
                 parts.append("node \(node) \(access(node, R_OK | W_OK) == 0 ? "rw" : "-")")
             }
         }
-        return StableHash.of(parts.joined(separator: "\n"))
     }
 
     /// The supplementary groups, sorted.

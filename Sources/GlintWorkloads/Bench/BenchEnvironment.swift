@@ -85,6 +85,7 @@ extension DeviceInventory {
             ("fp64", .bool((try? d.supportsFP64) ?? false)),
             ("driver_version", .string((try? d.driverVersion) ?? "")),
             ("device_version", .string((try? d.version) ?? "")),
+            ("native_vector_width_float", .int(Int64((try? d.nativeFloatVectorWidth) ?? 0))),
         ])
     }
 }

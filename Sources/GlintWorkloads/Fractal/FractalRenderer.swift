@@ -75,7 +75,7 @@ public enum FractalRenderer {
         // The image is rendered straight into the array it is returned in (no copy of 4 bytes a
         // pixel at the end): every byte is written below, and the array is neither copied nor
         // changed while the workers write it.
-        var pixels = [UInt8](unsafeUninitializedCapacity: w * h * 4) { _, count in count = w * h * 4 }
+        var pixels = LargeArrays.uninitialized(UInt8.self, count: w * h * 4)
         let image = pixels.withUnsafeMutableBufferPointer { $0 }
         let wantCounts = outputs.counts && ss == 1
         let counts = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: wantCounts ? w * h : 1)
@@ -247,8 +247,8 @@ public enum FractalRenderer {
         // Every strip's read-back fills its rows, so the arrays start uninitialised (no pass of
         // zeros over 4 bytes a pixel first); a render that stops early throws and returns neither.
         let imageCount = device == nil ? w * h * 4 : 0, colourCount = wantColour ? w * h * 4 : 0
-        var image = [UInt8](unsafeUninitializedCapacity: imageCount) { _, count in count = imageCount }
-        var colour = [Float](unsafeUninitializedCapacity: colourCount) { _, count in count = colourCount }
+        var image = LargeArrays.uninitialized(UInt8.self, count: imageCount)
+        var colour = LargeArrays.uninitialized(Float.self, count: colourCount)
         var centreCounts: [UInt32] = wantCounts ? [UInt32](repeating: 0, count: w * h) : []
         var iterations: UInt64 = 0
 

@@ -1,3 +1,4 @@
+import CGlintTypes
 /// SIMD lanes for the CPU escape loop.
 ///
 /// Swift's SIMD operators have fast concrete overloads (SIMD8<Float>, SIMD4<Double>, …) and slow
@@ -46,7 +47,13 @@ struct FloatLanes16: Lanes {
     @inline(__always) static func lessOrEqual(_ a: Self, _ b: Self) -> Mask16 { Mask16(a.v .<= b.v) }
     @inline(__always) func replacing(with other: Self, where m: Mask16) -> Self { Self(v.replacing(with: other.v, where: m.m)) }
     @inline(__always) func store(counts: UnsafeMutablePointer<UInt32>, mags: UnsafeMutablePointer<Float>, mag: Self, valid: Int) {
-        for l in 0..<min(valid, 16) {
+        if valid >= 16 {
+            // Whole vectors: counts are whole numbers below 2^31 (vcvttps2dq).
+            UnsafeMutableRawPointer(counts).storeBytes(of: glint_trunc16(v), as: SIMD16<Int32>.self)
+            UnsafeMutableRawPointer(mags).storeBytes(of: mag.v, as: SIMD16<Float>.self)
+            return
+        }
+        for l in 0..<valid {
             counts[l] = UInt32(v[l])
             mags[l] = Float(mag.v[l])
         }
@@ -59,7 +66,7 @@ struct Mask16: LaneMask {
     @inline(__always) static func & (a: Self, b: Self) -> Self { Self(a.m .& b.m) }
     @inline(__always) static func | (a: Self, b: Self) -> Self { Self(a.m .| b.m) }
     @inline(__always) static prefix func ! (a: Self) -> Self { Self(.!a.m) }
-    @inline(__always) var any: Bool { Swift.any(m) }
+    @inline(__always) var any: Bool { glint_any16(unsafeBitCast(m, to: SIMD16<Int32>.self)) != 0 }
 }
 
 /// 8 double lanes.
@@ -78,7 +85,12 @@ struct DoubleLanes8: Lanes {
     @inline(__always) static func lessOrEqual(_ a: Self, _ b: Self) -> Mask8D { Mask8D(a.v .<= b.v) }
     @inline(__always) func replacing(with other: Self, where m: Mask8D) -> Self { Self(v.replacing(with: other.v, where: m.m)) }
     @inline(__always) func store(counts: UnsafeMutablePointer<UInt32>, mags: UnsafeMutablePointer<Float>, mag: Self, valid: Int) {
-        for l in 0..<min(valid, 8) {
+        if valid >= 8 {
+            UnsafeMutableRawPointer(counts).storeBytes(of: glint_trunc8d(v), as: SIMD8<Int32>.self)
+            UnsafeMutableRawPointer(mags).storeBytes(of: glint_float8_of_double(mag.v), as: SIMD8<Float>.self)
+            return
+        }
+        for l in 0..<valid {
             counts[l] = UInt32(v[l])
             mags[l] = Float(mag.v[l])
         }
@@ -91,5 +103,5 @@ struct Mask8D: LaneMask {
     @inline(__always) static func & (a: Self, b: Self) -> Self { Self(a.m .& b.m) }
     @inline(__always) static func | (a: Self, b: Self) -> Self { Self(a.m .| b.m) }
     @inline(__always) static prefix func ! (a: Self) -> Self { Self(.!a.m) }
-    @inline(__always) var any: Bool { Swift.any(m) }
+    @inline(__always) var any: Bool { glint_any8l(unsafeBitCast(m, to: SIMD8<Int64>.self)) != 0 }
 }
