@@ -7,8 +7,18 @@ public enum LargeArrays {
     /// Below this many bytes an array's pages are left as the allocator gives them.
     static let hugePageThreshold = 4 << 20
 
+    /// Whether large arrays ask for huge pages: set by a command that makes one image and exits
+    /// (`glint fractal`). Off elsewhere: once freed, the allocator may reuse the advised range for
+    /// other memory of a long-lived process (a server, a benchmark), which the advice would then
+    /// bloat, and where the kernel must compact memory to find huge pages the first write waits.
+    public static var hugePages: Bool {
+        get { hugePageFlag.withLock { $0 } }
+        set { hugePageFlag.withLock { $0 = newValue } }
+    }
+    private static let hugePageFlag = Locked(false)
+
     /// An array of `count` elements whose contents are left uninitialised: the caller writes
-    /// every element before reading any. From `hugePageThreshold` bytes on, the kernel is asked
+    /// every element before reading any. With `hugePages` on, from `hugePageThreshold` bytes on, the kernel is asked
     /// (`madvise(MADV_HUGEPAGE)`, on Linux with transparent huge pages in `madvise` mode) to back
     /// the whole 2 MiB blocks inside it with huge pages: the first writes then take one page fault
     /// per 2 MiB instead of one per 4 KiB (a 4K RGBA frame: about 16 instead of 8,100). Where the
@@ -23,7 +33,7 @@ public enum LargeArrays {
     /// Asks for huge pages over the 2 MiB blocks that lie wholly in `bytes` from `pointer`.
     public static func adviseHugePages(_ pointer: UnsafeMutableRawPointer, bytes: Int) {
         #if os(Linux)
-        guard bytes >= hugePageThreshold else { return }
+        guard bytes >= hugePageThreshold, hugePages else { return }
         let block = 2 << 20
         let start = (Int(bitPattern: pointer) + block - 1) & ~(block - 1)
         let end = (Int(bitPattern: pointer) + bytes) & ~(block - 1)

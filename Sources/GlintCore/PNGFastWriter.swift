@@ -131,7 +131,6 @@ enum PNGFastWriter {
         // Each row goes in as its filter byte (0: none) and its samples, straight from the image
         // when it is RGBA; RGB rows are packed into `row` first.
         var filter: UInt8 = 0
-        row[0] = 0
         for y in rows {
             let src = rgba + y * width * 4
             let samples: UnsafePointer<UInt8>

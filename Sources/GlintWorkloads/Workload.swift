@@ -19,6 +19,9 @@ public protocol ComparableJob: Sendable {
     var comparisonTolerance: Tolerance { get }
     /// The job's kind, which decides where `--device auto` runs it.
     var autoKind: AutoKind { get }
+    /// Whether the job computes in double precision (a calibrated `auto` weighs plain fractals
+    /// by the rate of their precision).
+    var autoDouble: Bool { get }
     /// Runs the job once on `backend`; `detailed` asks for the integer outputs too (timed runs
     /// leave them out, as a render would).
     func comparisonRun(on backend: Backend, detailed: Bool) async throws -> ComparisonRun
@@ -42,4 +45,8 @@ public struct ComparisonRun: Sendable {
         self.wallSeconds = wallSeconds
         self.kernelSeconds = kernelSeconds
     }
+}
+
+extension ComparableJob {
+    public var autoDouble: Bool { false }
 }

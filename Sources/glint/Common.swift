@@ -25,8 +25,7 @@ struct DeviceOptions: ParsableArguments {
     func backend(forFractal job: FractalJob, work share: Double = 1) async throws -> Backend {
         let choice = try DeviceChoice.from(option: device)
         let double = job.precision == .double
-        guard choice == .auto, job.autoKind == .fractal, AutoCalibration.current != nil, !DeviceInventory.hasScanned,
-              NoGPUMemo.holds() else {
+        guard Backend.autoWantsEstimate(choice, for: job.autoKind, double: double) else {
             return try Backend.resolve(choice, for: job.autoKind, estimate: AutoEstimate(double: double, iterations: nil))
         }
         let iterations = try await AutoCalibration.estimateIterations(job) * share
@@ -38,7 +37,7 @@ struct DeviceOptions: ParsableArguments {
 struct PNGOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
         "PNG compression: auto, fast or default (default: auto).",
-        discussion: "fast: no row filters and zlib's fastest level, the rows compressed in parts on every core at once (8-bit images; 16-bit ones use libpng's fast mode, level 3); default: libpng's own, the smallest files (level 6, a filter chosen per row); auto is fast from 4 megapixels on (a whole 4K fractal render: 77 ms instead of 294 ms on two cores) and default below. The pixels are the same in every mode; with the same zlib, a file's bytes are the same on any machine."),
+        discussion: "fast: no row filters and zlib's fastest level, the rows compressed in parts on every core at once (8-bit images; 16-bit ones use libpng's fast mode, level 3); default: libpng's own, the smallest files (level 6, a filter chosen per row); auto is fast from 4 megapixels on (a whole 4K fractal render: about 60 ms instead of 300 ms on two cores) and default below. The pixels are the same in every mode; with the same zlib, a file's bytes are the same on any machine."),
         transform: choice("--png-compression", PNG.Compression.allCases, name: { $0.rawValue }))
     var pngCompression = PNG.Compression.auto
 

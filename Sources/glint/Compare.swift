@@ -174,8 +174,9 @@ struct Compare: AsyncParsableCommand {
         do { job = try command.comparableJob() } catch let e as GlintError { throw e.flagged }
         let backendA: Backend, backendB: Backend
         do {
-            backendA = try Backend.resolve(try DeviceChoice(parsing: a), for: job.autoKind)
-            backendB = try Backend.resolve(try DeviceChoice(parsing: b), for: job.autoKind)
+            let estimate = AutoEstimate(double: job.autoDouble, iterations: nil)
+            backendA = try Backend.resolve(try DeviceChoice(parsing: a), for: job.autoKind, estimate: estimate)
+            backendB = try Backend.resolve(try DeviceChoice(parsing: b), for: job.autoKind, estimate: estimate)
         } catch let e as GlintError {
             throw e.usage
         }

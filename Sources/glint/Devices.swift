@@ -20,14 +20,17 @@ struct Devices: AsyncParsableCommand {
     var calibrate = false
 
     @Option(name: .long, help: "With --calibrate: the size of the calibration renders (default 1920x1080).")
-    var size = "1920x1080"
+    var size: String?
 
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
-        let (w, h) = try parseSize(size)
-        if calibrate && w * h < 64 { throw ValidationError("--size: the calibration renders need at least 64 pixels") }
-        if !calibrate && size != "1920x1080" { throw ValidationError("--size goes with --calibrate") }
+        if let size {
+            guard calibrate else { throw ValidationError("--size goes with --calibrate") }
+            let (w, h) = try parseSize(size)
+            if w * h < 64 { throw ValidationError("--size: the calibration renders need at least 64 pixels") }
+        }
+        if calibrate && json { throw ValidationError("--json lists the devices; it does not go with --calibrate") }
     }
 
     func run() async throws {
@@ -84,7 +87,10 @@ extension Devices {
         guard let index = kinds.firstIndex(of: .cpu) else {
             throw GlintError("no OpenCL CPU device to calibrate against (\(inventory.problem ?? "none of the OpenCL devices is a CPU")): auto runs these jobs on the Swift path")
         }
-        let (width, height) = try parseSize(size)
+        guard AutoCalibration.path != nil else {
+            throw GlintError("no cache folder to keep a calibration in (GLINT_KERNEL_CACHE=off, or no HOME): set GLINT_CACHE_DIR")
+        }
+        let (width, height) = try parseSize(size ?? "1920x1080")
         let cc = try ComputeContext.shared(for: inventory.devices[index])
         let name = cc.deviceName
         if !output.quiet { print("calibrating: the Swift path against opencl:\(index) (\(name)), \(width)x\(height) renders") }
@@ -92,8 +98,8 @@ extension Devices {
         let sf = try await AutoCalibration.rate(double: false, on: .cpu, width: width, height: height)
         let of = try await AutoCalibration.rate(double: false, on: .opencl(cc), width: width, height: height)
         let sd = try await AutoCalibration.rate(double: true, on: .cpu, width: width, height: height)
-        // A device without fp64 cannot run double: the Swift path takes every double job.
-        let od = cc.supportsFP64 ? try await AutoCalibration.rate(double: true, on: .opencl(cc), width: width, height: height) : 1
+        // A device without fp64 cannot run double: rate 0, the Swift path takes every double job.
+        let od = cc.supportsFP64 ? try await AutoCalibration.rate(double: true, on: .opencl(cc), width: width, height: height) : 0
         let calibration = AutoCalibration(swiftFloat: sf, openCLFloat: of, swiftDouble: sd, openCLDouble: od,
                                           openCLStartMs: start, device: name, written: Int(time(nil)))
         try calibration.save()
@@ -102,7 +108,7 @@ extension Devices {
         print("float:  Swift path \(g(sf)), OpenCL \(g(of))")
         print("double: Swift path \(g(sd)), OpenCL \(cc.supportsFP64 ? g(od) : "no fp64")")
         print("OpenCL start-up: \(fmt(start, 1)) ms more per command than the Swift path")
-        for (label, double, s, o) in [("float", false, sf, of), ("double", true, sd, od)] {
+        for (label, s, o) in [("float", sf, of), ("double", sd, od)] {
             if o <= s {
                 print("auto, \(label): the Swift path for every plain fractal")
             } else {
@@ -121,7 +127,11 @@ extension Devices {
         var template = Array("\(base)/glint-calibrate-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw GlintError("cannot make a temporary folder in \(base): \(FileIO.errnoText())") }
         let folder = String(cString: made)
-        defer { unlink(folder + "/probe.png"); rmdir(folder) }
+        defer {
+            // The probe and whatever a child left under a temporary name.
+            for name in (try? FileIO.folderEntries(folder)) ?? [] { unlink(folder + "/" + name) }
+            rmdir(folder)
+        }
         func run(_ device: String) throws -> Double {
             let args = ["/proc/self/exe", "fractal", "mandelbrot", "--size", "64x36", "--device", device, "-q",
                         "-o", folder + "/probe.png"]
@@ -136,8 +146,12 @@ extension Devices {
             let spawned = posix_spawn(&child, "/proc/self/exe", &actions, nil, cArgs, environ)
             guard spawned == 0 else { throw GlintError("calibration: cannot run glint again (\(String(cString: strerror(spawned))))") }
             var status: Int32 = 0
-            while waitpid(child, &status, 0) < 0 && errno == EINTR {}
-            guard status == 0 else { throw GlintError("calibration: glint fractal --device \(device) failed (its message is above)") }
+            var waited: pid_t
+            repeat { waited = waitpid(child, &status, 0) } while waited < 0 && errno == EINTR
+            guard waited == child else { throw GlintError("calibration: lost track of glint fractal --device \(device) (\(FileIO.errnoText()))") }
+            let signal = status & 0x7f, code = (status >> 8) & 0xff
+            if signal != 0 { throw GlintError("calibration: glint fractal --device \(device) was killed by signal \(signal)") }
+            guard code == 0 else { throw GlintError("calibration: glint fractal --device \(device) failed with status \(code) (its message is above)") }
             return (Clock.now() - begin) * 1000
         }
         _ = try run("cpu")

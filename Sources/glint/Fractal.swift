@@ -381,7 +381,8 @@ struct Fractal: PassSource {
         let ends = [0, n - 1].map { frameJob(job, ramps: ramps, frame: $0, of: n).autoKind }
         let backend: Backend
         if ends.allSatisfy({ $0 == .fractal }) {
-            // The frames' work as the two ends' mean (a calibrated auto weighs it against OpenCL's start-up).
+            // The frames' work as the middle frame's times their number (a calibrated auto weighs
+            // it against OpenCL's start-up).
             let count = Double((part?.frames ?? 0 ..< n).count)
             backend = try await device.backend(forFractal: frameJob(job, ramps: ramps, frame: n / 2, of: n), work: count)
         } else {
@@ -468,6 +469,8 @@ struct Fractal: PassSource {
             if try tile?.claim([file] + (countsFile.map { [$0] } ?? []), skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
             let backend = try await device.backend(forFractal: job, work: tile.map { Double($0.rows.count) / Double(job.height) } ?? 1)
             let bar = ProgressBar("fractal", quiet: out.quiet)
+            // One image, then the process ends: its frame may take huge pages (fewer page faults).
+            LargeArrays.hugePages = true
             let result = try await FractalRenderer.render(job, on: backend,
                                                           outputs: .init(counts: counts != nil, colour: bitDepth == 16, rows: tile?.rows),
                                                           progress: { bar.update($0) })

@@ -86,7 +86,7 @@ extension CLITests {
             #expect(try box.run(["devices"]).status == 0)
             let job = ["fractal", "mandelbrot", "--size", "64x48", "-o", "f.png", "-v"]
             let f = try box.run(job)
-            #expect(f.status == 0 && f.stdout.contains("by this machine's calibration") && f.stdout.contains("million escape counts"), "\(f)")
+            #expect(f.status == 0 && f.stdout.contains("by this machine's calibration"), "\(f)")
             let swift = f.stdout.contains("auto chose the Swift path")
             #expect(swift == f.stdout.contains("cpu (Swift"), "the line and the backend disagree: \(f)")
             // The same job with a calibration whose OpenCL device is far faster and starts at once
@@ -101,7 +101,19 @@ extension CLITests {
             (slow.openCLFloat, slow.openCLStartMs) = (calibration.swiftFloat * 2, 59_000)
             try slow.text(fingerprint: fingerprint).write(toFile: file, atomically: true, encoding: .utf8)
             let onSwift = try box.run(job)
-            #expect(onSwift.status == 0 && onSwift.stdout.contains("auto chose the Swift path") && onSwift.stdout.contains("cpu (Swift"), "\(onSwift)")
+            #expect(onSwift.status == 0 && onSwift.stdout.contains("auto chose the Swift path") && onSwift.stdout.contains("cpu (Swift")
+                    && onSwift.stdout.contains("million escape counts"), "the estimate decided: \(onSwift)")
+            // Where the Swift path's rate is the higher, no estimate is made: the rates decide, and
+            // double jobs go by the double rates.
+            var swiftFaster = calibration
+            (swiftFaster.swiftFloat, swiftFaster.openCLFloat) = (2e9, 1e9)
+            (swiftFaster.swiftDouble, swiftFaster.openCLDouble, swiftFaster.openCLStartMs) = (1e9, 1e12, 0)
+            try swiftFaster.text(fingerprint: fingerprint).write(toFile: file, atomically: true, encoding: .utf8)
+            let byRate = try box.run(job)
+            #expect(byRate.status == 0 && byRate.stdout.contains("auto chose the Swift path") && byRate.stdout.contains("Giter/s")
+                    && !byRate.stdout.contains("escape counts"), "\(byRate)")
+            let double = try box.run(job + ["--precision", "double"])
+            #expect(double.status == 0 && double.stdout.contains("auto chose the OpenCL CPU device") && double.stdout.contains("opencl ("), "\(double)")
             // Other kinds keep the table; --device cpu is never second-guessed.
             let pinned = try box.run(job + ["--device", "cpu"])
             #expect(pinned.status == 0 && !pinned.stdout.contains("calibration"), "\(pinned)")
@@ -109,9 +121,17 @@ extension CLITests {
             try slow.text(fingerprint: "another").write(toFile: file, atomically: true, encoding: .utf8)
             let other = try box.run(job)
             #expect(other.status == 0 && !other.stdout.contains("calibration"), "\(other)")
-            // --size goes with --calibrate only.
+            // --size goes with --calibrate only, --json not with it; without a cache folder there is
+            // nowhere to keep a calibration, which is said before anything is measured.
             let misuse = try box.run(["devices", "--size", "64x64"])
             #expect(misuse.status != 0 && misuse.stderr.contains("--size goes with --calibrate"), "\(misuse)")
+            let json = try box.run(["devices", "--calibrate", "--json"])
+            #expect(json.status != 0 && json.stderr.contains("--json"), "\(json)")
+            let off = try box.run(["devices", "--calibrate", "--size", "96x64"], env: ["GLINT_KERNEL_CACHE": "off"])
+            #expect(off.status != 0 && off.stderrLines.count == 1 && off.stderr.contains("GLINT_CACHE_DIR") && !off.stdout.contains("float:"), "\(off)")
+            // No temporary folder of the start-up measurement is left behind.
+            let left = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter { $0.hasPrefix("glint-calibrate-") }
+            #expect(left.isEmpty, "\(left)")
         }
     }
 }

@@ -395,3 +395,27 @@ private let pfmBytes: [UInt8] = Array("PF\n2 2\n-1.0\n".utf8)
     #expect(message == "cannot write \(dir)/no/such/dir.bin: No such file or directory")
     #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["a.bin", "empty.bin"])
 }
+
+@Test func fastPNGChecksumAndPackingMatchTheirPlainForms() {
+    // The vector Adler-32 against zlib's own, for lengths around its 32-byte steps and its runs
+    // of 5536 bytes, from several starting values, on noise and on all-0xFF bytes (the largest sums).
+    var rng = SplitMix64(seed: 11)
+    let noise = (0..<20_000).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+    let ones = [UInt8](repeating: 0xFF, count: 20_000)
+    for data in [noise, ones] {
+        for n in [0, 1, 31, 32, 33, 63, 64, 5535, 5536, 5537, 11_072, 11_100, 20_000] {
+            for start: UInt in [1, 0xFFF0_FFF0, 0x1234_5678] {
+                let want = data.withUnsafeBufferPointer { adler32_z(start, $0.baseAddress, n) }
+                let got = data.withUnsafeBufferPointer { glint_adler32(start, $0.baseAddress, n) }
+                #expect(got == want, "\(n) bytes from \(start)")
+            }
+        }
+    }
+    // RGBA to RGB, for widths around its 4-pixel steps and the 2 pixels it leaves for the end.
+    for w in [1, 2, 5, 6, 7, 8, 9, 10, 33, 1000] {
+        let rgba = Array(noise.prefix(w * 4))
+        var rgb = [UInt8](repeating: 0, count: w * 3)
+        rgba.withUnsafeBufferPointer { src in rgb.withUnsafeMutableBufferPointer { glint_rgba_to_rgb(src.baseAddress, $0.baseAddress, w) } }
+        #expect(rgb == rgba.enumerated().filter { $0.offset % 4 != 3 }.map(\.element), "width \(w)")
+    }
+}

@@ -25,7 +25,7 @@ import Glibc
 /// Without one, `AutoChoice`'s table decides.
 public struct AutoCalibration: Sendable, Equatable {
     /// Escape counts per second (skipped interior points counted as iterated, as `glint bench`
-    /// counts them), float and double, on each path.
+    /// counts them), float and double, on each path; `openCLDouble` is 0 for a device without fp64.
     public var swiftFloat: Double
     public var openCLFloat: Double
     public var swiftDouble: Double
@@ -95,12 +95,13 @@ public struct AutoCalibration: Sendable, Equatable {
             guard let space = line.firstIndex(of: " ") else { return nil }
             values[String(line[..<space])] = String(line[line.index(after: space)...])
         }
-        func rate(_ key: String) -> Double? {
-            guard let v = values[key].flatMap(Double.init), v.isFinite, v > 0 else { return nil }
+        func rate(_ key: String, zero: Bool = false) -> Double? {
+            guard let v = values[key].flatMap(Double.init), v.isFinite, v > 0 || (zero && v == 0) else { return nil }
             return v
         }
+        // opencl-double is 0 for a device without fp64.
         guard let sf = rate("swift-float"), let of = rate("opencl-float"), let sd = rate("swift-double"),
-              let od = rate("opencl-double"), let start = values["opencl-start-ms"].flatMap(Double.init),
+              let od = rate("opencl-double", zero: true), let start = values["opencl-start-ms"].flatMap(Double.init),
               start.isFinite, start >= 0, start < 60_000, let written = values["written"].flatMap(Int.init),
               let device = values["device"] else { return nil }
         return AutoCalibration(swiftFloat: sf, openCLFloat: of, swiftDouble: sd, openCLDouble: od,
@@ -120,7 +121,7 @@ public struct AutoCalibration: Sendable, Equatable {
     /// with its start-up when `startUp`).
     public func seconds(iterations: Double, double: Bool, startUp: Bool) -> (swift: Double, openCL: Double) {
         let (s, o) = double ? (swiftDouble, openCLDouble) : (swiftFloat, openCLFloat)
-        return (iterations / s, (startUp ? openCLStartMs / 1000 : 0) + iterations / o)
+        return (iterations / s, o > 0 ? (startUp ? openCLStartMs / 1000 : 0) + iterations / o : .infinity)
     }
 
     /// Whether the OpenCL CPU device finishes a `fractal` job sooner: by rate alone when OpenCL is

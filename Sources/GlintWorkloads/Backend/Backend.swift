@@ -128,17 +128,33 @@ public struct DeviceInventory: Sendable {
 }
 
 extension Backend {
+    /// Whether `auto` would weigh this plain fractal's estimated work against OpenCL's start-up:
+    /// a calibration here whose OpenCL rate for the precision is the higher, no GPU (as the memo
+    /// says) and no OpenCL loaded yet. Otherwise no estimate is worth its render.
+    public static func autoWantsEstimate(_ choice: DeviceChoice, for kind: AutoKind, double: Bool) -> Bool {
+        guard choice == .auto, kind == .fractal, let calibration = AutoCalibration.current,
+              calibration.prefersOpenCL(double: double, iterations: nil, openCLLoaded: true) else { return false }
+        return !DeviceInventory.hasScanned && NoGPUMemo.holds()
+    }
+
     /// The one place that turns a device choice into a backend; `kind` is the job's, which
     /// decides `auto` on machines without a GPU.
     public static func resolve(_ choice: DeviceChoice, for kind: AutoKind, estimate: AutoEstimate? = nil) throws -> Backend {
         if choice == .cpu { return .cpu }
-        // auto for a plain fractal, calibrated here, in a command that has not loaded OpenCL: the
-        // Swift path when it is done sooner than OpenCL's start-up and render (no driver loaded).
+        // auto for a plain fractal, calibrated here, in a process that has not loaded OpenCL on a
+        // machine known to have no GPU: the Swift path, with no driver loaded, where OpenCL's rate
+        // is not the higher (its start-up only adds) or its start-up and render take longer.
         let calibration = kind == .fractal ? AutoCalibration.current : nil
-        if choice == .auto, let calibration, let estimate, estimate.iterations != nil, !DeviceInventory.hasScanned,
-           NoGPUMemo.holds(), !calibration.prefersOpenCL(double: estimate.double, iterations: estimate.iterations, openCLLoaded: false) {
-            AutoDecision.record(calibration.explain(estimate, openCLLoaded: false, chose: "the Swift path"))
-            return .cpu
+        if choice == .auto, let calibration, !DeviceInventory.hasScanned, NoGPUMemo.holds() {
+            let e = estimate ?? AutoEstimate(double: false, iterations: nil)
+            if !calibration.prefersOpenCL(double: e.double, iterations: nil, openCLLoaded: true) {
+                AutoDecision.record(calibration.explain(e, openCLLoaded: true, chose: "the Swift path"))
+                return .cpu
+            }
+            if e.iterations != nil, !calibration.prefersOpenCL(double: e.double, iterations: e.iterations, openCLLoaded: false) {
+                AutoDecision.record(calibration.explain(e, openCLLoaded: false, chose: "the Swift path"))
+                return .cpu
+            }
         }
         // auto for a kind the Swift path runs, on a machine known to have no GPU: no driver loaded.
         // (Not once this process has scanned: then the scan's answer is at hand, and it wins; nor

@@ -40,8 +40,11 @@ public enum NoGPUMemo {
     /// so that no driver is loaded (and `decided` says so).
     static func answersAuto(for kind: AutoKind) -> Bool {
         if AutoChoice.mayPreferOpenCLCPU(kind) {
-            guard case .some(let width) = cpuDeviceVectorWidth() else { return false }
-            if let width, AutoChoice.prefersOpenCLCPU(kind, vectorWidth: width) { return false }
+            switch cpuDevice() {
+            case nil, .unknown?: return false
+            case .width(let width)?: if AutoChoice.prefersOpenCLCPU(kind, vectorWidth: width) { return false }
+            case .none?: break
+            }
         } else {
             guard holds() else { return false }
         }
@@ -71,26 +74,32 @@ public enum NoGPUMemo {
             return
         }
         guard inventory.problem == nil, !kinds.contains(where: { $0 == nil }) else { return }
-        // The first OpenCL CPU device's native float vector width (AutoChoice's table depends on it).
+        // The first OpenCL CPU device's native float vector width (AutoChoice's table depends on
+        // it): "-" for no such device, "?" where it could not be read.
         var width = "-"
         if let i = kinds.firstIndex(where: { $0 == .cpu }) {
-            guard let w = try? inventory.devices[i].nativeFloatVectorWidth else { return }
-            width = String(w)
+            width = (try? inventory.devices[i].nativeFloatVectorWidth).map(String.init) ?? "?"
         }
         try? FileIO.makeDirectories(String(path[..<slash]))
         try? FileIO.writeAtomically(path, Array("\(magic)\n\(fingerprint)\n\(Int(time(nil)))\n\(width)\n".utf8))
     }
 
-    /// The memo's record of the OpenCL CPU device: nil when the memo does not hold (or is from an
-    /// older glint), .some(nil) when the machine has no OpenCL CPU device, else its native float
-    /// vector width.
-    static func cpuDeviceVectorWidth() -> Int?? {
+    /// What a holding memo says of the machine's OpenCL CPU device.
+    enum CPUDevice: Equatable {
+        case none
+        case width(Int)
+        /// Not recorded (a memo of an older glint) or not readable.
+        case unknown
+    }
+
+    /// The memo's record of the OpenCL CPU device, or nil when no memo holds.
+    static func cpuDevice() -> CPUDevice? {
         guard holds(), let path, let text = try? FileIO.readText(path, limit: 4096) else { return nil }
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        guard lines.count >= 4 else { return nil }
-        if lines[3] == "-" { return .some(nil) }
-        guard let w = Int(lines[3]), w >= 1, w <= 64 else { return nil }
-        return .some(w)
+        guard lines.count >= 4, !lines[3].isEmpty else { return .unknown }
+        if lines[3] == "-" { return CPUDevice.none }
+        guard let w = Int(lines[3]), w >= 1, w <= 64 else { return .unknown }
+        return .width(w)
     }
 
     /// Environment variables that can change which OpenCL devices appear, by prefix (POCL_CACHE_DIR,

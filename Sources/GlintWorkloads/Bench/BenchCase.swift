@@ -72,6 +72,8 @@ public struct BenchCase: Sendable {
     public let unit: BenchUnit
     /// The job's kind, which decides where `--device auto` runs it.
     public let autoKind: AutoKind
+    /// Whether the job computes in double precision (for a calibrated `auto`).
+    public let autoDouble: Bool
     /// The bytes of the images the job holds (inputs and outputs): its peak resident memory must
     /// stay within 4x this plus 100 MB (docs/DESIGN.md).
     public let imageBytes: Int
@@ -85,7 +87,7 @@ public struct BenchCase: Sendable {
     public let validate: @Sendable (_ candidate: BenchOutput, _ reference: BenchOutput) throws -> BenchValidation
 
     public init(workload: String, name: String, width: Int, height: Int, parameters: JSON, unit: BenchUnit,
-                autoKind: AutoKind? = nil, imageBytes: Int? = nil,
+                autoKind: AutoKind? = nil, autoDouble: Bool = false, imageBytes: Int? = nil,
                 tolerance: String, unsupported: @escaping @Sendable (Backend) -> String? = { _ in nil },
                 run: @escaping @Sendable (Backend, Bool) async throws -> BenchRun,
                 validate: @escaping @Sendable (BenchOutput, BenchOutput) throws -> BenchValidation) {
@@ -99,6 +101,7 @@ public struct BenchCase: Sendable {
             preconditionFailure("bench case \(workload)/\(name): give its autoKind (AutoKind has no kind named \(workload))")
         }
         self.autoKind = kind
+        self.autoDouble = autoDouble
         self.imageBytes = imageBytes ?? width * height * 4
         self.tolerance = tolerance
         self.unsupported = unsupported

@@ -130,7 +130,7 @@ public enum BenchRunner {
             BenchScope.endCase()
             defer { BenchScope.endCase() }
             var reference: BenchOutput?
-            let auto = (try? Backend.resolve(.auto, for: c.autoKind)) ?? .cpu
+            let auto = (try? Backend.resolve(.auto, for: c.autoKind, estimate: AutoEstimate(double: c.autoDouble, iterations: nil))) ?? .cpu
             let runs = backends.filter { !onlyAuto || same($0.backend, auto) }
             // The reference comes first when the Swift path is not among the backends run, so
             // that its memory is in no backend's measurement.

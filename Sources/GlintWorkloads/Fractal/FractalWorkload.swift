@@ -104,7 +104,7 @@ public enum FractalWorkload: Workload {
         ])
         return BenchCase(
             workload: name, name: s.name, width: width, height: height, parameters: parameters,
-            unit: .gigaIterations, autoKind: frozen.autoKind,
+            unit: .gigaIterations, autoKind: frozen.autoKind, autoDouble: frozen.precision == .double,
             // The image and the escape counts, the samples' counts and magnitudes (a strip of at
             // most FractalRenderer.stripSamples on OpenCL), and at depth the reference orbit (16
             // bytes an iteration) and the BLA table (under 30 bytes an iteration, BLATableTests).
@@ -164,6 +164,7 @@ public enum FractalWorkload: Workload {
 /// fraction of full scale) is compared instead of the 8-bit image.
 public struct FractalComparison: ComparableJob {
     public var autoKind: AutoKind { job.autoKind }
+    public var autoDouble: Bool { job.precision == .double }
 
     public var job: FractalJob
     public var sixteenBit: Bool

@@ -31,10 +31,12 @@ final class ServeContext: Sendable {
     }
 
     /// The backend for a request's device (the server's when nil) and a job of `kind`.
-    func backend(_ device: String?, for kind: AutoKind) throws -> Backend {
+    func backend(_ device: String?, for kind: AutoKind, double: Bool = false) throws -> Backend {
         let choice: DeviceChoice
         do { choice = try DeviceChoice(parsing: device ?? self.device) } catch { throw ServeError.bad(error.flagged.message) }
-        do { return try Backend.resolve(choice, for: kind) } catch let e as GlintError { throw ServeError.bad(e.flagged.message) }
+        do {
+            return try Backend.resolve(choice, for: kind, estimate: AutoEstimate(double: double, iterations: nil))
+        } catch let e as GlintError { throw ServeError.bad(e.flagged.message) }
     }
 
     /// Refuses a job over the pixel limit before anything is made.
@@ -50,7 +52,7 @@ final class ServeContext: Sendable {
         try checkSize(job)
         let comparable: any ComparableJob
         do { comparable = try job.command.comparableJob() } catch { throw ServeError.from(error, preparing: true) }
-        let backend = try backend(device, for: comparable.autoKind)
+        let backend = try backend(device, for: comparable.autoKind, double: comparable.autoDouble)
         let run: ComparisonRun
         do {
             run = try await gate.run(timeout: renderTimeout) { try await comparable.comparisonRun(on: backend, detailed: false) }

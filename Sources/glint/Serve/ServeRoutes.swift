@@ -133,7 +133,7 @@ struct ServeRoutes: Sendable {
         let a = try doc.optionalString("a") ?? "cpu", b = try doc.optionalString("b") ?? "opencl"
         let comparable: any ComparableJob
         do { comparable = try job.command.comparableJob() } catch { throw ServeError.from(error, preparing: true) }
-        let backends = try [a, b].map { try context.backend($0, for: comparable.autoKind) }
+        let backends = try [a, b].map { try context.backend($0, for: comparable.autoKind, double: comparable.autoDouble) }
         let runs: [ComparisonRun]
         do {
             runs = try await context.gate.run(timeout: context.renderTimeout) {
