@@ -13,9 +13,9 @@ static inline int glint_deflate_init_raw(z_streamp stream, int level) {
 }
 /* Adler-32 (RFC 1950) of `len` bytes continuing `adler`, as zlib's adler32() gives it, 32 bytes
    a step with AVX2 where the processor has it (zlib 1.2's own loop takes one byte a step):
-   within a run of at most 5552 bytes (no 32-bit sum can overflow), the byte sums and the
-   weighted sums (32 ... 1 for the bytes of a step) are kept per lane, and each step adds 32 times
-   the byte sum before it to the weighted sum. */
+   within a run of 5536 bytes the byte sums and the weighted sums (32 ... 1 for the bytes of a
+   step) are kept per lane, and each step adds 32 times the byte sum before it to the weighted sum
+   (at most about 9.7e8 a lane after a run: no 32-bit lane overflows). */
 typedef unsigned char glint_u8x32 __attribute__((vector_size(32)));
 typedef short glint_i16x16 __attribute__((vector_size(32)));
 typedef unsigned int glint_u32x8 __attribute__((vector_size(32)));
@@ -31,7 +31,7 @@ static inline unsigned long glint_adler32_avx2(unsigned long adler, const unsign
     const glint_u8x32 zero = {0};
     while (len >= 32) {
         size_t steps = len / 32;
-        if (steps > 5536 / 32) steps = 5536 / 32;   /* 173 steps: 5536 bytes, under 5552 */
+        if (steps > 5536 / 32) steps = 5536 / 32;   /* 173 steps */
         size_t n = steps * 32;
         glint_u32x8 vs1 = {0}, vs2 = {0}, vprev = {0};
         for (size_t k = 0; k < steps; k++) {

@@ -173,6 +173,25 @@ public enum FileIO {
         return names.sorted()
     }
 
+    /// A new, empty folder `PREFIX-XXXXXX` in $TMPDIR (else /tmp), made by mkdtemp (mode 0700).
+    public static func makeTemporaryFolder(prefix: String) throws(GlintError) -> String {
+        let base = environment("TMPDIR").map { $0.isEmpty ? "/tmp" : $0 } ?? "/tmp"
+        var template = Array("\(base)/\(prefix)-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw GlintError("cannot make a temporary folder in \(base): \(errnoText())") }
+        return String(cString: made)
+    }
+
+    /// Removes a folder and what is in it (a temporary folder of glint's own; symbolic links are
+    /// removed, never followed).
+    public static func removeTree(_ path: String) {
+        for name in (try? folderEntries(path)) ?? [] {
+            let child = path + "/" + name
+            var info = stat()
+            if lstat(child, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR { removeTree(child) } else { unlink(child) }
+        }
+        rmdir(path)
+    }
+
     public static func environment(_ name: String) -> String? {
         guard let v = getenv(name) else { return nil }
         return String(cString: v)

@@ -104,8 +104,11 @@ enum PNGFastWriter {
         var stream = z_stream()
         guard glint_deflate_init_raw(&stream, level) == Z_OK else { return .failure(PartError("zlib could not start (no memory)")) }
         defer { deflateEnd(&stream) }
-        let row = UnsafeMutablePointer<UInt8>.allocate(capacity: rowBytes)
-        defer { row.deallocate() }
+        // RGB rows are packed here; the filter byte (0: none) goes in before each row.
+        let row = UnsafeMutablePointer<UInt8>.allocate(capacity: channels == 4 ? 0 : rowBytes - 1)
+        let filter = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
+        filter.initialize(to: 0)
+        defer { row.deallocate(); filter.deallocate() }
         let scratchSize = 1 << 17
         let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: scratchSize)
         defer { scratch.deallocate() }
@@ -128,29 +131,24 @@ enum PNGFastWriter {
             return flush != Z_FINISH || status == Z_STREAM_END
         }
 
-        // Each row goes in as its filter byte (0: none) and its samples, straight from the image
-        // when it is RGBA; RGB rows are packed into `row` first.
-        var filter: UInt8 = 0
+        // Each row goes in as its filter byte and its samples, straight from the image when it
+        // is RGBA (zlib copies what it takes into its window anyway).
         for y in rows {
             let src = rgba + y * width * 4
             let samples: UnsafePointer<UInt8>
             if channels == 4 {
                 samples = src
             } else {
-                glint_rgba_to_rgb(src, row + 1, width)
-                samples = UnsafePointer(row + 1)
+                glint_rgba_to_rgb(src, row, width)
+                samples = UnsafePointer(row)
             }
-            // The filter byte adds 0 to the checksum's first sum, and that sum to the second.
-            adler = (adler & 0xffff) | ((((adler >> 16) + (adler & 0xffff)) % 65521) << 16)
-            adler = glint_adler32(adler, samples, rowBytes - 1)
-            let taken = withUnsafeMutablePointer(to: &filter) { f -> Bool in
-                stream.next_in = f
-                stream.avail_in = 1
-                return run(Z_NO_FLUSH)
-            }
+            adler = glint_adler32(glint_adler32(adler, filter, 1), samples, rowBytes - 1)
+            stream.next_in = filter
+            stream.avail_in = 1
+            guard run(Z_NO_FLUSH) else { return .failure(PartError("zlib failed while compressing")) }
             stream.next_in = UnsafeMutablePointer(mutating: samples)
             stream.avail_in = UInt32(rowBytes - 1)
-            guard taken, run(Z_NO_FLUSH) else { return .failure(PartError("zlib failed while compressing")) }
+            guard run(Z_NO_FLUSH) else { return .failure(PartError("zlib failed while compressing")) }
         }
         guard run(last ? Z_FINISH : Z_SYNC_FLUSH) else { return .failure(PartError("zlib failed while finishing")) }
         return .success(Part(bytes: out, adler: adler))

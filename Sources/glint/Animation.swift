@@ -182,20 +182,15 @@ final class VideoEncoder {
         let args = [ffmpeg, "-loglevel", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgba",
                     "-s", "\(width)x\(height)", "-r", String(fps), "-i", "-",
                     "-pix_fmt", "yuv420p", "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", temporary]
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        posix_spawn_file_actions_adddup2(&actions, pipeFDs[0], 0)
-        posix_spawn_file_actions_addclose(&actions, pipeFDs[1])
-        var child: pid_t = 0
-        let cArgs = args.map { strdup($0) } + [nil]
-        defer { for a in cArgs { free(a) } }
-        let status = posix_spawn(&child, ffmpeg, &actions, nil, cArgs, environ)
-        posix_spawn_file_actions_destroy(&actions)
-        close(pipeFDs[0])
-        guard status == 0 else {
+        let child: pid_t
+        do {
+            child = try Subprocess.spawn(args, stdin: pipeFDs[0], closeInChild: [pipeFDs[1]])
+        } catch {
+            close(pipeFDs[0])
             close(pipeFDs[1])
-            throw GlintError("--video: cannot start ffmpeg (\(String(cString: strerror(status))))")
+            throw GlintError("--video: cannot start ffmpeg (\(error.reason))")
         }
+        close(pipeFDs[0])
         pid = child
         fd = pipeFDs[1]
     }
@@ -216,11 +211,10 @@ final class VideoEncoder {
     func finish() throws {
         close(fd)
         fd = -1
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
-        guard status == 0 else {
+        let ending = Subprocess.wait(pid)
+        guard ending.succeeded else {
             unlink(temporary)
-            throw GlintError("--video \(path): ffmpeg failed (exit status \(status >> 8))")
+            throw GlintError("--video \(path): ffmpeg failed (\(ending.text))")
         }
         finished = true
     }
@@ -241,8 +235,7 @@ final class VideoEncoder {
         if fd >= 0 {
             close(fd)
             fd = -1
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
+            _ = Subprocess.wait(pid)
         }
         if !committed { unlink(temporary) }
         committed = true

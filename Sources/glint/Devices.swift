@@ -123,35 +123,21 @@ extension Devices {
     /// How much longer a whole tiny fractal command takes on `device` than on the Swift path:
     /// this program run as child processes (a warm-up each, then 7 alternating), the medians' difference.
     func startUpMilliseconds(device: String) throws -> Double {
-        let base = FileIO.environment("TMPDIR").map { $0.isEmpty ? "/tmp" : $0 } ?? "/tmp"
-        var template = Array("\(base)/glint-calibrate-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw GlintError("cannot make a temporary folder in \(base): \(FileIO.errnoText())") }
-        let folder = String(cString: made)
-        defer {
-            // The probe and whatever a child left under a temporary name.
-            for name in (try? FileIO.folderEntries(folder)) ?? [] { unlink(folder + "/" + name) }
-            rmdir(folder)
-        }
+        let folder = try FileIO.makeTemporaryFolder(prefix: "glint-calibrate")
+        // The probe and whatever a child left under a temporary name go with it.
+        defer { FileIO.removeTree(folder) }
         func run(_ device: String) throws -> Double {
             let args = ["/proc/self/exe", "fractal", "mandelbrot", "--size", "64x36", "--device", device, "-q",
                         "-o", folder + "/probe.png"]
             let begin = Clock.now()
-            var child: pid_t = 0
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            let cArgs = args.map { strdup($0) } + [nil]
-            defer { for a in cArgs { free(a) } }
-            let spawned = posix_spawn(&child, "/proc/self/exe", &actions, nil, cArgs, environ)
-            guard spawned == 0 else { throw GlintError("calibration: cannot run glint again (\(String(cString: strerror(spawned))))") }
-            var status: Int32 = 0
-            var waited: pid_t
-            repeat { waited = waitpid(child, &status, 0) } while waited < 0 && errno == EINTR
-            guard waited == child else { throw GlintError("calibration: lost track of glint fractal --device \(device) (\(FileIO.errnoText()))") }
-            let signal = status & 0x7f, code = (status >> 8) & 0xff
-            if signal != 0 { throw GlintError("calibration: glint fractal --device \(device) was killed by signal \(signal)") }
-            guard code == 0 else { throw GlintError("calibration: glint fractal --device \(device) failed with status \(code) (its message is above)") }
+            let child: pid_t
+            do { child = try Subprocess.spawn(args, quietStdout: true) } catch {
+                throw GlintError("calibration: cannot run glint again (\(error.reason))")
+            }
+            let ending = Subprocess.wait(child)
+            guard ending.succeeded else {
+                throw GlintError("calibration: glint fractal --device \(device) failed (\(ending.text); its message is above)")
+            }
             return (Clock.now() - begin) * 1000
         }
         _ = try run("cpu")

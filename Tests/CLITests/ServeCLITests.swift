@@ -214,12 +214,13 @@ final class ServerProcess: @unchecked Sendable {
         let server = try ServerProcess(box, ["--max-renders", "1", "--queue", "0", "--render-timeout", "5", "--device", "cpu"])
         defer { _ = server.stop() }
         // Every pixel inside the set, iterated to the limit, in narrow rows (the Swift path stops
-        // between rows): a probe times a row, then the job is made tall enough for about 50 s
-        // of work, ten times the limit, whatever the build's speed.
+        // between rows): a probe times 16 rows (enough that a request's fixed costs do not pass
+        // for rows' work), then the job is made tall enough for about 50 s of work, ten times
+        // the limit, whatever the build's speed.
         let interior = ["mandelbrot", "--zoom", "40", "--center", "-0.1,0", "--iterations", "20000", "--no-skip"]
-        let probe = try await server.post("api/render", server.job("fractal", interior + ["--size", "40x2"]))
+        let probe = try await server.post("api/render", server.job("fractal", interior + ["--size", "40x16"]))
         #expect(probe.status == 200, "\(probe.text)")
-        let perRow = max(Double(probe.headers["x-glint-wall-ms"] ?? "") ?? 1000, 1) / 1000
+        let perRow = max(Double(probe.headers["x-glint-wall-ms"] ?? "") ?? 16_000, 1) / 1000 / 16
         let rows = min(max(Int(50 / perRow), 16), 30_000)
         let slow = server.job("fractal", interior + ["--size", "40x\(rows)"])
         let started = Date()

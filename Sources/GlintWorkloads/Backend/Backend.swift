@@ -144,17 +144,14 @@ extension Backend {
         // auto for a plain fractal, calibrated here, in a process that has not loaded OpenCL on a
         // machine known to have no GPU: the Swift path, with no driver loaded, where OpenCL's rate
         // is not the higher (its start-up only adds) or its start-up and render take longer.
+        // (With the work unknown, prefersOpenCL compares the rates; with it, start-up and render,
+        // which a lower OpenCL rate never wins.)
         let calibration = kind == .fractal ? AutoCalibration.current : nil
-        if choice == .auto, let calibration, !DeviceInventory.hasScanned, NoGPUMemo.holds() {
-            let e = estimate ?? AutoEstimate(double: false, iterations: nil)
-            if !calibration.prefersOpenCL(double: e.double, iterations: nil, openCLLoaded: true) {
-                AutoDecision.record(calibration.explain(e, openCLLoaded: true, chose: "the Swift path"))
-                return .cpu
-            }
-            if e.iterations != nil, !calibration.prefersOpenCL(double: e.double, iterations: e.iterations, openCLLoaded: false) {
-                AutoDecision.record(calibration.explain(e, openCLLoaded: false, chose: "the Swift path"))
-                return .cpu
-            }
+        let job = estimate ?? AutoEstimate(double: false, iterations: nil)
+        if choice == .auto, let calibration, !DeviceInventory.hasScanned, NoGPUMemo.holds(),
+           !calibration.prefersOpenCL(double: job.double, iterations: job.iterations, openCLLoaded: false) {
+            AutoDecision.record(calibration.explain(job, openCLLoaded: false, chose: "the Swift path"))
+            return .cpu
         }
         // auto for a kind the Swift path runs, on a machine known to have no GPU: no driver loaded.
         // (Not once this process has scanned: then the scan's answer is at hand, and it wins; nor
@@ -172,10 +169,9 @@ extension Backend {
             if let i = kinds.firstIndex(of: .gpu) { return try open(inventory.devices[i]) }
             guard let i = kinds.firstIndex(of: .cpu) else { return .cpu }
             if let calibration {
-                let estimate = estimate ?? AutoEstimate(double: false, iterations: nil)
                 let loaded = ComputeContext.opened.contains { $0.device == inventory.devices[i] }
-                let openCL = calibration.prefersOpenCL(double: estimate.double, iterations: estimate.iterations, openCLLoaded: loaded)
-                AutoDecision.record(calibration.explain(estimate, openCLLoaded: loaded, chose: openCL ? "the OpenCL CPU device" : "the Swift path"))
+                let openCL = calibration.prefersOpenCL(double: job.double, iterations: job.iterations, openCLLoaded: loaded)
+                AutoDecision.record(calibration.explain(job, openCLLoaded: loaded, chose: openCL ? "the OpenCL CPU device" : "the Swift path"))
                 return openCL ? try open(inventory.devices[i]) : .cpu
             }
             let width = try? inventory.devices[i].nativeFloatVectorWidth

@@ -54,13 +54,16 @@ public enum NoGPUMemo {
 
     /// Whether a memo says that this machine, with the same drivers and environment, has no
     /// OpenCL GPU.
-    public static func holds() -> Bool {
-        guard let path, let text = try? FileIO.readText(path, limit: 4096) else { return false }
+    public static func holds() -> Bool { holdingLines() != nil }
+
+    /// The lines of a memo that holds (magic, fingerprint, time, then what it records), or nil.
+    static func holdingLines() -> [Substring]? {
+        guard let path, let text = try? FileIO.readText(path, limit: 4096) else { return nil }
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        guard lines.count >= 3, lines[0] == magic, let written = Int(lines[2]) else { return false }
+        guard lines.count >= 3, lines[0] == magic, let written = Int(lines[2]) else { return nil }
         let now = Int(time(nil))
-        guard now >= written, now - written < maxAgeSeconds else { return false }
-        return lines[1] == fingerprint
+        guard now >= written, now - written < maxAgeSeconds, lines[1] == fingerprint else { return nil }
+        return lines
     }
 
     /// After this process's scan: a GPU removes the memo; a clean scan without one (drivers
@@ -94,8 +97,7 @@ public enum NoGPUMemo {
 
     /// The memo's record of the OpenCL CPU device, or nil when no memo holds.
     static func cpuDevice() -> CPUDevice? {
-        guard holds(), let path, let text = try? FileIO.readText(path, limit: 4096) else { return nil }
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let lines = holdingLines() else { return nil }
         guard lines.count >= 4, !lines[3].isEmpty else { return .unknown }
         if lines[3] == "-" { return CPUDevice.none }
         guard let w = Int(lines[3]), w >= 1, w <= 64 else { return .unknown }
@@ -157,7 +159,7 @@ public enum NoGPUMemo {
     static func sessionParts(_ parts: inout [String]) {
         parts.append("boot \((try? FileIO.readText("/proc/sys/kernel/random/boot_id", limit: 256)) ?? "-")")
         var host = [CChar](repeating: 0, count: 256)
-        if gethostname(&host, host.count - 1) == 0 { parts.append("host " + String(cString: host)) }
+        if gethostname(&host, host.count - 1) == 0 { parts.append("host " + String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)) }
         parts.append("user \(getuid()) \(getgid()) groups \(groups())")
     }
 

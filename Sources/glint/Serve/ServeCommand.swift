@@ -86,11 +86,8 @@ struct Serve: AsyncParsableCommand {
     private func serve() async throws {
         // Everything the server writes lives in one temporary folder; it also becomes the
         // working directory, so that no job can write beside the user's files.
-        let base = FileIO.environment("TMPDIR").map { $0.isEmpty ? "/tmp" : $0 } ?? "/tmp"
-        var template = Array("\(base)/glint-serve-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw GlintError("cannot make a temporary folder in \(base): \(FileIO.errnoText())") }
-        let folder = String(cString: made)
-        defer { removeTree(folder) }
+        let folder = try FileIO.makeTemporaryFolder(prefix: "glint-serve")
+        defer { FileIO.removeTree(folder) }
         guard chdir(folder) == 0 else { throw GlintError("cannot enter \(folder): \(FileIO.errnoText())") }
         ImageLimits.setInputPixels(maxPixels)
 
@@ -136,7 +133,7 @@ struct Serve: AsyncParsableCommand {
                 for close in context.sessions.withLock({ Array($0.values) }) { close() }
                 Task { await context.gate.cancelAll() }
                 DispatchQueue.global().asyncAfter(deadline: .now() + 10) {
-                    removeTree(folder)
+                    FileIO.removeTree(folder)
                     let text = Array("glint serve: stopped (connections still open after 10 s)\n".utf8)
                     _ = text.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
                     Glibc.exit(0)
@@ -153,22 +150,6 @@ struct Serve: AsyncParsableCommand {
         }
         print("glint serve: stopped")
     }
-}
-
-/// Removes a folder and what is in it (the server's own temporary folder only; symbolic
-/// links are removed, never followed).
-func removeTree(_ path: String) {
-    if let dir = opendir(path) {
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name == "." || name == ".." { continue }
-            let child = path + "/" + name
-            var info = stat()
-            if lstat(child, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR { removeTree(child) } else { unlink(child) }
-        }
-        closedir(dir)
-    }
-    rmdir(path)
 }
 
 /// Every error answered as JSON with one clear line; a request the router does not know is a 404.

@@ -1,0 +1,61 @@
+import GlintCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Child processes started with posix_spawn: ffmpeg for --video, glint itself for
+/// `glint devices --calibrate`.
+enum Subprocess {
+    struct SpawnError: Error {
+        /// strerror's text.
+        let reason: String
+    }
+
+    /// Starts the program at `args[0]` with `args` and this process's environment: standard input
+    /// from `stdin` when given, `closeInChild` closed in the child, standard output to /dev/null
+    /// when `quietStdout`. Returns the child's pid.
+    static func spawn(_ args: [String], stdin: Int32? = nil, closeInChild: [Int32] = [],
+                      quietStdout: Bool = false) throws(SpawnError) -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if let stdin { posix_spawn_file_actions_adddup2(&actions, stdin, 0) }
+        for fd in closeInChild { posix_spawn_file_actions_addclose(&actions, fd) }
+        if quietStdout { posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0) }
+        let cArgs = args.map { strdup($0) } + [nil]
+        defer { for a in cArgs { free(a) } }
+        var child: pid_t = 0
+        let status = posix_spawn(&child, args[0], &actions, nil, cArgs, environ)
+        guard status == 0 else { throw SpawnError(reason: String(cString: strerror(status))) }
+        return child
+    }
+
+    /// How a child ended.
+    enum Ending: Equatable {
+        case exited(Int32)
+        case killed(signal: Int32)
+        /// waitpid failed (the errno text).
+        case lost(String)
+
+        var succeeded: Bool { self == .exited(0) }
+
+        /// "exit status N", "killed by signal N" or why the wait failed.
+        var text: String {
+            switch self {
+            case .exited(let code): "exit status \(code)"
+            case .killed(let signal): "killed by signal \(signal)"
+            case .lost(let why): "lost track of it: \(why)"
+            }
+        }
+    }
+
+    /// Waits for `pid` to end (retrying when a signal interrupts the wait).
+    static func wait(_ pid: pid_t) -> Ending {
+        var status: Int32 = 0
+        var waited: pid_t
+        repeat { waited = waitpid(pid, &status, 0) } while waited < 0 && errno == EINTR
+        guard waited == pid else { return .lost(FileIO.errnoText()) }
+        let signal = status & 0x7f
+        return signal != 0 ? .killed(signal: signal) : .exited((status >> 8) & 0xff)
+    }
+}
