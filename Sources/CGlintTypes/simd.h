@@ -4,6 +4,8 @@
 #ifndef GLINT_SIMD_H
 #define GLINT_SIMD_H
 
+#include "../../Kernels/common/types.h"
+
 typedef float glint_float8 __attribute__((ext_vector_type(8)));
 typedef int glint_int8 __attribute__((ext_vector_type(8)));
 
@@ -107,5 +109,121 @@ static inline glint_int8 glint_trunc8d(glint_double8 v) { return __builtin_conve
 
 /* Each of 8 double lanes rounded to float (vcvtpd2ps). */
 static inline glint_float8 glint_float8_of_double(glint_double8 v) { return __builtin_convertvector(v, glint_float8); }
+
+
+typedef unsigned int glint_uint4 __attribute__((ext_vector_type(4)));
+typedef unsigned long long glint_ulong4 __attribute__((ext_vector_type(4)));
+
+/* The blur's row groups back as bytes, four pixels a step: v holds `width` vectors of 16 floats,
+   vector x being pixel x of 4 rows (RGBA of row 0, then rows 1, 2, 3). Each lane becomes
+   clamp(floor(v + 0.5), 0, 255) (glint_bytes16), and a 4x4 transpose of 32-bit pixels gives each
+   row 16 bytes to store; rows from `rows` on (an image's last group) are not written. */
+static inline void glint_untranspose_bytes(const float *v, long width, long rows, unsigned char *p, long stride) {
+    long x = 0;
+    for (; x + 4 <= width; x += 4) {
+        glint_uint4 u[4];
+        for (int i = 0; i < 4; i++) {
+            glint_float16 f;
+            __builtin_memcpy(&f, v + 16 * (x + i), sizeof f);
+            glint_uchar16 b = glint_bytes16(f);
+            __builtin_memcpy(&u[i], &b, sizeof b);
+        }
+        glint_uint4 a01 = __builtin_shufflevector(u[0], u[1], 0, 4, 1, 5);   /* rows 0, 1 of pixels 0, 1 */
+        glint_uint4 a23 = __builtin_shufflevector(u[2], u[3], 0, 4, 1, 5);
+        glint_uint4 b01 = __builtin_shufflevector(u[0], u[1], 2, 6, 3, 7);   /* rows 2, 3 */
+        glint_uint4 b23 = __builtin_shufflevector(u[2], u[3], 2, 6, 3, 7);
+        glint_uint4 r[4] = {
+            __builtin_shufflevector(a01, a23, 0, 1, 4, 5), __builtin_shufflevector(a01, a23, 2, 3, 6, 7),
+            __builtin_shufflevector(b01, b23, 0, 1, 4, 5), __builtin_shufflevector(b01, b23, 2, 3, 6, 7),
+        };
+        for (long y = 0; y < rows; y++) __builtin_memcpy(p + y * stride + 4 * x, &r[y], 16);
+    }
+    for (; x < width; x++) {
+        glint_float16 f;
+        __builtin_memcpy(&f, v + 16 * x, sizeof f);
+        glint_uchar16 b = glint_bytes16(f);
+        for (long y = 0; y < rows; y++) __builtin_memcpy(p + y * stride + 4 * x, (unsigned char *)&b + 4 * y, 4);
+    }
+}
+
+/* The blur's image between passes (UInt16 RGBA) to row groups, four pixels a step: vector x of
+   `out` gets pixel x of rows 0 to 3 as 16 floats (a 4x4 transpose of 64-bit pixels). Rows from
+   `rows` on repeat the last live row (their results are never written). */
+static inline void glint_transpose_ushorts(const unsigned char *p, long stride, long rows, long width, float *out) {
+    const unsigned char *r[4];
+    for (long y = 0; y < 4; y++) r[y] = p + (y < rows ? y : rows - 1) * stride;
+    long x = 0;
+    for (; x + 4 <= width; x += 4) {
+        glint_ulong4 q[4];
+        for (int y = 0; y < 4; y++) __builtin_memcpy(&q[y], r[y] + 8 * x, sizeof q[y]);
+        glint_ulong4 a = __builtin_shufflevector(q[0], q[1], 0, 4, 1, 5);    /* pixels 0, 1 of rows 0, 1 */
+        glint_ulong4 b = __builtin_shufflevector(q[2], q[3], 0, 4, 1, 5);
+        glint_ulong4 c = __builtin_shufflevector(q[0], q[1], 2, 6, 3, 7);    /* pixels 2, 3 */
+        glint_ulong4 d = __builtin_shufflevector(q[2], q[3], 2, 6, 3, 7);
+        glint_ulong4 px[4] = {
+            __builtin_shufflevector(a, b, 0, 1, 4, 5), __builtin_shufflevector(a, b, 2, 3, 6, 7),
+            __builtin_shufflevector(c, d, 0, 1, 4, 5), __builtin_shufflevector(c, d, 2, 3, 6, 7),
+        };
+        for (int i = 0; i < 4; i++) {
+            glint_ushort16 h;
+            __builtin_memcpy(&h, &px[i], sizeof h);
+            glint_float16 f = __builtin_convertvector(h, glint_float16);
+            __builtin_memcpy(out + 16 * (x + i), &f, sizeof f);
+        }
+    }
+    for (; x < width; x++) {
+        glint_ushort16 h;
+        for (int y = 0; y < 4; y++) __builtin_memcpy((unsigned char *)&h + 8 * y, r[y] + 8 * x, 8);
+        glint_float16 f = __builtin_convertvector(h, glint_float16);
+        __builtin_memcpy(out + 16 * x, &f, sizeof f);
+    }
+}
+
+/* The mist's shape test (Kernels/mist.cl, mist_compose) for 8 pixels of one row at once: px holds
+   their x in window units, py their row's y, weight points at their 8 weights. Each of
+   shapes[list[k0 ..< k1]] is tested in the kernel's operations and order, lane by lane, with no
+   contraction: the same values as the kernel's and as MistCPU.composePixel's. The weights become
+   min(weight + step, 1), then 0 where a shape covers the pixel. lens[l] is the first refracting
+   shape over pixel l (-1: none), d2[l] its squared distance. Returns the lanes with a lens as bits. */
+static inline unsigned glint_mist_shapes8(glint_float8 px, float py, const GlintMistShape *shapes, const int *list,
+                                          long k0, long k1, float *weight, float step, int *lens, float *d2) {
+#pragma clang fp contract(off)
+    const glint_int8 one = (glint_int8)(glint_float8)1.0f;
+    glint_float8 wt;
+    __builtin_memcpy(&wt, weight, sizeof wt);
+    wt = wt + step;
+    glint_int8 full = wt > 1.0f;                                                   /* fmin(w, 1) */
+    wt = (glint_float8)(((glint_int8)wt & ~full) | (one & full));
+    glint_float8 d2s = (glint_float8)0.0f;
+    glint_int8 ln = (glint_int8)(-1);
+    for (long k = k0; k < k1; k++) {
+        int s = list[k];
+        GlintMistShape sh = shapes[s];
+        glint_float8 dx = px - sh.ax;
+        float dy = py - sh.ay;
+        float ex = sh.bx - sh.ax, ey = sh.by - sh.ay;
+        float ee = ex * ex + ey * ey;
+        glint_float8 t = (glint_float8)0.0f;
+        if (ee > 0.0f) {
+            glint_float8 q = (dx * ex + dy * ey) / ee;
+            q = (glint_float8)((glint_int8)q & ~(q <= 0.0f));                      /* fmax(q, 0) */
+            glint_int8 over = q > 1.0f;                                            /* fmin(q, 1) */
+            t = (glint_float8)(((glint_int8)q & ~over) | (one & over));
+        }
+        glint_float8 qx = dx - t * ex, qy = dy - t * ey;
+        glint_float8 dd = qx * qx + qy * qy;
+        glint_int8 inside = dd < sh.radius * sh.radius;
+        wt = (glint_float8)((glint_int8)wt & ~inside);
+        if (sh.refract > 0.0f) {
+            glint_int8 first = inside & (ln < 0);
+            ln = (ln & ~first) | ((glint_int8)s & first);
+            d2s = (glint_float8)(((glint_int8)d2s & ~first) | ((glint_int8)dd & first));
+        }
+    }
+    __builtin_memcpy(weight, &wt, sizeof wt);
+    __builtin_memcpy(lens, &ln, sizeof ln);
+    __builtin_memcpy(d2, &d2s, sizeof d2s);
+    return glint_bits8(ln >= 0);
+}
 
 #endif

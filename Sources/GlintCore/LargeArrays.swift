@@ -23,8 +23,11 @@ public enum LargeArrays {
     /// the whole 2 MiB blocks inside it with huge pages: the first writes then take one page fault
     /// per 2 MiB instead of one per 4 KiB (a 4K RGBA frame: about 16 instead of 8,100). Where the
     /// kernel declines, nothing changes but the speed.
+    /// A count of 0 gives the empty array without going through the uninitialised initialiser,
+    /// which would store the count into the storage that every empty array shares.
     public static func uninitialized<T: BitwiseCopyable>(_: T.Type = T.self, count: Int) -> [T] {
-        [T](unsafeUninitializedCapacity: count) { buffer, initialised in
+        guard count > 0 else { return [] }
+        return [T](unsafeUninitializedCapacity: count) { buffer, initialised in
             if let base = buffer.baseAddress { adviseHugePages(UnsafeMutableRawPointer(base), bytes: count * MemoryLayout<T>.stride) }
             initialised = count
         }

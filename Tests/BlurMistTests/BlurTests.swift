@@ -37,6 +37,30 @@ func floatPicture(_ w: Int, _ h: Int) -> ImageF { TestPicture.make(width: w, hei
     }
 }
 
+/// The recursive method's Swift sweeps (the extended line, stage 0 reading its window's far end from
+/// the line, four pixels a step through the transposes) give the kernel's very values: every
+/// operation is the kernel's, in its order. Sizes with a last row group short of 4 rows, a last
+/// column strip short of 8 pixels, widths not a multiple of 4, and images smaller than the border.
+@Suite struct RecursiveExactTests {
+    static let cases: [(Int, Int, Double, BorderMode)] = [
+        (61, 37, 2, .reflect101), (203, 7, 25, .zero), (5, 131, 60, .wrap), (64, 64, 9, .clamp), (3, 2, 40, .reflect101),
+    ]
+
+    @Test(arguments: cases)
+    func eightBitAndFloatEqualTheKernels(_ c: (Int, Int, Double, BorderMode)) async throws {
+        let job = BlurJob(sigma: c.2, method: .recursive, border: c.3)
+        let image = TestPicture.make(width: c.0, height: c.1)
+        let cpu = try await BlurRenderer.blur(image, job, on: .cpu)
+        let cl = try await BlurRenderer.blur(image, job, on: try openCL())
+        let bytes = zip(cpu.image.pixels, cl.image.pixels).count { $0 != $1 }
+        let float = image.toFloat()
+        let cpuF = try await BlurRenderer.blur(float, job, on: .cpu)
+        let clF = try await BlurRenderer.blur(float, job, on: try openCL())
+        let floats = zip(cpuF.image.pixels, clF.image.pixels).count { $0 != $1 }
+        #expect(bytes == 0 && floats == 0, "\(bytes) bytes and \(floats) floats differ")
+    }
+}
+
 /// Facts that hold whatever the path.
 @Suite struct BlurPropertyTests {
     /// The exact blur of one bright pixel is the sampled Gaussian: out(x, y) = g(x) g(y).

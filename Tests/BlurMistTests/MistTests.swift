@@ -36,6 +36,30 @@ func busyJob(frames: Int = 12, seed: UInt64 = 3) -> MistJob {
 
     /// A rewound renderer plays the same sequence again, byte for byte, on both backends: drops,
     /// fog and camera start afresh (the bench times runs this way).
+    /// The Swift path's compose (tiles that shapes touch: eight pixels a step against each shape,
+    /// then the refracting drops' pixels one by one) gives the kernel's very weights and frames,
+    /// on a window busy with drops, droplets and a wipe, where the device divides and takes
+    /// square roots correctly rounded (as PoCL does; the build asks for it).
+    @Test func weightsAndFramesEqualTheKernels() async throws {
+        var job = busyJob(frames: 8)
+        job.drops = 300
+        let image = TestPicture.make(width: 163, height: 97)
+        let cl = try openCL()
+        guard case .opencl(let cc) = cl, (try? cc.device.correctlyRoundedDivideSqrt) == true else {
+            Issue.record("the OpenCL device does not round divisions correctly")
+            return
+        }
+        let a = try MistRenderer(job: job, width: image.width, height: image.height, backend: .cpu)
+        let b = try MistRenderer(job: job, width: image.width, height: image.height, backend: cl)
+        for f in 0..<job.frames {
+            let x = try await a.renderNext(camera: f == 0 ? image : nil)
+            let y = try await b.renderNext(camera: f == 0 ? image : nil)
+            let pixels = zip(x.pixels, y.pixels).count { $0 != $1 }
+            let weights = zip(try a.weights(), try b.weights()).count { $0 != $1 }
+            #expect(pixels == 0 && weights == 0, "frame \(f): \(pixels) bytes and \(weights) weights differ")
+        }
+    }
+
     @Test func rewindReplaysTheSequence() async throws {
         let job = busyJob(frames: 6)
         let image = TestPicture.make(width: 48, height: 32)

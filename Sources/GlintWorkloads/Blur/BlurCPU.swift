@@ -10,8 +10,8 @@ import GlintCore
 /// taps in 1/256. Any order of the two passes gives it, so the Swift path runs the vertical pass
 /// first, on the bytes, in 16-bit lanes (ExactU8). Float: a horizontal pass into a ring of 2r+1
 /// rows, then a vertical pass, as the kernel does.
-/// Recursive: four running-sum box filters per direction, streamed through small ring buffers:
-/// columns four pixels wide top to bottom, then four rows at a time left to right.
+/// Recursive: four running-sum box filters per direction over each line's extended sequence
+/// (BoxPasses): columns eight pixels wide top to bottom, then four rows at a time left to right.
 public final class CPUBlur: @unchecked Sendable {
     public let plan: BlurPlan
     /// The recursive method's image between its vertical and horizontal passes: UInt16 in 1/256
@@ -286,57 +286,40 @@ enum ExactU8 {
     }
 }
 
-/// One box filter of a cascade: a running sum over the last `width` inputs, kept in a ring whose
-/// length is a power of two (no wrap-around branch). Inputs before the first count as 0.
-struct BoxStage {
-    var ring: UnsafeMutablePointer<SIMD16<Float>>
-    var width: Int
-    var mask: Int
-    var sum = SIMD16<Float>(repeating: 0)
-
-    static func capacity(_ width: Int) -> Int { width <= 1 ? 1 : 1 << (Int.bitWidth - (width - 1).leadingZeroBitCount) }
-
-    init(ring: UnsafeMutablePointer<SIMD16<Float>>, width: Int) {
-        self.ring = ring
-        self.width = width
-        let c = Self.capacity(width)
-        mask = c - 1
-        ring.initialize(repeating: SIMD16(repeating: 0), count: c)
-    }
-
-    /// Takes input `t`, returns the sum of inputs t-width+1 ... t (blur.cl: BOX_STEP).
-    @inline(__always) mutating func step(_ v: SIMD16<Float>, _ t: Int) -> SIMD16<Float> {
-        let old = ring[(t &- width) & mask]
-        ring[t & mask] = v
-        sum = sum + (v - old)
-        return sum
-    }
-}
-
 /// The recursive method's two directions.
+///
+/// A line (a column strip, or a group of rows) goes through the cascade as its extended
+/// sequence: the samples with the border applied, `pad` entries on each side, behind `w0` zero
+/// entries (the inputs before the first count as 0). Stage 0 then reads the input that leaves its
+/// window straight from the sequence, and only stages 1 to 3 keep rings: per step four stores
+/// instead of five, and no border lookup.
 enum BoxPasses {
-    /// Four stages' rings in one allocation; the running sums live in the loops' locals, so
-    /// that they stay in registers.
+    /// Stages 1 to 3: rings in one allocation, each a power of two long (no wrap-around branch);
+    /// the running sums live in the loops' locals, so that they stay in registers.
     struct Cascade {
         let storage: UnsafeMutablePointer<SIMD16<Float>>
-        let r0, r1, r2, r3: UnsafeMutablePointer<SIMD16<Float>>
+        let r1, r2, r3: UnsafeMutablePointer<SIMD16<Float>>
         let w0, w1, w2, w3: Int
-        let m0, m1, m2, m3: Int
+        let m1, m2, m3: Int
         let total: Int
+
+        static func capacity(_ width: Int) -> Int { width <= 1 ? 1 : 1 << (Int.bitWidth - (width - 1).leadingZeroBitCount) }
+
         init(_ widths: [Int]) {
-            let caps = widths.map(BoxStage.capacity)
+            let caps = widths.dropFirst().map(Self.capacity)
             total = caps.reduce(0, +)
             storage = .allocate(capacity: total)
-            r0 = storage; r1 = r0 + caps[0]; r2 = r1 + caps[1]; r3 = r2 + caps[2]
+            r1 = storage; r2 = r1 + caps[0]; r3 = r2 + caps[1]
             (w0, w1, w2, w3) = (widths[0], widths[1], widths[2], widths[3])
-            (m0, m1, m2, m3) = (caps[0] - 1, caps[1] - 1, caps[2] - 1, caps[3] - 1)
+            (m1, m2, m3) = (caps[0] - 1, caps[1] - 1, caps[2] - 1)
         }
         func reset() { storage.initialize(repeating: SIMD16(repeating: 0), count: total) }
 
-        /// Input t through the four running sums (blur.cl: BOX_CASCADE).
-        @inline(__always) func step(_ v: SIMD16<Float>, _ t: Int, _ s0: inout SIMD16<Float>, _ s1: inout SIMD16<Float>,
-                                    _ s2: inout SIMD16<Float>, _ s3: inout SIMD16<Float>) -> SIMD16<Float> {
-            let o0 = r0[(t &- w0) & m0]; r0[t & m0] = v; s0 = s0 + (v - o0)
+        /// Input t (`v`) through the four running sums (blur.cl: BOX_CASCADE); `o0` is input
+        /// t - w0, the one leaving stage 0's window.
+        @inline(__always) func step(_ v: SIMD16<Float>, _ o0: SIMD16<Float>, _ t: Int, _ s0: inout SIMD16<Float>,
+                                    _ s1: inout SIMD16<Float>, _ s2: inout SIMD16<Float>, _ s3: inout SIMD16<Float>) -> SIMD16<Float> {
+            s0 = s0 + (v - o0)
             let o1 = r1[(t &- w1) & m1]; r1[t & m1] = s0; s1 = s1 + (s0 - o1)
             let o2 = r2[(t &- w2) & m2]; r2[t & m2] = s1; s2 = s2 + (s1 - o2)
             let o3 = r3[(t &- w3) & m3]; r3[t & m3] = s2; s3 = s3 + (s2 - o3)
@@ -344,42 +327,76 @@ enum BoxPasses {
         }
     }
 
-    /// The sweep: every input sample of one line group (16 lanes) through the cascade, the
-    /// border applied by `map` (extended index -> sample index in `input`, or -1 for 0). Pure
-    /// float loads, stores and arithmetic: conversions happen before and after, in batches, so
-    /// that no call spills the running sums out of their registers.
-    /// Samples are `every` vectors apart in `input` and `output` (2: one half of a 32-lane strip).
-    @inline(__always) static func sweep(_ cascade: Cascade, input: UnsafePointer<SIMD16<Float>>, map: UnsafePointer<Int32>,
-                                        steps: Int, pad: Int, scale: SIMD16<Float>, output: UnsafeMutablePointer<SIMD16<Float>>,
-                                        every: Int = 1) {
+    /// A line's extended sequence: `every` interleaved lines (entry t of line k at
+    /// `every * t + k` from `sequence`), `lead` zero entries before entry 0.
+    struct Line {
+        let storage: UnsafeMutablePointer<SIMD16<Float>>
+        let sequence: UnsafeMutablePointer<SIMD16<Float>>
+        let every: Int
+
+        init(lead: Int, steps: Int, every: Int) {
+            storage = .allocate(capacity: every * (lead + steps))
+            storage.initialize(repeating: SIMD16(repeating: 0), count: every * lead)
+            sequence = storage + every * lead
+            self.every = every
+        }
+
+        /// Where the `n` samples go (entries pad ..< pad + n: the border leaves samples in place).
+        func samples(pad: Int) -> UnsafeMutablePointer<SIMD16<Float>> { sequence + every * pad }
+
+        /// The border entries (t < pad and t >= pad + n) from the samples, by the plan's map
+        /// (extended index -> sample index, or -1 for 0).
+        func extend(n: Int, pad: Int, map: UnsafePointer<Int32>) {
+            for side in [0 ..< pad, pad + n ..< n + 2 * pad] {
+                for t in side {
+                    let m = Int(map[t])
+                    for k in 0 ..< every {
+                        sequence[every * t + k] = m >= 0 ? sequence[every * (pad + m) + k] : SIMD16(repeating: 0)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The sweep: the `steps` entries of one line's extended sequence (16 lanes each, `every`
+    /// vectors apart, as in `output`) through the cascade. Pure float loads, stores and
+    /// arithmetic: conversions happen before and after, in batches, so that no call spills the
+    /// running sums out of their registers.
+    @inline(__always) static func sweep(_ cascade: Cascade, sequence: UnsafePointer<SIMD16<Float>>, steps: Int, pad: Int,
+                                        scale: SIMD16<Float>, output: UnsafeMutablePointer<SIMD16<Float>>, every: Int = 1) {
         cascade.reset()
         let zero = SIMD16<Float>(repeating: 0)
         var s0 = zero, s1 = zero, s2 = zero, s3 = zero
-        for t in 0..<steps {
-            let m = Int(map[t])
-            let v = m >= 0 ? input[every * m] : zero
-            let r = cascade.step(v, t, &s0, &s1, &s2, &s3)
-            if t >= 2 * pad { output[every * (t - 2 * pad)] = r * scale }
+        let back = every * cascade.w0
+        // The first 2 pad steps fill the cascade; each later one gives an output sample.
+        for t in 0 ..< 2 * pad {
+            let at = sequence + every * t
+            _ = cascade.step(at[0], at[-back], t, &s0, &s1, &s2, &s3)
+        }
+        for t in 2 * pad ..< steps {
+            let at = sequence + every * t
+            output[every * (t - 2 * pad)] = cascade.step(at[0], at[-back], t, &s0, &s1, &s2, &s3) * scale
         }
     }
 
     /// Vertical pass over column strips of 8 pixels (2 x 16 lanes): source (either format) to the
     /// image between passes.
     static func columns(plan: BlurPlan, streaming: Bool, src: UnsafeRawPointer, dst: UnsafeMutableRawPointer, strips: Range<Int>) {
-        let w = plan.width, h = plan.height, pad = plan.pad
+        let w = plan.width, h = plan.height, pad = plan.pad, steps = h + 2 * pad
         let cascade = Cascade(plan.boxWidths)
-        let input = UnsafeMutablePointer<SIMD16<Float>>.allocate(capacity: 2 * h)
+        let line = Line(lead: plan.boxWidths[0], steps: steps, every: 2)
         let output = UnsafeMutablePointer<SIMD16<Float>>.allocate(capacity: 2 * h)
-        defer { cascade.storage.deallocate(); input.deallocate(); output.deallocate() }
+        defer { cascade.storage.deallocate(); line.storage.deallocate(); output.deallocate() }
         let u8 = plan.format == .u8
         plan.rowMap.withUnsafeBufferPointer { rowMap in
             for strip in strips {
                 let x0 = strip * 8
                 let lanes = min(8, w - x0) * 4
-                if u8 { gatherBytes(src + x0 * 4, stride: w * 4, rows: h, lanes: lanes, into: input) }
-                else { gatherFloats(src + x0 * 16, stride: w * 16, rows: h, lanes: lanes, into: input) }
+                if u8 { gatherBytes(src + x0 * 4, stride: w * 4, rows: h, lanes: lanes, into: line.samples(pad: pad)) }
+                else { gatherFloats(src + x0 * 16, stride: w * 16, rows: h, lanes: lanes, into: line.samples(pad: pad)) }
+                line.extend(n: h, pad: pad, map: rowMap.baseAddress!)
                 for half in 0 ..< (lanes > 16 ? 2 : 1) {
-                    sweep(cascade, input: input + half, map: rowMap.baseAddress!, steps: h + 2 * pad, pad: pad,
+                    sweep(cascade, sequence: line.sequence + half, steps: steps, pad: pad,
                           scale: SIMD16(repeating: plan.midScale), output: output + half, every: 2)
                 }
                 if u8 { scatterUInt16(output, rows: h, lanes: lanes, into: dst + x0 * 8, stride: w * 8, streaming: streaming) }
@@ -390,19 +407,20 @@ enum BoxPasses {
 
     /// Horizontal pass over groups of 4 rows (16 lanes: 4 rows x RGBA): the image between passes to the destination.
     static func rows(plan: BlurPlan, src: UnsafeRawPointer, dst: UnsafeMutableRawPointer, groups: Range<Int>) {
-        let w = plan.width, h = plan.height, pad = plan.pad
+        let w = plan.width, h = plan.height, pad = plan.pad, steps = w + 2 * pad
         let cascade = Cascade(plan.boxWidths)
-        let input = UnsafeMutablePointer<SIMD16<Float>>.allocate(capacity: w)
+        let line = Line(lead: plan.boxWidths[0], steps: steps, every: 1)
         let output = UnsafeMutablePointer<SIMD16<Float>>.allocate(capacity: w)
-        defer { cascade.storage.deallocate(); input.deallocate(); output.deallocate() }
+        defer { cascade.storage.deallocate(); line.storage.deallocate(); output.deallocate() }
         let u8 = plan.format == .u8
         plan.colMap.withUnsafeBufferPointer { colMap in
             for g in groups {
                 let y0 = g * 4
                 let live = min(4, h - y0)
-                if u8 { transposeUInt16(src + y0 * w * 8, stride: w * 8, rows: live, width: w, into: input) }
-                else { transposeFloats(src + y0 * w * 16, stride: w * 16, rows: live, width: w, into: input) }
-                sweep(cascade, input: input, map: colMap.baseAddress!, steps: w + 2 * pad, pad: pad,
+                if u8 { transposeUInt16(src + y0 * w * 8, stride: w * 8, rows: live, width: w, into: line.samples(pad: pad)) }
+                else { transposeFloats(src + y0 * w * 16, stride: w * 16, rows: live, width: w, into: line.samples(pad: pad)) }
+                line.extend(n: w, pad: pad, map: colMap.baseAddress!)
+                sweep(cascade, sequence: line.sequence, steps: steps, pad: pad,
                       scale: SIMD16(repeating: plan.outScale), output: output)
                 if u8 { untransposeBytes(output, width: w, rows: live, into: dst + y0 * w * 4, stride: w * 4) }
                 else { untransposeFloats(output, width: w, rows: live, into: dst + y0 * w * 16, stride: w * 16) }
@@ -495,19 +513,11 @@ enum BoxPasses {
     }
 }
 
-/// Row group: pixel x of `rows` (<= 4) rows of UInt16 RGBA as the 16 lanes of input[x] (missing rows 0).
+/// Row group: pixel x of `rows` (<= 4) rows of UInt16 RGBA as the 16 lanes of input[x] (missing
+/// rows repeat the last; their results are never written), four pixels a step (simd.h).
 @inline(never) func transposeUInt16(_ p: UnsafeRawPointer, stride: Int, rows: Int, width: Int, into out: UnsafeMutablePointer<SIMD16<Float>>) {
-    let r1 = min(1, rows - 1) * stride, r2 = min(2, rows - 1) * stride, r3 = min(3, rows - 1) * stride
-    for x in 0..<width {
-        let o = x * 8
-        let u = SIMD16<UInt16>(lowHalf: SIMD8(lowHalf: p.loadUnaligned(fromByteOffset: o, as: SIMD4<UInt16>.self),
-                                               highHalf: p.loadUnaligned(fromByteOffset: o + r1, as: SIMD4<UInt16>.self)),
-                               highHalf: SIMD8(lowHalf: p.loadUnaligned(fromByteOffset: o + r2, as: SIMD4<UInt16>.self),
-                                               highHalf: p.loadUnaligned(fromByteOffset: o + r3, as: SIMD4<UInt16>.self)))
-        var f = SIMD16<Float>()
-        for i in 0..<16 { f[i] = Float(u[i]) }
-        out[x] = f
-    }
+    glint_transpose_ushorts(p.assumingMemoryBound(to: UInt8.self), stride, rows, width,
+                            UnsafeMutableRawPointer(out).assumingMemoryBound(to: Float.self))
 }
 
 @inline(never) func transposeFloats(_ p: UnsafeRawPointer, stride: Int, rows: Int, width: Int, into out: UnsafeMutablePointer<SIMD16<Float>>) {
@@ -521,16 +531,11 @@ enum BoxPasses {
     }
 }
 
-/// The group back as bytes: clamp(floor(v + 0.5), 0, 255) (Blur_ToBytes), rows written: `rows`.
+/// The group back as bytes: clamp(floor(v + 0.5), 0, 255) (Blur_ToBytes), rows written: `rows`,
+/// four pixels a step (simd.h).
 @inline(never) func untransposeBytes(_ v: UnsafePointer<SIMD16<Float>>, width: Int, rows: Int, into p: UnsafeMutableRawPointer, stride: Int) {
-    for x in 0..<width {
-        let b = toBytesInline(v[x])
-        let o = x * 4
-        p.storeBytes(of: b.lowHalf.lowHalf, toByteOffset: o, as: SIMD4<UInt8>.self)
-        if rows > 1 { p.storeBytes(of: b.lowHalf.highHalf, toByteOffset: o + stride, as: SIMD4<UInt8>.self) }
-        if rows > 2 { p.storeBytes(of: b.highHalf.lowHalf, toByteOffset: o + 2 * stride, as: SIMD4<UInt8>.self) }
-        if rows > 3 { p.storeBytes(of: b.highHalf.highHalf, toByteOffset: o + 3 * stride, as: SIMD4<UInt8>.self) }
-    }
+    glint_untranspose_bytes(UnsafeRawPointer(v).assumingMemoryBound(to: Float.self), width, rows,
+                            p.assumingMemoryBound(to: UInt8.self), stride)
 }
 
 @inline(never) func untransposeFloats(_ v: UnsafePointer<SIMD16<Float>>, width: Int, rows: Int, into p: UnsafeMutableRawPointer, stride: Int) {

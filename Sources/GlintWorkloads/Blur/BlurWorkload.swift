@@ -63,12 +63,15 @@ public enum BlurWorkload: Workload {
                 let state = try cache.get(backend) {
                     let st = State()
                     let bytes = n * (s.float ? 4 : 1)
-                    st.src = .allocate(byteCount: bytes, alignment: 64)
                     st.dst = .allocate(byteCount: bytes, alignment: 64)
-                    if s.float { floats.get.withUnsafeBytes { st.src!.copyMemory(from: $0.baseAddress!, byteCount: bytes) } }
-                    else { picture.get.pixels.withUnsafeBytes { st.src!.copyMemory(from: $0.baseAddress!, byteCount: bytes) } }
                     switch backend {
-                    case .cpu: st.cpu = CPUBlur(plan: plan)
+                    case .cpu:
+                        // OpenCL uploads from the input itself: only the Swift path keeps an
+                        // aligned host copy (as a caller's own buffer would be).
+                        st.src = .allocate(byteCount: bytes, alignment: 64)
+                        if s.float { floats.get.withUnsafeBytes { st.src!.copyMemory(from: $0.baseAddress!, byteCount: bytes) } }
+                        else { picture.get.pixels.withUnsafeBytes { st.src!.copyMemory(from: $0.baseAddress!, byteCount: bytes) } }
+                        st.cpu = CPUBlur(plan: plan)
                     case .opencl(let cc):
                         st.cl = try CLBlur(plan: plan, on: cc)
                         if s.float {

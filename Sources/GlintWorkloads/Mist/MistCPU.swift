@@ -3,7 +3,9 @@ import GlintCore
 
 /// The Swift CPU twin of Kernels/mist.cl's mist_compose: the same steps in the same order.
 /// Tiles that no shape touches (most of the window) take a vectorised path with the same
-/// arithmetic; the others go pixel by pixel as the kernel does.
+/// arithmetic; in the others eight pixels at a time are tested against each shape of the tile
+/// (simd.h's glint_mist_shapes8, the kernel's operations lane by lane), and only the pixels under
+/// a refracting drop are drawn one by one.
 enum MistCPU {
     /// tan(x) on [0, 1): Mist_Tan's Padé approximant, the same float operations.
     @inline(__always) static func tan(_ x: Float) -> Float {
@@ -52,10 +54,8 @@ enum MistCPU {
                             fogSpan(sharp + 4 * (y * w + x), blurred + 4 * (y * w + x), weight + y * w + x,
                                     out + 4 * (y * w + x), end - x, p.fog_step)
                         } else {
-                            for xx in x..<end {
-                                composePixel(xx, y, w: w, h: h, sharp: sharp, blurred: blurred, weight: weight, out: out,
-                                             shapes: shapes, list: list, range: s0..<s1, p: p)
-                            }
+                            shapeSpan(x, end - x, y, sharp: sharp, blurred: blurred, weight: weight, out: out,
+                                      shapes: shapes, list: list, range: s0..<s1, p: p)
                         }
                         x = end
                     }
@@ -93,20 +93,74 @@ enum MistCPU {
         weight[i] = wt
         let c: SIMD4<Float>
         if lens >= 0 {
-            let sh = shapes[lens]
-            let rel = lensD2.squareRoot() / sh.radius
-            let f = tan(p.bend * rel) * p.refraction
-            let sx = px - f * (px - sh.ax), sy = py - f * (py - sh.ay)
-            let fw = Float(p.width)
-            let v = sample(sharp, w, h, sx * fw - 0.5, sy * fw - 0.5)
-            let r2 = rel * rel
-            let k = 1 - sh.shade * (r2 * r2)
-            c = SIMD4(v.x * k, v.y * k, v.z * k, v.w)
+            c = lensColour(px, py, shapes[lens], lensD2, sharp: sharp, p: p)
         } else {
             let s = pixel(sharp, i), b = pixel(blurred, i)
             c = s + (b - s) * wt
         }
         UnsafeMutableRawPointer(out + 4 * i).storeBytes(of: bytes(c), as: SIMD4<UInt8>.self)
+    }
+
+    /// The colour under a refracting drop `sh`, at (px, py), lensD2 from its axis.
+    @inline(__always) static func lensColour(_ px: Float, _ py: Float, _ sh: GlintMistShape, _ lensD2: Float,
+                                             sharp: UnsafePointer<UInt8>, p: GlintMistParams) -> SIMD4<Float> {
+        let rel = lensD2.squareRoot() / sh.radius
+        let f = tan(p.bend * rel) * p.refraction
+        let sx = px - f * (px - sh.ax), sy = py - f * (py - sh.ay)
+        let fw = Float(p.width)
+        let v = sample(sharp, Int(p.width), Int(p.height), sx * fw - 0.5, sy * fw - 0.5)
+        let r2 = rel * rel
+        let k = 1 - sh.shade * (r2 * r2)
+        return SIMD4(v.x * k, v.y * k, v.z * k, v.w)
+    }
+
+    /// mist_compose over `count` pixels of row y in one tile that shapes touch, eight at a time:
+    /// each of the tile's shapes is tested against the eight pixels at once (the kernel's
+    /// operations lane by lane, so the same values), the fog blend is done for the group, then the
+    /// pixels under a refracting drop are drawn again one by one. A group's last pixels short of
+    /// eight go through `composePixel`.
+    @inline(never) static func shapeSpan(_ x0: Int, _ count: Int, _ y: Int, sharp: UnsafePointer<UInt8>, blurred: UnsafePointer<UInt8>,
+                                         weight: UnsafeMutablePointer<Float>, out: UnsafeMutablePointer<UInt8>,
+                                         shapes: UnsafePointer<GlintMistShape>, list: UnsafeBufferPointer<Int32>, range: Range<Int>,
+                                         p: GlintMistParams) {
+        let w = Int(p.width), h = Int(p.height)
+        let py = (Float(y) + 0.5) * p.inv_width
+        let lane = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
+        var x = x0
+        while x + 8 <= x0 + count {
+            let i = y * w + x
+            // Whole numbers below 2^24 and a half: every lane exactly as (Float(x) + 0.5).
+            let px = (SIMD8(repeating: Float(x)) + lane + 0.5) * p.inv_width
+            // The weights are updated in place; the blend below reads them back.
+            var lens = SIMD8<Int32>(repeating: -1), lensD2 = SIMD8<Float>(repeating: 0)
+            var lanes = withUnsafeMutableBytes(of: &lens) { l in
+                withUnsafeMutableBytes(of: &lensD2) { d in
+                    glint_mist_shapes8(px, py, shapes, list.baseAddress!, range.lowerBound, range.upperBound, weight + i, p.fog_step,
+                                       l.baseAddress!.assumingMemoryBound(to: Int32.self), d.baseAddress!.assumingMemoryBound(to: Float.self))
+                }
+            }
+            let wt = UnsafeRawPointer(weight + i).loadUnaligned(as: SIMD8<Float>.self)
+            for half in 0 ..< 2 {
+                let wv = half == 0 ? wt.lowHalf : wt.highHalf
+                let j = i + 4 * half
+                let w16 = SIMD16(lowHalf: SIMD8(lowHalf: SIMD4(repeating: wv.x), highHalf: SIMD4(repeating: wv.y)),
+                                 highHalf: SIMD8(lowHalf: SIMD4(repeating: wv.z), highHalf: SIMD4(repeating: wv.w)))
+                let s = floatsInline(bytesAt: sharp + 4 * j), b = floatsInline(bytesAt: blurred + 4 * j)
+                UnsafeMutableRawPointer(out + 4 * j).storeBytes(of: toBytesInline(s + (b - s) * w16), as: SIMD16<UInt8>.self)
+            }
+            while lanes != 0 {
+                let l = lanes.trailingZeroBitCount
+                lanes &= lanes - 1
+                let c = lensColour(px[l], py, shapes[Int(lens[l])], lensD2[l], sharp: sharp, p: p)
+                UnsafeMutableRawPointer(out + 4 * (i + l)).storeBytes(of: bytes(c), as: SIMD4<UInt8>.self)
+            }
+            x += 8
+        }
+        while x < x0 + count {
+            composePixel(x, y, w: w, h: h, sharp: sharp, blurred: blurred, weight: weight, out: out,
+                         shapes: shapes, list: list, range: range, p: p)
+            x += 1
+        }
     }
 
     /// The kernel's no-shape case over `count` pixels: weight = min(weight + step, 1), then
