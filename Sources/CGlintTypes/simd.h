@@ -117,7 +117,7 @@ typedef unsigned long long glint_ulong4 __attribute__((ext_vector_type(4)));
 /* The blur's row groups back as bytes, four pixels a step: v holds `width` vectors of 16 floats,
    vector x being pixel x of 4 rows (RGBA of row 0, then rows 1, 2, 3). Each lane becomes
    clamp(floor(v + 0.5), 0, 255) (glint_bytes16), and a 4x4 transpose of 32-bit pixels gives each
-   row 16 bytes to store; rows from `rows` on (an image's last group) are not written. */
+   row 16 bytes to store; rows from `rows` on (an image's last group) are not written. rows: 1 to 4. */
 static inline void glint_untranspose_bytes(const float *v, long width, long rows, unsigned char *p, long stride) {
     long x = 0;
     for (; x + 4 <= width; x += 4) {
@@ -148,7 +148,7 @@ static inline void glint_untranspose_bytes(const float *v, long width, long rows
 
 /* The blur's image between passes (UInt16 RGBA) to row groups, four pixels a step: vector x of
    `out` gets pixel x of rows 0 to 3 as 16 floats (a 4x4 transpose of 64-bit pixels). Rows from
-   `rows` on repeat the last live row (their results are never written). */
+   `rows` on repeat the last live row (their results are never written). rows: 1 to 4. */
 static inline void glint_transpose_ushorts(const unsigned char *p, long stride, long rows, long width, float *out) {
     const unsigned char *r[4];
     for (long y = 0; y < 4; y++) r[y] = p + (y < rows ? y : rows - 1) * stride;
@@ -206,7 +206,7 @@ static inline unsigned glint_mist_shapes8(glint_float8 px, float py, const Glint
         glint_float8 t = (glint_float8)0.0f;
         if (ee > 0.0f) {
             glint_float8 q = (dx * ex + dy * ey) / ee;
-            q = (glint_float8)((glint_int8)q & ~(q <= 0.0f));                      /* fmax(q, 0) */
+            q = (glint_float8)((glint_int8)q & ~(q <= 0.0f));                      /* fmax(q, 0), q a number */
             glint_int8 over = q > 1.0f;                                            /* fmin(q, 1) */
             t = (glint_float8)(((glint_int8)q & ~over) | (one & over));
         }

@@ -57,6 +57,7 @@ func floatPicture(_ w: Int, _ h: Int) -> ImageF { TestPicture.make(width: w, hei
         let cpuF = try await BlurRenderer.blur(float, job, on: .cpu)
         let clF = try await BlurRenderer.blur(float, job, on: try openCL())
         let floats = zip(cpuF.image.pixels, clF.image.pixels).count { $0 != $1 }
+        #expect(cpu.image.pixels.count == cl.image.pixels.count && cpuF.image.pixels.count == clF.image.pixels.count)
         #expect(bytes == 0 && floats == 0, "\(bytes) bytes and \(floats) floats differ")
     }
 }

@@ -34,8 +34,6 @@ func busyJob(frames: Int = 12, seed: UInt64 = 3) -> MistJob {
         for (f, (a, b)) in zip(cpu, cl).enumerated() { #expect(try maxDifference(a, b) <= 1, "frame \(f)") }
     }
 
-    /// A rewound renderer plays the same sequence again, byte for byte, on both backends: drops,
-    /// fog and camera start afresh (the bench times runs this way).
     /// The Swift path's compose (tiles that shapes touch: eight pixels a step against each shape,
     /// then the refracting drops' pixels one by one) gives the kernel's very weights and frames,
     /// on a window busy with drops, droplets and a wipe, where the device divides and takes
@@ -54,12 +52,16 @@ func busyJob(frames: Int = 12, seed: UInt64 = 3) -> MistJob {
         for f in 0..<job.frames {
             let x = try await a.renderNext(camera: f == 0 ? image : nil)
             let y = try await b.renderNext(camera: f == 0 ? image : nil)
+            let (wa, wb) = (try a.weights(), try b.weights())
+            #expect(x.pixels.count == y.pixels.count && wa.count == wb.count)
             let pixels = zip(x.pixels, y.pixels).count { $0 != $1 }
-            let weights = zip(try a.weights(), try b.weights()).count { $0 != $1 }
+            let weights = zip(wa, wb).count { $0 != $1 }
             #expect(pixels == 0 && weights == 0, "frame \(f): \(pixels) bytes and \(weights) weights differ")
         }
     }
 
+    /// A rewound renderer plays the same sequence again, byte for byte, on both backends: drops,
+    /// fog and camera start afresh (the bench times runs this way).
     @Test func rewindReplaysTheSequence() async throws {
         let job = busyJob(frames: 6)
         let image = TestPicture.make(width: 48, height: 32)

@@ -214,14 +214,20 @@ final class ServerProcess: @unchecked Sendable {
         let server = try ServerProcess(box, ["--max-renders", "1", "--queue", "0", "--render-timeout", "5", "--device", "cpu"])
         defer { _ = server.stop() }
         // Every pixel inside the set, iterated to the limit, in narrow rows (the Swift path stops
-        // between rows): a probe times 16 rows (enough that a request's fixed costs do not pass
-        // for rows' work), then the job is made tall enough for about 50 s of work, ten times
-        // the limit, whatever the build's speed.
+        // between rows). Two probes of 2 and 6 rows: their difference is 4 rows' work without a
+        // request's fixed costs, and neither nears the limit on a loaded machine (a 16-row probe
+        // of the debug build did, with the suite running beside it). Then the job is made tall
+        // enough for about 100 s of work, twenty times the limit, whatever the build's speed.
         let interior = ["mandelbrot", "--zoom", "40", "--center", "-0.1,0", "--iterations", "20000", "--no-skip"]
-        let probe = try await server.post("api/render", server.job("fractal", interior + ["--size", "40x16"]))
-        #expect(probe.status == 200, "\(probe.text)")
-        let perRow = max(Double(probe.headers["x-glint-wall-ms"] ?? "") ?? 16_000, 1) / 1000 / 16
-        let rows = min(max(Int(50 / perRow), 16), 30_000)
+        var probes: [Double] = []
+        for rows in [2, 6] {
+            let probe = try await server.post("api/render", server.job("fractal", interior + ["--size", "40x\(rows)"]))
+            #expect(probe.status == 200, "\(probe.text)")
+            probes.append(max(Double(probe.headers["x-glint-wall-ms"] ?? "") ?? 6_000, 1) / 1000)
+        }
+        let difference = (probes[1] - probes[0]) / 4
+        let perRow = difference > 0 ? difference : probes[1] / 6
+        let rows = min(max(Int(100 / perRow), 16), 30_000)
         let slow = server.job("fractal", interior + ["--size", "40x\(rows)"])
         let started = Date()
         async let first = server.post("api/render", slow)

@@ -347,14 +347,14 @@ enum BoxPasses {
         /// The border entries (t < pad and t >= pad + n) from the samples, by the plan's map
         /// (extended index -> sample index, or -1 for 0).
         func extend(n: Int, pad: Int, map: UnsafePointer<Int32>) {
-            for side in [0 ..< pad, pad + n ..< n + 2 * pad] {
-                for t in side {
-                    let m = Int(map[t])
-                    for k in 0 ..< every {
-                        sequence[every * t + k] = m >= 0 ? sequence[every * (pad + m) + k] : SIMD16(repeating: 0)
-                    }
+            @inline(__always) func entry(_ t: Int) {
+                let m = Int(map[t])
+                for k in 0 ..< every {
+                    sequence[every * t + k] = m >= 0 ? sequence[every * (pad + m) + k] : SIMD16(repeating: 0)
                 }
             }
+            for t in 0 ..< pad { entry(t) }
+            for t in pad + n ..< n + 2 * pad { entry(t) }
         }
     }
 

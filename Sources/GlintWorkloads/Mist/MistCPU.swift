@@ -117,7 +117,7 @@ enum MistCPU {
     /// mist_compose over `count` pixels of row y in one tile that shapes touch, eight at a time:
     /// each of the tile's shapes is tested against the eight pixels at once (the kernel's
     /// operations lane by lane, so the same values), the fog blend is done for the group, then the
-    /// pixels under a refracting drop are drawn again one by one. A group's last pixels short of
+    /// pixels under a refracting drop are drawn again one by one. The span's last pixels short of
     /// eight go through `composePixel`.
     @inline(never) static func shapeSpan(_ x0: Int, _ count: Int, _ y: Int, sharp: UnsafePointer<UInt8>, blurred: UnsafePointer<UInt8>,
                                          weight: UnsafeMutablePointer<Float>, out: UnsafeMutablePointer<UInt8>,
@@ -129,7 +129,7 @@ enum MistCPU {
         var x = x0
         while x + 8 <= x0 + count {
             let i = y * w + x
-            // Whole numbers below 2^24 and a half: every lane exactly as (Float(x) + 0.5).
+            // Float(x) + l is exact (x is far below 2^24), so each lane is composePixel's (Float(x + l) + 0.5).
             let px = (SIMD8(repeating: Float(x)) + lane + 0.5) * p.inv_width
             // The weights are updated in place; the blend below reads them back.
             var lens = SIMD8<Int32>(repeating: -1), lensD2 = SIMD8<Float>(repeating: 0)
