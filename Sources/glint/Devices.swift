@@ -87,9 +87,7 @@ extension Devices {
         guard let index = kinds.firstIndex(of: .cpu) else {
             throw GlintError("no OpenCL CPU device to calibrate against (\(inventory.problem ?? "none of the OpenCL devices is a CPU")): auto runs these jobs on the Swift path")
         }
-        guard AutoCalibration.path != nil else {
-            throw GlintError("no cache folder to keep a calibration in (GLINT_KERNEL_CACHE=off, or no HOME): set GLINT_CACHE_DIR")
-        }
+        _ = try AutoCalibration.requirePath()
         let (width, height) = try parseSize(size ?? "1920x1080")
         let cc = try ComputeContext.shared(for: inventory.devices[index])
         let name = cc.deviceName

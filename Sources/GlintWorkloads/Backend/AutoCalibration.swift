@@ -108,12 +108,19 @@ public struct AutoCalibration: Sendable, Equatable {
                                openCLStartMs: start, device: device, written: written)
     }
 
+    /// The file's path, or the error that there is no cache folder to keep it in (checked before
+    /// measuring, and again when writing).
+    public static func requirePath() throws -> String {
+        guard let path else {
+            throw GlintError("no cache folder to keep a calibration in (GLINT_KERNEL_CACHE=off, or no HOME): set GLINT_CACHE_DIR")
+        }
+        return path
+    }
+
     /// Writes this calibration for this machine (atomically).
     public func save() throws {
-        guard let path = Self.path, let slash = path.lastIndex(of: "/") else {
-            throw GlintError("no cache folder for the calibration (GLINT_KERNEL_CACHE=off, or no HOME): set GLINT_CACHE_DIR")
-        }
-        try FileIO.makeDirectories(String(path[..<slash]))
+        let path = try Self.requirePath()
+        try FileIO.makeDirectories(String(path[..<path.lastIndex(of: "/")!]))
         try FileIO.writeAtomically(path, Array(text(fingerprint: Self.fingerprint).utf8))
     }
 
