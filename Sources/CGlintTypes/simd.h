@@ -226,4 +226,65 @@ static inline unsigned glint_mist_shapes8(glint_float8 px, float py, const Glint
     return glint_bits8(ln >= 0);
 }
 
+/* The colour under refracting drops (mist_compose's lens branch; MistCPU.lensColour and sample)
+   for the lanes in `lanes` of 8 pixels of one row, stored over their RGBA at `out`: lane l is the
+   pixel at (px[l], py) under shape lens[l], d2[l] its squared distance from the drop's axis. The
+   kernel's operations in its order, lane by lane, with no contraction: the same bytes. `sharp` is
+   the width x height RGBA camera image; lanes outside `lanes` compute with the first lane's
+   drop and store nothing. */
+static inline void glint_mist_lens8(glint_float8 px, float py, const GlintMistShape *shapes, const int *lens,
+                                    const float *d2, unsigned lanes, const unsigned char *sharp, long width, long height,
+                                    float bend, float refraction, unsigned char *out) {
+#pragma clang fp contract(off)
+    glint_float8 ax, ay, radius, shade, dd;
+    int first = lens[__builtin_ctz(lanes)];
+    for (int l = 0; l < 8; l++) {
+        int s = (lanes >> l) & 1 ? lens[l] : first;
+        ax[l] = shapes[s].ax; ay[l] = shapes[s].ay; radius[l] = shapes[s].radius; shade[l] = shapes[s].shade;
+        dd[l] = (lanes >> l) & 1 ? d2[l] : 0.0f;
+    }
+    glint_float8 rel = glint_sqrt8(dd) / radius;
+    glint_float8 x = bend * rel, x2 = x * x;                               /* Mist_Tan's Pade approximant */
+    glint_float8 tn = x * ((945.0f - 105.0f * x2) + x2 * x2) / ((945.0f - 420.0f * x2) + (15.0f * x2) * x2);
+    glint_float8 f = tn * refraction;
+    glint_float8 sx = px - f * (px - ax), sy = py - f * (py - ay);
+    float fw = (float)width;
+    glint_float8 fx = sx * fw - 0.5f, fy = sy * fw - 0.5f;                   /* Mist_Sample: bilinear, edges clamped */
+    glint_float8 x0f = __builtin_elementwise_floor(fx), y0f = __builtin_elementwise_floor(fy);
+    glint_float8 wx = fx - x0f, wy = fy - y0f;
+    glint_int8 x0 = glint_trunc8(__builtin_elementwise_max(__builtin_elementwise_min(x0f, (glint_float8)1e9f), (glint_float8)-1e9f));
+    glint_int8 y0 = glint_trunc8(__builtin_elementwise_max(__builtin_elementwise_min(y0f, (glint_float8)1e9f), (glint_float8)-1e9f));
+    glint_int8 lo = (glint_int8)0, wmax = (glint_int8)(int)(width - 1), hmax = (glint_int8)(int)(height - 1);
+    glint_int8 xa = __builtin_elementwise_min(__builtin_elementwise_max(x0, lo), wmax);
+    glint_int8 xb = __builtin_elementwise_min(__builtin_elementwise_max(x0 + 1, lo), wmax);
+    glint_int8 ya = __builtin_elementwise_min(__builtin_elementwise_max(y0, lo), hmax);
+    glint_int8 yb = __builtin_elementwise_min(__builtin_elementwise_max(y0 + 1, lo), hmax);
+    int t00[8], t10[8], t01[8], t11[8];
+    for (int l = 0; l < 8; l++) {
+        const unsigned char *ra = sharp + 4 * ((long)ya[l] * width), *rb = sharp + 4 * ((long)yb[l] * width);
+        __builtin_memcpy(&t00[l], ra + 4 * (long)xa[l], 4); __builtin_memcpy(&t10[l], ra + 4 * (long)xb[l], 4);
+        __builtin_memcpy(&t01[l], rb + 4 * (long)xa[l], 4); __builtin_memcpy(&t11[l], rb + 4 * (long)xb[l], 4);
+    }
+    glint_int8 q00, q10, q01, q11;
+    __builtin_memcpy(&q00, t00, 32); __builtin_memcpy(&q10, t10, 32);
+    __builtin_memcpy(&q01, t01, 32); __builtin_memcpy(&q11, t11, 32);
+    glint_float8 r2 = rel * rel;
+    glint_float8 k = 1.0f - shade * (r2 * r2);
+    glint_int8 rgba = (glint_int8)0;
+    for (int c = 0; c < 4; c++) {
+        glint_float8 p00 = glint_float8_of((q00 >> (8 * c)) & 255), p10 = glint_float8_of((q10 >> (8 * c)) & 255);
+        glint_float8 p01 = glint_float8_of((q01 >> (8 * c)) & 255), p11 = glint_float8_of((q11 >> (8 * c)) & 255);
+        glint_float8 top = p00 + (p10 - p00) * wx, bottom = p01 + (p11 - p01) * wx;
+        glint_float8 v = top + (bottom - top) * wy;
+        if (c < 3) v = v * k;
+        glint_float8 r = __builtin_elementwise_floor(v + 0.5f);                 /* glint_bytes4 */
+        r = __builtin_elementwise_min(__builtin_elementwise_max(r, (glint_float8)0.0f), (glint_float8)255.0f);
+        rgba |= glint_trunc8(r) << (8 * c);
+    }
+    int pixels[8];
+    __builtin_memcpy(pixels, &rgba, 32);
+    for (int l = 0; l < 8; l++)
+        if ((lanes >> l) & 1) __builtin_memcpy(out + 4 * l, &pixels[l], 4);
+}
+
 #endif

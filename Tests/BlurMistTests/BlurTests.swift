@@ -40,10 +40,13 @@ func floatPicture(_ w: Int, _ h: Int) -> ImageF { TestPicture.make(width: w, hei
 /// The recursive method's Swift sweeps (the extended line, stage 0 reading its window's far end from
 /// the line, four pixels a step through the transposes) give the kernel's very values: every
 /// operation is the kernel's, in its order. Sizes with a last row group short of 4 rows, a last
-/// column strip short of 8 pixels, widths not a multiple of 4, and images smaller than the border.
+/// column strip short of 8 pixels, widths not a multiple of 4, and images smaller than the border;
+/// sigma 0.3 gives boxes of width 1 and no border, where a sweep's results cannot be written over
+/// its line (BoxPasses.Line.output).
 @Suite struct RecursiveExactTests {
     static let cases: [(Int, Int, Double, BorderMode)] = [
         (61, 37, 2, .reflect101), (203, 7, 25, .zero), (5, 131, 60, .wrap), (64, 64, 9, .clamp), (3, 2, 40, .reflect101),
+        (40, 9, 0.3, .clamp),
     ]
 
     @Test(arguments: cases)
@@ -59,6 +62,35 @@ func floatPicture(_ w: Int, _ h: Int) -> ImageF { TestPicture.make(width: w, hei
         let floats = zip(cpuF.image.pixels, clF.image.pixels).count { $0 != $1 }
         #expect(cpu.image.pixels.count == cl.image.pixels.count && cpuF.image.pixels.count == clF.image.pixels.count)
         #expect(bytes == 0 && floats == 0, "\(bytes) bytes and \(floats) floats differ")
+    }
+}
+
+/// `CPUBlur.run(then:)` hands over each band of rows once, already final (the mist composes its
+/// frame band by band this way): a copy of each band taken when it is handed over equals the
+/// finished image, and the bands cover every row exactly once.
+@Suite struct BlurBandTests {
+    @Test(arguments: [(BlurMethod.exact, 2.0), (.recursive, 9.0), (.recursive, 0.3)])
+    func bandsAreFinalWhenHandedOver(_ c: (BlurMethod, Double)) async throws {
+        let (w, h) = (67, 45)
+        let n = w * h * 4
+        let image = TestPicture.make(width: w, height: h)
+        let blur = CPUBlur(plan: BlurPlan(job: BlurJob(sigma: c.1, method: c.0), format: .u8, width: w, height: h))
+        let src = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: n), dst = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: n)
+        let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: n)
+        defer { src.deallocate(); dst.deallocate(); copy.deallocate() }
+        _ = src.initialize(from: image.pixels)
+        dst.initialize(repeating: 0)
+        copy.initialize(repeating: 0)
+        let (shared, taken) = (SharedBuffer(dst), SharedBuffer(copy))
+        let handed = Locked([Int](repeating: 0, count: h))
+        await blur.run(src: UnsafeRawPointer(src.baseAddress!), dst: UnsafeMutableRawPointer(dst.baseAddress!)) { rows in
+            (taken.base + rows.lowerBound * w * 4).update(from: shared.base + rows.lowerBound * w * 4, count: rows.count * w * 4)
+            handed.withLock { for y in rows { $0[y] += 1 } }
+        }
+        #expect(handed.withLock { $0 } == [Int](repeating: 1, count: h))
+        #expect(Array(copy) == Array(dst))
+        let whole = try await BlurRenderer.blur(image, BlurJob(sigma: c.1, method: c.0), on: .cpu)
+        #expect(whole.image.pixels == Array(dst))
     }
 }
 

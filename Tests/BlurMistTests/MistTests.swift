@@ -35,13 +35,16 @@ func busyJob(frames: Int = 12, seed: UInt64 = 3) -> MistJob {
     }
 
     /// The Swift path's compose (tiles that shapes touch: eight pixels a step against each shape,
-    /// then the refracting drops' pixels one by one) gives the kernel's very weights and frames,
-    /// on a window busy with drops, droplets and a wipe, where the device divides and takes
-    /// square roots correctly rounded (as PoCL does; the build asks for it).
+    /// then the refracting drops' pixels eight at a time) gives the kernel's very weights and
+    /// frames, on a window busy with drops, droplets and a wipe, where the device divides and
+    /// takes square roots correctly rounded (as PoCL does; the build asks for it). The camera
+    /// moves on some frames (each band composed as soon as its blur is done) and holds still on
+    /// the others (the compose alone).
     @Test func weightsAndFramesEqualTheKernels() async throws {
         var job = busyJob(frames: 8)
         job.drops = 300
         let image = TestPicture.make(width: 163, height: 97)
+        let moved = TestPicture.make(width: 163, height: 97, seed: 5, shift: 3)
         let cl = try openCL()
         guard case .opencl(let cc) = cl, (try? cc.device.correctlyRoundedDivideSqrt) == true else {
             Issue.record("the OpenCL device does not round divisions correctly")
@@ -50,8 +53,9 @@ func busyJob(frames: Int = 12, seed: UInt64 = 3) -> MistJob {
         let a = try MistRenderer(job: job, width: image.width, height: image.height, backend: .cpu)
         let b = try MistRenderer(job: job, width: image.width, height: image.height, backend: cl)
         for f in 0..<job.frames {
-            let x = try await a.renderNext(camera: f == 0 ? image : nil)
-            let y = try await b.renderNext(camera: f == 0 ? image : nil)
+            let camera = f == 0 ? image : f % 3 == 0 ? moved : nil
+            let x = try await a.renderNext(camera: camera)
+            let y = try await b.renderNext(camera: camera)
             let (wa, wb) = (try a.weights(), try b.weights())
             #expect(x.pixels.count == y.pixels.count && wa.count == wb.count)
             let pixels = zip(x.pixels, y.pixels).count { $0 != $1 }

@@ -35,17 +35,20 @@ public final class CPUBlur: @unchecked Sendable {
     deinit { between?.deallocate() }
 
     /// Blurs `src` into `dst` (both `width * height * 4` elements of the plan's format).
-    public func run(src: UnsafeRawPointer, dst: UnsafeMutableRawPointer) async {
+    /// `then`, if given, is called with each band of rows of `dst` as soon as they are final, by
+    /// the worker that made them, while they are still in its caches (the mist composes each band
+    /// of its frame this way); the bands cover the image once, in no set order.
+    public func run(src: UnsafeRawPointer, dst: UnsafeMutableRawPointer, then: (@Sendable (Range<Int>) -> Void)? = nil) async {
         if plan.method == .exact {
-            await exact(src: SharedRaw(src), dst: SharedRaw(dst))
+            await exact(src: SharedRaw(src), dst: SharedRaw(dst), then: then)
         } else {
-            await recursive(src: SharedRaw(src), dst: SharedRaw(dst))
+            await recursive(src: SharedRaw(src), dst: SharedRaw(dst), then: then)
         }
     }
 
     // MARK: Exact
 
-    private func exact(src: SharedRaw, dst: SharedRaw) async {
+    private func exact(src: SharedRaw, dst: SharedRaw, then: (@Sendable (Range<Int>) -> Void)?) async {
         let plan = self.plan
         let h = plan.height
         // Each band recomputes 2r rows of the horizontal pass above it: few bands (two per worker).
@@ -54,15 +57,16 @@ public final class CPUBlur: @unchecked Sendable {
         await CPUParallel.forEach(bands) { b in
             let y0 = b * band, y1 = min(h, y0 + band)
             ExactBand.run(plan: plan, src: src.pointer, dst: dst.pointer, y0: y0, y1: y1)
+            then?(y0 ..< y1)
         }
     }
 
     // MARK: Recursive
 
-    private func recursive(src: SharedRaw, dst: SharedRaw) async {
+    private func recursive(src: SharedRaw, dst: SharedRaw, then: (@Sendable (Range<Int>) -> Void)?) async {
         let plan = self.plan, streaming = self.streaming
         let mid = SharedRaw(UnsafeRawPointer(between!))
-        let strips = (plan.width + 7) / 8
+        let strips = (plan.width + BoxPasses.stripPixels - 1) / BoxPasses.stripPixels
         let perItem = 4
         await CPUParallel.forEach((strips + perItem - 1) / perItem) { item in
             BoxPasses.columns(plan: plan, streaming: streaming, src: src.pointer, dst: UnsafeMutableRawPointer(mutating: mid.pointer),
@@ -72,6 +76,7 @@ public final class CPUBlur: @unchecked Sendable {
         await CPUParallel.forEach((groups + perItem - 1) / perItem) { item in
             BoxPasses.rows(plan: plan, src: mid.pointer, dst: UnsafeMutableRawPointer(mutating: dst.pointer),
                            groups: item * perItem ..< min(groups, (item + 1) * perItem))
+            then?(item * perItem * 4 ..< min(plan.height, (item + 1) * perItem * 4))
         }
     }
 }
@@ -313,7 +318,13 @@ enum BoxPasses {
             (w0, w1, w2, w3) = (widths[0], widths[1], widths[2], widths[3])
             (m1, m2, m3) = (caps[0] - 1, caps[1] - 1, caps[2] - 1)
         }
-        func reset() { storage.initialize(repeating: SIMD16(repeating: 0), count: total) }
+        /// Zeros the slots a sweep reads before it writes them: stage k's first w_k steps read
+        /// slots (t - w_k) & m_k, the ring's last w_k.
+        func reset() {
+            (r1 + m1 + 1 - w1).initialize(repeating: SIMD16(repeating: 0), count: w1)
+            (r2 + m2 + 1 - w2).initialize(repeating: SIMD16(repeating: 0), count: w2)
+            (r3 + m3 + 1 - w3).initialize(repeating: SIMD16(repeating: 0), count: w3)
+        }
 
         /// Input t (`v`) through the four running sums (blur.cl: BOX_CASCADE); `o0` is input
         /// t - w0, the one leaving stage 0's window.
@@ -339,6 +350,19 @@ enum BoxPasses {
             storage.initialize(repeating: SIMD16(repeating: 0), count: every * lead)
             sequence = storage + every * lead
             self.every = every
+        }
+
+        /// Where a sweep of `count` results puts them (entry i of line k at `every * i + k`): over
+        /// the sequence's own first entries, which keeps a line's memory in the caches, where
+        /// 2 pad >= w0: result i is written at step i + 2 pad, when entry i was last read at step
+        /// i + w0 (the input leaving stage 0's window); otherwise in memory of its own.
+        func output(plan: BlurPlan, count: Int) -> UnsafeMutablePointer<SIMD16<Float>> {
+            2 * plan.pad >= plan.boxWidths[0] ? sequence : .allocate(capacity: every * count)
+        }
+
+        /// Frees what `output` allocated.
+        func release(_ output: UnsafeMutablePointer<SIMD16<Float>>) {
+            if output != sequence { output.deallocate() }
         }
 
         /// Where the `n` samples go (entries pad ..< pad + n: the border leaves samples in place).
@@ -379,25 +403,32 @@ enum BoxPasses {
         }
     }
 
-    /// Vertical pass over column strips of 8 pixels (2 x 16 lanes): source (either format) to the
+    /// Pixels in a column strip: 8 (2 x 16 lanes). A strip's extended sequence, its results
+    /// written over it, takes 64 bytes per row per 4 pixels: 0.3 MB at a 4K height, within the
+    /// 512 KB second-level cache of the AVX2 EPYCs this path targets (16 pixels would not be, and
+    /// measured no faster on Zen 4). The conversions and sweeps work for any multiple of 8.
+    static let stripPixels = 8
+
+    /// Vertical pass over column strips of `stripPixels` pixels: source (either format) to the
     /// image between passes.
     static func columns(plan: BlurPlan, streaming: Bool, src: UnsafeRawPointer, dst: UnsafeMutableRawPointer, strips: Range<Int>) {
         let w = plan.width, h = plan.height, pad = plan.pad, steps = h + 2 * pad
+        let vectors = stripPixels / 4
         let cascade = Cascade(plan.boxWidths)
-        let line = Line(lead: plan.boxWidths[0], steps: steps, every: 2)
-        let output = UnsafeMutablePointer<SIMD16<Float>>.allocate(capacity: 2 * h)
-        defer { cascade.storage.deallocate(); line.storage.deallocate(); output.deallocate() }
+        let line = Line(lead: plan.boxWidths[0], steps: steps, every: vectors)
+        let output = line.output(plan: plan, count: h)
+        defer { cascade.storage.deallocate(); line.storage.deallocate(); line.release(output) }
         let u8 = plan.format == .u8
         plan.rowMap.withUnsafeBufferPointer { rowMap in
             for strip in strips {
-                let x0 = strip * 8
-                let lanes = min(8, w - x0) * 4
+                let x0 = strip * stripPixels
+                let lanes = min(stripPixels, w - x0) * 4
                 if u8 { gatherBytes(src + x0 * 4, stride: w * 4, rows: h, lanes: lanes, into: line.samples(pad: pad)) }
                 else { gatherFloats(src + x0 * 16, stride: w * 16, rows: h, lanes: lanes, into: line.samples(pad: pad)) }
                 line.extend(n: h, pad: pad, map: rowMap.baseAddress!)
-                for half in 0 ..< (lanes > 16 ? 2 : 1) {
-                    sweep(cascade, sequence: line.sequence + half, steps: steps, pad: pad,
-                          scale: SIMD16(repeating: plan.midScale), output: output + half, every: 2)
+                for k in 0 ..< (lanes + 15) / 16 {
+                    sweep(cascade, sequence: line.sequence + k, steps: steps, pad: pad,
+                          scale: SIMD16(repeating: plan.midScale), output: output + k, every: vectors)
                 }
                 if u8 { scatterUInt16(output, rows: h, lanes: lanes, into: dst + x0 * 8, stride: w * 8, streaming: streaming) }
                 else { scatterFloats(output, rows: h, lanes: lanes, into: dst + x0 * 16, stride: w * 16) }
@@ -410,8 +441,8 @@ enum BoxPasses {
         let w = plan.width, h = plan.height, pad = plan.pad, steps = w + 2 * pad
         let cascade = Cascade(plan.boxWidths)
         let line = Line(lead: plan.boxWidths[0], steps: steps, every: 1)
-        let output = UnsafeMutablePointer<SIMD16<Float>>.allocate(capacity: w)
-        defer { cascade.storage.deallocate(); line.storage.deallocate(); output.deallocate() }
+        let output = line.output(plan: plan, count: w)
+        defer { cascade.storage.deallocate(); line.storage.deallocate(); line.release(output) }
         let u8 = plan.format == .u8
         plan.colMap.withUnsafeBufferPointer { colMap in
             for g in groups {
@@ -431,23 +462,23 @@ enum BoxPasses {
 
 // MARK: Batch conversions around the sweeps (never inlined: each is a small loop LLVM vectorises)
 
-/// Column strip: `rows` rows of `lanes` (<= 32) values at `stride`, as 2 x 16 floats per row
-/// (missing lanes 0).
+/// Column strip: `rows` rows of `lanes` (<= 4 * stripPixels) values at `stride`, as
+/// stripPixels / 4 vectors of 16 floats per row
+/// (missing lanes 0; vectors past the last live one are not written).
 @inline(never) func gatherBytes(_ p: UnsafeRawPointer, stride: Int, rows: Int, lanes: Int, into out: UnsafeMutablePointer<SIMD16<Float>>) {
-    if lanes == 32 {
+    let n = BoxPasses.stripPixels / 4
+    if lanes == 16 * n {
         for y in 0..<rows {
-            out[2 * y] = floatsInline(bytesAt: p + y * stride)
-            out[2 * y + 1] = floatsInline(bytesAt: p + y * stride + 16)
+            for k in 0..<n { out[n * y + k] = floatsInline(bytesAt: p + y * stride + 16 * k) }
         }
-    } else {
-        for y in 0..<rows {
-            var a = SIMD16<Float>(repeating: 0), b = a
-            for l in 0..<lanes {
-                let v = Float(p.load(fromByteOffset: y * stride + l, as: UInt8.self))
-                if l < 16 { a[l] = v } else { b[l - 16] = v }
-            }
-            out[2 * y] = a
-            out[2 * y + 1] = b
+        return
+    }
+    for y in 0..<rows {
+        for k in 0 ..< (lanes + 15) / 16 {
+            let live = min(16, lanes - 16 * k)
+            var a = SIMD16<Float>(repeating: 0)
+            for l in 0..<live { a[l] = Float(p.load(fromByteOffset: y * stride + 16 * k + l, as: UInt8.self)) }
+            out[n * y + k] = a
         }
     }
 }
@@ -460,25 +491,31 @@ enum BoxPasses {
 }
 
 @inline(never) func gatherFloats(_ p: UnsafeRawPointer, stride: Int, rows: Int, lanes: Int, into out: UnsafeMutablePointer<SIMD16<Float>>) {
+    let n = BoxPasses.stripPixels / 4
+    if lanes == 16 * n {
+        for y in 0..<rows {
+            for k in 0..<n { out[n * y + k] = p.loadUnaligned(fromByteOffset: y * stride + 64 * k, as: SIMD16<Float>.self) }
+        }
+        return
+    }
     for y in 0..<rows {
-        if lanes == 32 {
-            out[2 * y] = p.loadUnaligned(fromByteOffset: y * stride, as: SIMD16<Float>.self)
-            out[2 * y + 1] = p.loadUnaligned(fromByteOffset: y * stride + 64, as: SIMD16<Float>.self)
-            continue
+        for k in 0 ..< (lanes + 15) / 16 {
+            let live = min(16, lanes - 16 * k)
+            if live == 16 {
+                out[n * y + k] = p.loadUnaligned(fromByteOffset: y * stride + 64 * k, as: SIMD16<Float>.self)
+                continue
+            }
+            var a = SIMD16<Float>(repeating: 0)
+            for l in 0..<live { a[l] = p.load(fromByteOffset: y * stride + 64 * k + 4 * l, as: Float.self) }
+            out[n * y + k] = a
         }
-        var a = SIMD16<Float>(repeating: 0), b = a
-        for l in 0..<lanes {
-            let v = p.load(fromByteOffset: y * stride + 4 * l, as: Float.self)
-            if l < 16 { a[l] = v } else { b[l - 16] = v }
-        }
-        out[2 * y] = a
-        out[2 * y + 1] = b
     }
 }
 
 /// The strip back: rounded half to even into UInt16 (the kernels' convert_ushort4(rint(v))).
 @inline(never) func scatterUInt16(_ v: UnsafePointer<SIMD16<Float>>, rows: Int, lanes: Int, into p: UnsafeMutableRawPointer, stride: Int,
                                   streaming: Bool) {
+    let n = BoxPasses.stripPixels / 4
     /// rint(f) as 16-bit lanes (f in 0 ... 65535): adding 1.5 * 2^23 leaves the rounded value in
     /// the low mantissa bits.
     @inline(__always) func ushorts(_ f: SIMD16<Float>) -> SIMD16<UInt16> {
@@ -487,28 +524,45 @@ enum BoxPasses {
     }
     // With `streaming`, whole strips whose rows start 32-byte aligned (the image between passes is
     // 64-byte aligned; a width that is a multiple of 4 keeps every row so) go past the caches.
-    if streaming && lanes == 32 && Int(bitPattern: p) & 31 == 0 && stride & 31 == 0 {
-        for y in 0..<rows { glint_stream64(p + y &* stride, ushorts(v[2 * y]), ushorts(v[2 * y + 1])) }
+    if streaming && lanes == 16 * n && Int(bitPattern: p) & 31 == 0 && stride & 31 == 0 {
+        for y in 0..<rows {
+            for k in Swift.stride(from: 0, to: n, by: 2) {
+                glint_stream64(p + y &* stride + 32 * k, ushorts(v[n * y + k]), ushorts(v[n * y + k + 1]))
+            }
+        }
         glint_store_fence()
         return
     }
+    if lanes == 16 * n {
+        for y in 0..<rows {
+            for k in 0..<n { p.storeBytes(of: ushorts(v[n * y + k]), toByteOffset: y * stride + 32 * k, as: SIMD16<UInt16>.self) }
+        }
+        return
+    }
     for y in 0..<rows {
-        for half in 0..<2 {
-            let r = ushorts(v[2 * y + half])
-            let live = min(16, lanes - 16 * half)
-            if live == 16 { p.storeBytes(of: r, toByteOffset: y * stride + 32 * half, as: SIMD16<UInt16>.self) } else {
-                for l in 0..<max(live, 0) { p.storeBytes(of: r[l], toByteOffset: y * stride + 32 * half + 2 * l, as: UInt16.self) }
+        for k in 0 ..< (lanes + 15) / 16 {
+            let r = ushorts(v[n * y + k])
+            let live = min(16, lanes - 16 * k)
+            if live == 16 { p.storeBytes(of: r, toByteOffset: y * stride + 32 * k, as: SIMD16<UInt16>.self) } else {
+                for l in 0..<live { p.storeBytes(of: r[l], toByteOffset: y * stride + 32 * k + 2 * l, as: UInt16.self) }
             }
         }
     }
 }
 
 @inline(never) func scatterFloats(_ v: UnsafePointer<SIMD16<Float>>, rows: Int, lanes: Int, into p: UnsafeMutableRawPointer, stride: Int) {
+    let n = BoxPasses.stripPixels / 4
+    if lanes == 16 * n {
+        for y in 0..<rows {
+            for k in 0..<n { p.storeBytes(of: v[n * y + k], toByteOffset: y * stride + 64 * k, as: SIMD16<Float>.self) }
+        }
+        return
+    }
     for y in 0..<rows {
-        for half in 0..<2 {
-            let live = min(16, lanes - 16 * half)
-            if live == 16 { p.storeBytes(of: v[2 * y + half], toByteOffset: y * stride + 64 * half, as: SIMD16<Float>.self); continue }
-            for l in 0..<max(live, 0) { p.storeBytes(of: v[2 * y + half][l], toByteOffset: y * stride + 64 * half + 4 * l, as: Float.self) }
+        for k in 0 ..< (lanes + 15) / 16 {
+            let live = min(16, lanes - 16 * k)
+            if live == 16 { p.storeBytes(of: v[n * y + k], toByteOffset: y * stride + 64 * k, as: SIMD16<Float>.self); continue }
+            for l in 0..<live { p.storeBytes(of: v[n * y + k][l], toByteOffset: y * stride + 64 * k + 4 * l, as: Float.self) }
         }
     }
 }

@@ -143,7 +143,6 @@ public final class MistRenderer: @unchecked Sendable {
         if let camera { s.sharp = camera.pixels }
         // The array is neither copied nor changed while its storage is read below (s keeps it).
         let sharpBase = s.sharp.withUnsafeBufferPointer { UnsafeMutablePointer(mutating: $0.baseAddress!) }
-        if camera != nil { await s.blur.run(src: UnsafeRawPointer(sharpBase), dst: UnsafeMutableRawPointer(s.blurred)) }
         let h = height, band = MistTiles.size
         let sharp = SharedBuffer(UnsafeMutableBufferPointer(start: sharpBase, count: n))
         let blurred = SharedBuffer(UnsafeMutableBufferPointer(start: s.blurred, count: n))
@@ -156,9 +155,16 @@ public final class MistRenderer: @unchecked Sendable {
         defer { shapeStorage.deallocate() }
         _ = shapeStorage.initialize(from: shapes)
         let shapePointer = SharedBuffer(shapeStorage)
-        await CPUParallel.forEach((h + band - 1) / band) { b in
+        let compose: @Sendable (Range<Int>) -> Void = { rows in
             MistCPU.compose(sharp: sharp.base, blurred: blurred.base, weight: weight.base, out: out.base,
-                            shapes: shapePointer.base, tiles: tiles, p: p, rows: b * band ..< min(h, (b + 1) * band))
+                            shapes: shapePointer.base, tiles: tiles, p: p, rows: rows)
+        }
+        if camera != nil {
+            // A new camera image: each band of rows is composed as soon as its blur is done,
+            // while the blurred rows are still in the worker's caches.
+            await s.blur.run(src: UnsafeRawPointer(sharpBase), dst: UnsafeMutableRawPointer(s.blurred), then: compose)
+        } else {
+            await CPUParallel.forEach((h + band - 1) / band) { b in compose(b * band ..< min(h, (b + 1) * band)) }
         }
         return Image8(width: width, height: height, pixels: pixels)
     }
