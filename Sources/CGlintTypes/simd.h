@@ -8,6 +8,7 @@
 
 typedef float glint_float8 __attribute__((ext_vector_type(8)));
 typedef int glint_int8 __attribute__((ext_vector_type(8)));
+typedef unsigned glint_uint8 __attribute__((ext_vector_type(8)));
 
 /* Correctly rounded square root of each lane (vsqrtps): the same values as the kernels' sqrt. */
 static inline glint_float8 glint_sqrt8(glint_float8 v) { return __builtin_elementwise_sqrt(v); }
@@ -230,8 +231,8 @@ static inline unsigned glint_mist_shapes8(glint_float8 px, float py, const Glint
    for the lanes in `lanes` of 8 pixels of one row, stored over their RGBA at `out`: lane l is the
    pixel at (px[l], py) under shape lens[l], d2[l] its squared distance from the drop's axis. The
    kernel's operations in its order, lane by lane, with no contraction: the same bytes. `sharp` is
-   the width x height RGBA camera image; lanes outside `lanes` compute with the first lane's
-   drop and store nothing. */
+   the width x height RGBA camera image; `lanes` is not 0. Lanes outside it compute with the first
+   lane's drop (at distance 0: a sample of the pixel itself) and store nothing. */
 static inline void glint_mist_lens8(glint_float8 px, float py, const GlintMistShape *shapes, const int *lens,
                                     const float *d2, unsigned lanes, const unsigned char *sharp, long width, long height,
                                     float bend, float refraction, unsigned char *out) {
@@ -270,7 +271,7 @@ static inline void glint_mist_lens8(glint_float8 px, float py, const GlintMistSh
     __builtin_memcpy(&q01, t01, 32); __builtin_memcpy(&q11, t11, 32);
     glint_float8 r2 = rel * rel;
     glint_float8 k = 1.0f - shade * (r2 * r2);
-    glint_int8 rgba = (glint_int8)0;
+    glint_uint8 rgba = (glint_uint8)0;
     for (int c = 0; c < 4; c++) {
         glint_float8 p00 = glint_float8_of((q00 >> (8 * c)) & 255), p10 = glint_float8_of((q10 >> (8 * c)) & 255);
         glint_float8 p01 = glint_float8_of((q01 >> (8 * c)) & 255), p11 = glint_float8_of((q11 >> (8 * c)) & 255);
@@ -279,9 +280,9 @@ static inline void glint_mist_lens8(glint_float8 px, float py, const GlintMistSh
         if (c < 3) v = v * k;
         glint_float8 r = __builtin_elementwise_floor(v + 0.5f);                 /* glint_bytes4 */
         r = __builtin_elementwise_min(__builtin_elementwise_max(r, (glint_float8)0.0f), (glint_float8)255.0f);
-        rgba |= glint_trunc8(r) << (8 * c);
+        rgba |= (glint_uint8)glint_trunc8(r) << (8 * c);
     }
-    int pixels[8];
+    unsigned pixels[8];
     __builtin_memcpy(pixels, &rgba, 32);
     for (int l = 0; l < 8; l++)
         if ((lanes >> l) & 1) __builtin_memcpy(out + 4 * l, &pixels[l], 4);

@@ -46,7 +46,7 @@ func floatPicture(_ w: Int, _ h: Int) -> ImageF { TestPicture.make(width: w, hei
 @Suite struct RecursiveExactTests {
     static let cases: [(Int, Int, Double, BorderMode)] = [
         (61, 37, 2, .reflect101), (203, 7, 25, .zero), (5, 131, 60, .wrap), (64, 64, 9, .clamp), (3, 2, 40, .reflect101),
-        (40, 9, 0.3, .clamp),
+        (43, 9, 0.3, .clamp),
     ]
 
     @Test(arguments: cases)
@@ -67,7 +67,8 @@ func floatPicture(_ w: Int, _ h: Int) -> ImageF { TestPicture.make(width: w, hei
 
 /// `CPUBlur.run(then:)` hands over each band of rows once, already final (the mist composes its
 /// frame band by band this way): a copy of each band taken when it is handed over equals the
-/// finished image, and the bands cover every row exactly once.
+/// finished image, and the bands cover every row exactly once. (How soon a band comes, a matter
+/// of speed only, is not checked.)
 @Suite struct BlurBandTests {
     @Test(arguments: [(BlurMethod.exact, 2.0), (.recursive, 9.0), (.recursive, 0.3)])
     func bandsAreFinalWhenHandedOver(_ c: (BlurMethod, Double)) async throws {

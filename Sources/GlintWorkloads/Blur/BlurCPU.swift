@@ -37,7 +37,8 @@ public final class CPUBlur: @unchecked Sendable {
     /// Blurs `src` into `dst` (both `width * height * 4` elements of the plan's format).
     /// `then`, if given, is called with each band of rows of `dst` as soon as they are final, by
     /// the worker that made them, while they are still in its caches (the mist composes each band
-    /// of its frame this way); the bands cover the image once, in no set order.
+    /// of its frame this way); the bands cover the image once, in no set order (unless the
+    /// calling task is cancelled: then the workers stop taking work, and some never come).
     public func run(src: UnsafeRawPointer, dst: UnsafeMutableRawPointer, then: (@Sendable (Range<Int>) -> Void)? = nil) async {
         if plan.method == .exact {
             await exact(src: SharedRaw(src), dst: SharedRaw(dst), then: then)
@@ -369,11 +370,13 @@ enum BoxPasses {
         func samples(pad: Int) -> UnsafeMutablePointer<SIMD16<Float>> { sequence + every * pad }
 
         /// The border entries (t < pad and t >= pad + n) from the samples, by the plan's map
-        /// (extended index -> sample index, or -1 for 0).
-        func extend(n: Int, pad: Int, map: UnsafePointer<Int32>) {
+        /// (extended index -> sample index, or -1 for 0), for the first `vectors` lines (those
+        /// holding samples: a strip's last may fill fewer).
+        func extend(n: Int, pad: Int, map: UnsafePointer<Int32>, vectors: Int? = nil) {
+            let live = vectors ?? every
             @inline(__always) func entry(_ t: Int) {
                 let m = Int(map[t])
-                for k in 0 ..< every {
+                for k in 0 ..< live {
                     sequence[every * t + k] = m >= 0 ? sequence[every * (pad + m) + k] : SIMD16(repeating: 0)
                 }
             }
@@ -404,9 +407,10 @@ enum BoxPasses {
     }
 
     /// Pixels in a column strip: 8 (2 x 16 lanes). A strip's extended sequence, its results
-    /// written over it, takes 64 bytes per row per 4 pixels: 0.3 MB at a 4K height, within the
-    /// 512 KB second-level cache of the AVX2 EPYCs this path targets (16 pixels would not be, and
-    /// measured no faster on Zen 4). The conversions and sweeps work for any multiple of 8.
+    /// written over it (`Line.output`), takes 64 bytes per row per 4 pixels: 0.3 MB at a 4K
+    /// height (2160 rows), within the 512 KB second-level cache of the AVX2 EPYCs this path
+    /// targets (16 pixels would not be, and measured no faster on Zen 4). The conversions and
+    /// sweeps work for any multiple of 8.
     static let stripPixels = 8
 
     /// Vertical pass over column strips of `stripPixels` pixels: source (either format) to the
@@ -425,7 +429,7 @@ enum BoxPasses {
                 let lanes = min(stripPixels, w - x0) * 4
                 if u8 { gatherBytes(src + x0 * 4, stride: w * 4, rows: h, lanes: lanes, into: line.samples(pad: pad)) }
                 else { gatherFloats(src + x0 * 16, stride: w * 16, rows: h, lanes: lanes, into: line.samples(pad: pad)) }
-                line.extend(n: h, pad: pad, map: rowMap.baseAddress!)
+                line.extend(n: h, pad: pad, map: rowMap.baseAddress!, vectors: (lanes + 15) / 16)
                 for k in 0 ..< (lanes + 15) / 16 {
                     sweep(cascade, sequence: line.sequence + k, steps: steps, pad: pad,
                           scale: SIMD16(repeating: plan.midScale), output: output + k, every: vectors)

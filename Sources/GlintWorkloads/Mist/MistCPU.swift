@@ -117,9 +117,8 @@ enum MistCPU {
     /// mist_compose over `count` pixels of row y in one tile that shapes touch, eight at a time:
     /// each of the tile's shapes is tested against the eight pixels at once (the kernel's
     /// operations lane by lane, so the same values), the fog blend is done for the group, then the
-    /// pixels under a refracting drop are drawn again, the group's at once (glint_mist_lens8:
-    /// 0.96 of the frame time of the one-by-one loop it replaced). The span's last pixels short
-    /// of eight go through `composePixel`.
+    /// pixels under a refracting drop are drawn again, the group's at once (glint_mist_lens8).
+    /// The span's last pixels short of eight go through `composePixel`.
     @inline(never) static func shapeSpan(_ x0: Int, _ count: Int, _ y: Int, sharp: UnsafePointer<UInt8>, blurred: UnsafePointer<UInt8>,
                                          weight: UnsafeMutablePointer<Float>, out: UnsafeMutablePointer<UInt8>,
                                          shapes: UnsafePointer<GlintMistShape>, list: UnsafeBufferPointer<Int32>, range: Range<Int>,
