@@ -183,7 +183,7 @@ static inline void glint_transpose_ushorts(const unsigned char *p, long stride, 
 /* The mist's shape test (Kernels/mist.cl, mist_compose) for 8 pixels of one row at once: px holds
    their x in window units, py their row's y, weight points at their 8 weights. Each of
    shapes[list[k0 ..< k1]] is tested in the kernel's operations and order, lane by lane, with no
-   contraction: the same values as the kernel's and as MistCPU.composePixel's. The weights become
+   contraction: the same values as the kernel's (MistCPU.shapeSpan). The weights become
    min(weight + step, 1), then 0 where a shape covers the pixel. lens[l] is the first refracting
    shape over pixel l (-1: none), d2[l] its squared distance. Returns the lanes with a lens as bits. */
 static inline unsigned glint_mist_shapes8(glint_float8 px, float py, const GlintMistShape *shapes, const int *list,
@@ -227,7 +227,7 @@ static inline unsigned glint_mist_shapes8(glint_float8 px, float py, const Glint
     return glint_bits8(ln >= 0);
 }
 
-/* The colour under refracting drops (mist_compose's lens branch; MistCPU.lensColour and sample)
+/* The colour under refracting drops (mist_compose's lens branch, for MistCPU.shapeSpan)
    for the lanes in `lanes` of 8 pixels of one row, stored over their RGBA at `out`: lane l is the
    pixel at (px[l], py) under shape lens[l], d2[l] its squared distance from the drop's axis. The
    kernel's operations in its order, lane by lane, with no contraction: the same bytes. `sharp` is

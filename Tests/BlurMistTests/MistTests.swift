@@ -1,6 +1,7 @@
+import CGlintTypes
 import GlintCore
 import GlintTestSupport
-import GlintWorkloads
+@testable import GlintWorkloads
 import Testing
 
 func render(_ job: MistJob, _ image: Image8, on backend: Backend) async throws -> [Image8] {
@@ -64,6 +65,34 @@ func busyJob(frames: Int = 12, seed: UInt64 = 3) -> MistJob {
             let pixels = zip(x.pixels, y.pixels).count { $0 != $1 }
             let weights = zip(wa, wb).count { $0 != $1 }
             #expect(pixels == 0 && weights == 0, "frame \(f): \(pixels) bytes and \(weights) weights differ")
+        }
+    }
+
+    /// A tile's span that ends short of eight pixels touches only its own pixels and weights:
+    /// the group's test and lens work on eight lanes, and the lanes past the span (the next
+    /// tile, the next row, or past the image) must be neither drawn nor written back.
+    @Test func shortShapeSpanTouchesOnlyItsPixels() {
+        let (w, h) = (16, 2)
+        let sharp = [UInt8](repeating: 10, count: w * h * 4), blurred = [UInt8](repeating: 200, count: w * h * 4)
+        var weight = [Float](repeating: 0.5, count: w * h)
+        var out = [UInt8](repeating: 0xAB, count: w * h * 4)
+        // One drop over the whole window, no rim shade: its lens shows the uniform sharp image.
+        let shapes = [GlintMistShape(ax: 0.5, ay: 0.06, bx: 0.5, by: 0.06, radius: 2, refract: 1, shade: 0, pad0: 0)]
+        var p = GlintMistParams()
+        p.inv_width = 1 / Float(w); p.fog_step = 0.01; p.refraction = 3; p.bend = 0.9
+        p.width = Int32(w); p.height = Int32(h)
+        let list: [Int32] = [0]
+        for (x0, y) in [(5, 0), (13, 1)] {   // mid-row, and the image's last three pixels
+            list.withUnsafeBufferPointer { l in
+                MistCPU.shapeSpan(x0, 3, y, sharp: sharp, blurred: blurred, weight: &weight, out: &out,
+                                  shapes: shapes, list: l, range: 0..<1, p: p)
+            }
+        }
+        let span = Set([5, 6, 7, w + 13, w + 14, w + 15])
+        for i in 0 ..< w * h {
+            let px = Array(out[4 * i ..< 4 * i + 4])
+            #expect(weight[i] == (span.contains(i) ? 0 : 0.5), "weight \(i)")
+            #expect(px == (span.contains(i) ? [10, 10, 10, 10] : [0xAB, 0xAB, 0xAB, 0xAB]), "pixel \(i)")
         }
     }
 

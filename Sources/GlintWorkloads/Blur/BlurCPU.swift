@@ -307,14 +307,12 @@ enum BoxPasses {
         let r1, r2, r3: UnsafeMutablePointer<SIMD16<Float>>
         let w0, w1, w2, w3: Int
         let m1, m2, m3: Int
-        let total: Int
 
         static func capacity(_ width: Int) -> Int { width <= 1 ? 1 : 1 << (Int.bitWidth - (width - 1).leadingZeroBitCount) }
 
         init(_ widths: [Int]) {
             let caps = widths.dropFirst().map(Self.capacity)
-            total = caps.reduce(0, +)
-            storage = .allocate(capacity: total)
+            storage = .allocate(capacity: caps.reduce(0, +))
             r1 = storage; r2 = r1 + caps[0]; r3 = r2 + caps[1]
             (w0, w1, w2, w3) = (widths[0], widths[1], widths[2], widths[3])
             (m1, m2, m3) = (caps[0] - 1, caps[1] - 1, caps[2] - 1)
