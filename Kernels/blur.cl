@@ -1,29 +1,27 @@
 /* Gaussian blur. Swift twin: Sources/GlintWorkloads/Blur/BlurCPU.swift (same steps, same order).
-   Images are RGBA, one pixel per element: uchar4 (PIX_U8=1) or float4 (PIX_U8=0).
+   Images are RGBA, 8-bit (PIX_U8=1) or float (PIX_U8=0): the exact kernels' GPU form takes a
+   pixel per element (uchar4 or float4), the other kernels single values (uchar or float).
+   Each method has two forms: GPUs vectorise across work-items, CPU compilers (PoCL) leave the
+   loops of a work-item scalar across work-items, so there a work-item works on vectors of
+   LANES values itself.
    Extended lines: index e of a row or column map holds the source index of sample e - pad, or -1
    for a zero (the border mode is applied on the host, once, into rowMap/colMap).
    Build defines:
      PIX_U8    1: 8-bit images, 0: float images
      RADIUS    exact kernels: taps on each side of the centre
-     TILE_W, TILE_H   exact kernels: work-group shape (blur_exact_rows uses TILE_W x 1)
-     RING      recursive kernels: the widest box (length of each private ring) */
+     TILE_W, TILE_H   exact kernels, GPU form: work-group shape (blur_exact_rows uses TILE_W x 1)
+     LANES     with RADIUS: the exact kernels' CPU form, LANES values per vector (below)
+     RECURSIVE, LANES, CHUNKS   recursive kernels (below) */
 #pragma OPENCL FP_CONTRACT OFF
 
 #if PIX_U8
 #define PIX uchar4
-#define LOADF(p, i) convert_float4((p)[i])
 #else
 #define PIX float4
-#define LOADF(p, i) ((p)[i])
 #endif
 
-/* Bytes from floats: rounded half up, clamped (toBytes in Swift). */
-inline uchar4 Blur_ToBytes(float4 v) {
-    return convert_uchar4(clamp(floor(v + 0.5f), 0.0f, 255.0f));
-}
-
-#ifdef RADIUS
-/* ---- Exact: the sampled Gaussian, separable, rows then columns, tiled through local memory ----
+#if defined(RADIUS) && !defined(LANES)
+/* ---- Exact, GPU form: the sampled Gaussian, separable, rows then columns, tiled through local memory ----
    8-bit: OpenCV's fixed point. Rows: sum k*p with k in 1/256 (sum below 2^16), stored as ushort4.
    Columns: (sum k*h + 2^15) >> 16. Float: the same sums in float, centre tap first, then the
    pairs from the outside in. */
@@ -93,79 +91,300 @@ void blur_exact_cols(__global const HPIX* mid, __global PIX* dst, __global const
     dst[y * width + x] = acc;
 #endif
 }
-#endif /* RADIUS */
+#endif /* RADIUS, GPU form */
 
-#ifdef RING
-/* ---- Recursive: a cascade of four box filters, running sums over private rings ----
+#if defined(RADIUS) && defined(LANES)
+/* ---- Exact, CPU form: the same sums, LANES consecutive values of a row per vector ----
+   CPU compilers leave the loops of a work-item scalar across work-items, and local memory is
+   only a copy there: a work-item takes LANES values (4, 8 or 16: whole pixels) of each row of a
+   band of `band` rows, and reads its taps straight from the image, as vectors. The host keeps
+   LANES <= width * 4; the last item of a row is moved back to end at the row's end and stores
+   only its own values. Rows: items at least RADIUS pixels from both edges load their taps
+   whole; the others map each pixel through colMap.
+   8-bit: every sum in 16-bit lanes (half the width of 32-bit ones, and 16-bit multiplies cost
+   less than 32-bit ones on CPUs), with the GPU form's integer results:
+     rows: h = sum k*p < 2^16 (taps in 1/256 sum to 256, an outer tap is at most 128, so each
+           product and each partial sum stays below 65281);
+     columns: with h = 256*hi + lo, A = sum k*hi and B = sum k*lo (each < 2^16 as above);
+           (sum k*h + 2^15) >> 16 = (A + 128 + (B >> 8)) >> 8, and A + 128 + (B >> 8) < 2^16
+           because the whole sum is at most 255 * 65536.
+   Float: each lane does the GPU form's operations in its order (centre tap first, then the
+   pairs from the outside in), so the results are the same to the bit. */
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define VLOAD CAT(vload, LANES)
+#if PIX_U8
+#define PIXS uchar
+#define HS ushort
+#define TAP uint
+#define ACCV CAT(ushort, LANES)
+#define TAPS ushort
+#define ACC_LOAD(p) CAT(convert_ushort, LANES)(VLOAD(0, p))
+#else
+#define PIXS float
+#define HS float
+#define TAP float
+#define ACCV CAT(float, LANES)
+#define TAPS float
+#define ACC_LOAD(p) VLOAD(0, p)
+#endif
+/* Vectors of a row per work-item: each row's taps are then read as streams along the rows. */
+#define SEGMENT 16
+
+/* Values e0 ..< e0 + LANES of type T from `keep` on: one whole-vector store where rows keep
+   vectors aligned (width * 4 a multiple of LANES; PoCL turns vstore of 8- and 16-bit vectors
+   into one store per lane), vstore elsewhere, lane by lane for the last item. */
+#define STORE_VALUES(T, v, p, keep) {                                                   \
+        if ((keep) == 0 && n4 % LANES == 0) *(__global CAT(T, LANES)*)(p) = (v);         \
+        else if ((keep) == 0) CAT(vstore, LANES)(v, 0, p);                               \
+        else {                                                                           \
+            T a_[LANES];                                                                 \
+            CAT(vstore, LANES)(v, 0, a_);                                                \
+            for (int k_ = (keep); k_ < LANES; k_++) (p)[k_] = a_[k_];                    \
+        }                                                                                \
+    }
+
+__kernel void blur_exact_rows_v(__global const PIXS* src, __global HS* mid, __global const int* colMap,
+                                __global const TAP* taps, int width, int height, int band) {
+    int n4 = width * 4, vectors = (n4 + LANES - 1) / LANES;
+    int v0 = get_global_id(0) * SEGMENT, v1 = min(vectors, v0 + SEGMENT);
+    int y0 = get_global_id(1) * band, y1 = min(height, y0 + band);
+    for (int y = y0; y < y1; y++)
+    for (int vi = v0; vi < v1; vi++) {
+        int e0 = min(vi * LANES, n4 - LANES), keep = vi * LANES - e0;
+        int x0 = e0 / 4;
+        bool inner = x0 >= RADIUS && x0 + LANES / 4 + RADIUS <= width;
+        __global const PIXS* row = src + (size_t)y * n4;
+        ACCV acc;
+        if (inner) {
+            __global const PIXS* p = row + e0;
+            acc = (ACCV)((TAPS)taps[RADIUS]) * ACC_LOAD(p);
+            for (int j = 0; j < RADIUS; j++)
+                acc = acc + (ACCV)((TAPS)taps[j]) * (ACC_LOAD(p + 4 * (j - RADIUS)) + ACC_LOAD(p + 4 * (RADIUS - j)));
+        } else {
+            /* Tap j of value e0 + k: pixel colMap[x + j] (x = its own pixel), or 0. */
+            TAPS v[LANES];
+            for (int k = 0; k < LANES; k++) {
+                int m = colMap[x0 + k / 4 + RADIUS];
+                v[k] = m < 0 ? 0 : (TAPS)row[4 * m + k % 4];
+            }
+            acc = (ACCV)((TAPS)taps[RADIUS]) * VLOAD(0, v);
+            for (int j = 0; j < RADIUS; j++) {
+                TAPS a[LANES], b[LANES];
+                for (int k = 0; k < LANES; k++) {
+                    int ma = colMap[x0 + k / 4 + j], mb = colMap[x0 + k / 4 + 2 * RADIUS - j];
+                    a[k] = ma < 0 ? 0 : (TAPS)row[4 * ma + k % 4];
+                    b[k] = mb < 0 ? 0 : (TAPS)row[4 * mb + k % 4];
+                }
+                acc = acc + (ACCV)((TAPS)taps[j]) * (VLOAD(0, a) + VLOAD(0, b));
+            }
+        }
+        STORE_VALUES(HS, acc, mid + (size_t)y * n4 + e0, keep)
+    }
+}
+
+/* Columns: row y's taps are rows rowMap[y + j] of the horizontal sums (or zeros). */
+__kernel void blur_exact_cols_v(__global const HS* mid, __global PIXS* dst, __global const int* rowMap,
+                                __global const TAP* taps, int width, int height, int band) {
+    int n4 = width * 4, vectors = (n4 + LANES - 1) / LANES;
+    int v0 = get_global_id(0) * SEGMENT, v1 = min(vectors, v0 + SEGMENT);
+    int y0 = get_global_id(1) * band, y1 = min(height, y0 + band);
+#define MID_ROW(m) ((m) < 0 ? (ACCV)(0) : VLOAD(0, mid + (size_t)(m) * n4 + e0))
+    for (int y = y0; y < y1; y++)
+    for (int vi = v0; vi < v1; vi++) {
+        int e0 = min(vi * LANES, n4 - LANES), keep = vi * LANES - e0;
+        ACCV c = MID_ROW(rowMap[y + RADIUS]);
+        ACCV kc = (ACCV)((TAPS)taps[RADIUS]);
+#if PIX_U8
+        ACCV lo = (ACCV)(255);
+        ACCV hiSum = kc * (c >> 8), loSum = kc * (c & lo);
+        for (int j = 0; j < RADIUS; j++) {
+            ACCV a = MID_ROW(rowMap[y + j]), b = MID_ROW(rowMap[y + 2 * RADIUS - j]);
+            ACCV kj = (ACCV)((TAPS)taps[j]);
+            hiSum = hiSum + kj * ((a >> 8) + (b >> 8));
+            loSum = loSum + kj * ((a & lo) + (b & lo));
+        }
+        CAT(uchar, LANES) out = CAT(convert_uchar, LANES)((hiSum + (ACCV)(128) + (loSum >> 8)) >> 8);
+#else
+        ACCV out = kc * c;
+        for (int j = 0; j < RADIUS; j++)
+            out = out + (ACCV)(taps[j]) * (MID_ROW(rowMap[y + j]) + MID_ROW(rowMap[y + 2 * RADIUS - j]));
+#endif
+        STORE_VALUES(PIXS, out, dst + (size_t)y * n4 + e0, keep)
+    }
+}
+#endif /* RADIUS, CPU form */
+
+#ifdef RECURSIVE
+/* ---- Recursive: a cascade of four box filters, running sums over rings in global memory ----
    A line of n samples is extended by pad = the sum of the box radii on each side; the cascade
    runs over all n + 2*pad samples and sample t >= 2*pad of its output is pixel t - 2*pad.
-   The sums are not normalised between stages; one scale (1 / the product of the widths) at the end. */
-
-#define BOX_STEP(ring, sum, slot, width, v) {      \
-        float4 old = ring[slot];                   \
-        ring[slot] = v;                            \
-        slot++;                                    \
-        if (slot == width) slot = 0;               \
-        sum = sum + (v - old);                     \
-        v = sum;                                   \
-    }
-
-#define BOX_CASCADE(v)                             \
-    BOX_STEP(ring0, sum0, slot0, widths.s0, v)     \
-    BOX_STEP(ring1, sum1, slot1, widths.s1, v)     \
-    BOX_STEP(ring2, sum2, slot2, widths.s2, v)     \
-    BOX_STEP(ring3, sum3, slot3, widths.s3, v)
-
-/* The cascade along one line of n pixels, with the kernel's pad, widths and scale: map[t] is the
-   source index of extended sample t (< 0: a zero), LOAD(m) reads it as float4, and
-   STORE(i, v) takes pixel i's scaled result. */
-#define BOX_LINE(n, map, LOAD, STORE)                                            \
-    float4 ring0[RING], ring1[RING], ring2[RING], ring3[RING];                   \
-    for (int i = 0; i < RING; i++) {                                             \
-        ring0[i] = (float4)(0.0f); ring1[i] = (float4)(0.0f);                    \
-        ring2[i] = (float4)(0.0f); ring3[i] = (float4)(0.0f);                    \
-    }                                                                            \
-    float4 sum0 = (float4)(0.0f), sum1 = sum0, sum2 = sum0, sum3 = sum0;         \
-    int slot0 = 0, slot1 = 0, slot2 = 0, slot3 = 0;                              \
-    int steps = (n) + 2 * pad;                                                   \
-    for (int t = 0; t < steps; t++) {                                            \
-        int m = (map)[t];                                                        \
-        float4 v = m < 0 ? (float4)(0.0f) : LOAD(m);                             \
-        BOX_CASCADE(v)                                                           \
-        if (t >= 2 * pad) STORE(t - 2 * pad, v * scale);                         \
-    }
-
-/* Between the passes: 8-bit images keep ushort4 in 1/256 (scale includes the 256), float images float4. */
-#if PIX_U8
-#define MID ushort4
-#define TO_MID(v) convert_ushort4(rint(v))
-#define FROM_MID(m) convert_float4(m)
-#define TO_PIX(v) Blur_ToBytes(v)
-#else
-#define MID float4
-#define TO_MID(v) (v)
-#define FROM_MID(m) (m)
-#define TO_PIX(v) (v)
+   The sums are not normalised between stages; one scale (1 / the product of the widths) at the end.
+   Stage 0 takes the sample leaving its window from the line itself (sample t - w0, 0 before the
+   start); stages 1-3 keep their last inputs in rings of masks.sk + 1 slots (a power of two at
+   least w_k: the input of step t goes to slot t & mask, the one leaving to it was stored at slot
+   (t - w_k) & mask, zero until written).
+   Work-items own whole lines, LANES channels of them at once (one vector: 1 on GPUs, which
+   vectorise across work-items; the device's native width on CPUs, whose compilers leave such
+   loops scalar across work-items):
+     columns: CHUNKS vectors of consecutive values of a row (a whole cache line of an 8-bit row
+              with 16 lanes), top to bottom;
+     rows:    LANES 1: one channel of one row; 4, 8, 16: 1, 2, 4 rows, RGBA each, left to right.
+   The host keeps a whole item inside the image (LANES * CHUNKS <= width * 4, LANES / 4 <= height);
+   the last item of a line of items is moved back to end where the image ends, and stores only
+   the values that are its own. Launches start at item `first`: the host splits a pass into
+   launches whose rings fit the buffer it has.
+   Build defines: LANES (1, 4, 8 or 16), CHUNKS (column vectors per work-item, 1 to 4). */
+#ifndef CAT
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
 #endif
 
-/* One work-item per pixel column, top to bottom: source to the image between passes. */
-#define COL_LOAD(m) LOADF(src, (m) * width + x)
-#define COL_STORE(i, v) (mid[(i) * width + x] = TO_MID(v))
-__kernel void blur_box_cols(__global const PIX* src, __global MID* mid, __global const int* rowMap,
-                            int width, int height, int pad, int4 widths, float scale) {
-    int x = get_global_id(0);
-    if (x >= width) return;
-    BOX_LINE(height, rowMap, COL_LOAD, COL_STORE)
+#if PIX_U8
+#define SRCT uchar
+#define MIDT ushort
+/* rint(v) to ushort: adding 1.5 * 2^23 rounds to a whole number, half to even, for |v| < 2^22;
+   the 16-bit rounding convert_ushort(rint(v)) of the design, with no library call. */
+#define MID_ROUND(v) (((v) + 12582912.0f) - 12582912.0f)
+/* Bytes from floats, rounded half up and clamped: clamp(floor(v + 0.5), 0, 255) (toBytes in
+   Swift), written without floor: for any float x, clamp(floor(x), 0, 255) equals the truncation
+   of clamp(x, 0, 255) (x < 0 gives 0 both ways, x in [0, 255] truncates to its floor, x > 255
+   gives 255). */
+#define TO_PIX1(v) convert_uchar(clamp((v) + 0.5f, 0.0f, 255.0f))
+#else
+#define SRCT float
+#define MIDT float
+#define MID_ROUND(v) (v)
+#define TO_PIX1(v) (v)
+#endif
+
+#if LANES == 1
+#define VF float
+#define VLOADF(p) ((float)(p)[0])
+#define TO_MIDV(v) ((MIDT)MID_ROUND(v))
+#define VSTORE_MID(v, p) ((p)[0] = TO_MIDV(v))
+#else
+#define VF CAT(float, LANES)
+#define VLOADF(p) CAT(convert_float, LANES)(CAT(vload, LANES)(0, p))
+#define TO_MIDV(v) CAT(CAT(convert_, MIDT), LANES)(MID_ROUND(v))
+/* A whole-vector store where rows keep vectors aligned (width * 4 a multiple of LANES):
+   PoCL turns vstore of 16-bit vectors into one store per lane. */
+#define VSTORE_MID(v, p) (aligned ? (void)(*(__global CAT(MIDT, LANES)*)(p) = TO_MIDV(v)) \
+                                  : CAT(vstore, LANES)(TO_MIDV(v), 0, p))
+#endif
+
+/* The cascade over one item's C vectors of lines: LOAD(m, c) gives vector c of extended sample
+   m (m >= 0), STORE(i, c, v) takes vector c of output i. A launch's rings: per work-group, ring
+   1, 2, 3 one after another, each slot the C vectors of every item of the group. */
+#define BOX_LINE(C, n, map, LOAD, STORE)                                                   \
+    int size = get_local_size(0) * (C);                                                    \
+    int ringLen = masks.s1 + masks.s2 + masks.s3 + 3;                                      \
+    __global VF* r1 = (__global VF*)rings + (size_t)get_group_id(0) * ringLen * size       \
+                      + get_local_id(0) * (C);                                             \
+    __global VF* r2 = r1 + (masks.s1 + 1) * size;                                          \
+    __global VF* r3 = r2 + (masks.s2 + 1) * size;                                          \
+    for (int i = 0; i < ringLen; i++)                                                      \
+        for (int c = 0; c < (C); c++) r1[i * size + c] = (VF)(0.0f);                       \
+    VF s0[C], s1[C], s2[C], s3[C];                                                         \
+    for (int c = 0; c < (C); c++) {                                                        \
+        s0[c] = (VF)(0.0f); s1[c] = s0[c]; s2[c] = s0[c]; s3[c] = s0[c];                   \
+    }                                                                                      \
+    int steps = (n) + 2 * pad;                                                             \
+    for (int t = 0; t < steps; t++) {                                                      \
+        int m = (map)[t];                                                                  \
+        int mo = t >= widths.s0 ? (map)[t - widths.s0] : -1;                               \
+        int a1 = ((t - widths.s1) & masks.s1) * size, b1 = (t & masks.s1) * size;          \
+        int a2 = ((t - widths.s2) & masks.s2) * size, b2 = (t & masks.s2) * size;          \
+        int a3 = ((t - widths.s3) & masks.s3) * size, b3 = (t & masks.s3) * size;          \
+        _Pragma("unroll")                                                                  \
+        for (int c = 0; c < (C); c++) {                                                    \
+            VF v = m < 0 ? (VF)(0.0f) : LOAD(m, c);                                        \
+            VF o = mo < 0 ? (VF)(0.0f) : LOAD(mo, c);                                      \
+            s0[c] = s0[c] + (v - o);                                                       \
+            VF o1 = r1[a1 + c]; r1[b1 + c] = s0[c]; s1[c] = s1[c] + (s0[c] - o1);          \
+            VF o2 = r2[a2 + c]; r2[b2 + c] = s1[c]; s2[c] = s2[c] + (s1[c] - o2);          \
+            VF o3 = r3[a3 + c]; r3[b3 + c] = s2[c]; s3[c] = s3[c] + (s2[c] - o3);          \
+            if (t >= 2 * pad) STORE(t - 2 * pad, c, s3[c] * scale);                        \
+        }                                                                                  \
+    }
+
+/* The lanes from `keep` on of a column vector (the last item's, partly another item's). */
+inline void Box_ColumnTail(VF v, __global MIDT* p, int keep) {
+    float a[LANES];
+#if LANES == 1
+    a[0] = v;
+#else
+    CAT(vstore, LANES)(v, 0, a);
+#endif
+    for (int k = max(keep, 0); k < LANES; k++) p[k] = (MIDT)MID_ROUND(a[k]);
 }
 
-/* One work-item per row, left to right: the image between passes to the destination. */
-#define ROW_LOAD(m) FROM_MID(row[m])
-#define ROW_STORE(i, v) (dst[y * width + (i)] = TO_PIX(v))
-__kernel void blur_box_rows(__global const MID* mid, __global PIX* dst, __global const int* colMap,
-                            int width, int height, int pad, int4 widths, float scale) {
-    int y = get_global_id(0);
-    if (y >= height) return;
-    __global const MID* row = mid + y * width;
-    BOX_LINE(width, colMap, ROW_LOAD, ROW_STORE)
+/* Columns, top to bottom: source to the image between passes (8-bit: ushort in 1/256, the
+   scale includes the 256; float: float). */
+#define COL_LOAD(m, c) VLOADF(src + (size_t)(m) * n4 + e0 + (c) * LANES)
+#define COL_STORE(i, c, v) {                                                               \
+        __global MIDT* p_ = mid + (size_t)(i) * n4 + e0 + (c) * LANES;                     \
+        if (keep <= (c) * LANES) VSTORE_MID(v, p_); else Box_ColumnTail(v, p_, keep - (c) * LANES); }
+__kernel void blur_box_cols(__global const SRCT* src, __global MIDT* mid, __global float* rings,
+                            __global const int* rowMap, int width, int height, int pad, int4 widths,
+                            int4 masks, float scale, int first) {
+    const int chunk = LANES * CHUNKS;
+    int n4 = width * 4, g = first + get_global_id(0);
+    if (g * chunk >= n4) return;
+    int e0 = min(g * chunk, n4 - chunk), keep = g * chunk - e0;
+    bool aligned = n4 % LANES == 0;
+    BOX_LINE(CHUNKS, height, rowMap, COL_LOAD, COL_STORE)
 }
-#endif /* RING */
+
+/* Rows, left to right: the image between passes to the destination. */
+#if LANES == 1
+#define ROW_LOAD(m, c) ((float)row[(m) * 4])
+#define ROW_STORE(i, c, v) (out[(i) * 4] = TO_PIX1(v))
+#else
+#define ROWS (LANES / 4)
+#define MID4(r, m) convert_float4(vload4(m, mid + (size_t)(y0 + (r)) * n4))
+#if LANES == 4
+#define ROW_LOAD(m, c) MID4(0, m)
+#elif LANES == 8
+#define ROW_LOAD(m, c) (float8)(MID4(0, m), MID4(1, m))
+#else
+#define ROW_LOAD(m, c) (float16)(MID4(0, m), MID4(1, m), MID4(2, m), MID4(3, m))
+#endif
+#define ROW_STORE(i, c, v) Box_RowsOut(v, dst + (size_t)y0 * n4 + 4 * (i), n4, keep)
+/* Pixel i of the item's rows from row `keep` on (the rows before are another item's). */
+inline void Box_RowsOut(VF v, __global SRCT* p, int n4, int keep) {
+#if PIX_U8
+    typedef uchar4 P4;
+    CAT(uchar, LANES) b = CAT(convert_uchar, LANES)(clamp(v + 0.5f, 0.0f, 255.0f));
+#else
+    typedef float4 P4;
+    VF b = v;
+#endif
+#if LANES == 4
+    *(__global P4*)p = b;
+#elif LANES == 8
+    if (keep == 0) *(__global P4*)p = b.lo;
+    *(__global P4*)(p + n4) = b.hi;
+#else
+    if (keep == 0) *(__global P4*)p = b.lo.lo;
+    if (keep <= 1) *(__global P4*)(p + n4) = b.lo.hi;
+    if (keep <= 2) *(__global P4*)(p + 2 * n4) = b.hi.lo;
+    *(__global P4*)(p + 3 * n4) = b.hi.hi;
+#endif
+}
+#endif
+__kernel void blur_box_rows(__global const MIDT* mid, __global SRCT* dst, __global float* rings,
+                            __global const int* colMap, int width, int height, int pad, int4 widths,
+                            int4 masks, float scale, int first) {
+    int n4 = width * 4, g = first + get_global_id(0);
+#if LANES == 1
+    if (g >= height * 4) return;
+    __global const MIDT* row = mid + (size_t)(g >> 2) * n4 + (g & 3);
+    __global SRCT* out = dst + (size_t)(g >> 2) * n4 + (g & 3);
+#else
+    if (g * ROWS >= height) return;
+    int y0 = min(g * ROWS, height - ROWS), keep = g * ROWS - y0;
+#endif
+    BOX_LINE(1, width, colMap, ROW_LOAD, ROW_STORE)
+}
+#endif /* RECURSIVE */

@@ -26,14 +26,30 @@ inline float4 Mist_Sample(__global const uchar4* img, int w, int h, float fx, fl
     return top + (bottom - top) * ay;
 }
 
+/* The colour of pixel (px, py) seen through drop `sh`, d2 its squared distance from the drop's
+   axis: the sharp image sampled closer to the centre (tan lens), the rim shaded. */
+inline float4 Mist_Lens(__global const uchar4* sharp, GlintMistShape sh, float d2, float px, float py, GlintMistParams p) {
+    float rel = sqrt(d2) / sh.radius;
+    float f = Mist_Tan(p.bend * rel) * p.refraction;
+    float sx = px - f * (px - sh.ax), sy = py - f * (py - sh.ay);
+    float fw = (float)p.width;
+    float4 v = Mist_Sample(sharp, p.width, p.height, sx * fw - 0.5f, sy * fw - 0.5f);
+    float r2 = rel * rel;
+    float k = 1.0f - sh.shade * (r2 * r2);
+    return (float4)(v.x * k, v.y * k, v.z * k, v.w);
+}
+
+/* Bytes from floats, rounded half up and clamped: clamp(floor(c + 0.5), 0, 255) (Color_To8Bit),
+   written without floor: clamp(floor(x), 0, 255) is the truncation of clamp(x, 0, 255) for any x. */
+#define MIST_BYTES(T, c) CAT(convert_, T)(clamp((c) + 0.5f, 0.0f, 255.0f))
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+
 /* One pixel: the weight grows by fog_step up to 1 and is 0 inside any shape; inside a drop the
    pixel shows the sharp image through the drop's lens, elsewhere mix(sharp, blurred, weight). */
-__kernel void mist_compose(__global const uchar4* sharp, __global const uchar4* blurred,
-                           __global float* weight, __global uchar4* out,
-                           __global const GlintMistShape* shapes, __global const int* tileStart,
-                           __global const int* tileShapes, GlintMistParams p) {
-    int x = get_global_id(0), y = get_global_id(1);
-    if (x >= p.width || y >= p.height) return;
+inline void Mist_Pixel(int x, int y, __global const uchar4* sharp, __global const uchar4* blurred,
+                       __global float* weight, __global uchar4* out, __global const GlintMistShape* shapes,
+                       __global const int* tileStart, __global const int* tileShapes, GlintMistParams p) {
     int i = y * p.width + x;
     float px = ((float)x + 0.5f) * p.inv_width;
     float py = ((float)y + 0.5f) * p.inv_width;
@@ -59,19 +75,118 @@ __kernel void mist_compose(__global const uchar4* sharp, __global const uchar4* 
     weight[i] = w;
     float4 c;
     if (lens >= 0) {
-        GlintMistShape sh = shapes[lens];
-        float rel = sqrt(lensD2) / sh.radius;
-        float f = Mist_Tan(p.bend * rel) * p.refraction;
-        float sx = px - f * (px - sh.ax), sy = py - f * (py - sh.ay);
-        float fw = (float)p.width;
-        float4 v = Mist_Sample(sharp, p.width, p.height, sx * fw - 0.5f, sy * fw - 0.5f);
-        float r2 = rel * rel;
-        float k = 1.0f - sh.shade * (r2 * r2);
-        c = (float4)(v.x * k, v.y * k, v.z * k, v.w);
+        c = Mist_Lens(sharp, shapes[lens], lensD2, px, py, p);
     } else {
         float4 s = convert_float4(sharp[i]);
         float4 b = convert_float4(blurred[i]);
         c = s + (b - s) * w;
     }
-    out[i] = convert_uchar4(clamp(floor(c + 0.5f), 0.0f, 255.0f));
+    out[i] = MIST_BYTES(uchar4, c);
 }
+
+/* GPU form: one work-item per pixel. */
+__kernel void mist_compose(__global const uchar4* sharp, __global const uchar4* blurred,
+                           __global float* weight, __global uchar4* out,
+                           __global const GlintMistShape* shapes, __global const int* tileStart,
+                           __global const int* tileShapes, GlintMistParams p) {
+    int x = get_global_id(0), y = get_global_id(1);
+    if (x >= p.width || y >= p.height) return;
+    Mist_Pixel(x, y, sharp, blurred, weight, out, shapes, tileStart, tileShapes, p);
+}
+
+#ifdef LANES
+/* CPU form (CPU compilers leave a loop inside a work-item scalar across work-items): a work-item
+   composes a row, tile by tile, LANES pixels per vector (4, 8 or 16): the weights as floats,
+   the shapes of the tile tested against every lane at once (the GPU form's operations lane by
+   lane, so the same values), four pixels' RGBA as 16 lanes for the blend. Pixels under a drop
+   are drawn one by one (Mist_Lens), as are a tile's last pixels short of a whole vector. */
+#define VF CAT(float, LANES)
+#define VI CAT(int, LANES)
+#if LANES == 4
+#define LANE_IDS ((float4)(0.0f, 1.0f, 2.0f, 3.0f))
+#elif LANES == 8
+#define LANE_IDS ((float8)(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f))
+#else
+#define LANE_IDS ((float16)(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f, 10.0f, 11.0f, 12.0f, 13.0f, 14.0f, 15.0f))
+#endif
+
+/* sharp + (blurred - sharp) * weight of four pixels (16 bytes from byte offset 4 i). */
+inline void Mist_Blend4(__global const uchar* sharp, __global const uchar* blurred, __global uchar* out, int i,
+                        float4 w, bool aligned) {
+    float16 s = convert_float16(vload16(0, sharp + 4 * i)), b = convert_float16(vload16(0, blurred + 4 * i));
+    float16 ww = (float16)(w.xxxx, w.yyyy, w.zzzz, w.wwww);
+    uchar16 c = MIST_BYTES(uchar16, s + (b - s) * ww);
+    /* PoCL stores vstore16 of bytes one lane at a time; rows of a width divisible by 4 keep
+       every group 16-byte aligned. */
+    if (aligned) *(__global uchar16*)(out + 4 * i) = c; else vstore16(c, 0, out + 4 * i);
+}
+
+__kernel void mist_compose_v(__global const uchar4* sharp, __global const uchar4* blurred,
+                             __global float* weight, __global uchar4* out,
+                             __global const GlintMistShape* shapes, __global const int* tileStart,
+                             __global const int* tileShapes, GlintMistParams p) {
+    int y = get_global_id(0);
+    if (y >= p.height) return;
+    float py = ((float)y + 0.5f) * p.inv_width;
+    int tileRow = (y / p.tile_size) * p.tiles_x;
+    bool aligned = p.width % 4 == 0;
+    __global const uchar* sharpBytes = (__global const uchar*)sharp;
+    __global const uchar* blurredBytes = (__global const uchar*)blurred;
+    __global uchar* outBytes = (__global uchar*)out;
+    for (int tx = 0; tx < p.tiles_x; tx++) {
+        int x = tx * p.tile_size, x1 = min(p.width, x + p.tile_size);
+        int s0 = tileStart[tileRow + tx], s1 = tileStart[tileRow + tx + 1];
+        for (; x + LANES <= x1; x += LANES) {
+            int i = y * p.width + x;
+            VF w = fmin(CAT(vload, LANES)(0, weight + i) + p.fog_step, 1.0f);
+            VI lens = (VI)(-1);
+            VF lensD2 = (VF)(0.0f);
+            /* (float)x + lane is exact (x is far below 2^24): each lane's px is the GPU form's. */
+            VF px = ((VF)((float)x) + LANE_IDS + 0.5f) * p.inv_width;
+            for (int k = s0; k < s1; k++) {
+                int s = tileShapes[k];
+                GlintMistShape sh = shapes[s];
+                VF dx = px - sh.ax;
+                float dy = py - sh.ay;
+                float ex = sh.bx - sh.ax, ey = sh.by - sh.ay;
+                float ee = ex * ex + ey * ey;
+                VF t = (VF)(0.0f);
+                if (ee > 0.0f) t = fmin(fmax((dx * ex + dy * ey) / ee, 0.0f), 1.0f);
+                VF qx = dx - t * ex, qy = dy - t * ey;
+                VF d2 = qx * qx + qy * qy;
+                VI hit = d2 < sh.radius * sh.radius;
+                w = hit ? (VF)(0.0f) : w;
+                if (sh.refract > 0.0f) {
+                    VI first = hit & (lens < 0);
+                    lens = first ? (VI)(s) : lens;
+                    lensD2 = first ? d2 : lensD2;
+                }
+            }
+            CAT(vstore, LANES)(w, 0, weight + i);
+#if LANES == 4
+            Mist_Blend4(sharpBytes, blurredBytes, outBytes, i, w, aligned);
+#elif LANES == 8
+            Mist_Blend4(sharpBytes, blurredBytes, outBytes, i, w.lo, aligned);
+            Mist_Blend4(sharpBytes, blurredBytes, outBytes, i + 4, w.hi, aligned);
+#else
+            Mist_Blend4(sharpBytes, blurredBytes, outBytes, i, w.lo.lo, aligned);
+            Mist_Blend4(sharpBytes, blurredBytes, outBytes, i + 4, w.lo.hi, aligned);
+            Mist_Blend4(sharpBytes, blurredBytes, outBytes, i + 8, w.hi.lo, aligned);
+            Mist_Blend4(sharpBytes, blurredBytes, outBytes, i + 12, w.hi.hi, aligned);
+#endif
+            if (any(lens >= 0)) {
+                int l[LANES];
+                float d[LANES];
+                CAT(vstore, LANES)(lens, 0, l);
+                CAT(vstore, LANES)(lensD2, 0, d);
+                for (int k = 0; k < LANES; k++) {
+                    if (l[k] < 0) continue;
+                    float pxk = ((float)(x + k) + 0.5f) * p.inv_width;
+                    out[i + k] = MIST_BYTES(uchar4, Mist_Lens(sharp, shapes[l[k]], d[k], pxk, py, p));
+                }
+            }
+        }
+        for (; x < x1; x++) Mist_Pixel(x, y, sharp, blurred, weight, out, shapes, tileStart, tileShapes, p);
+    }
+}
+#endif /* LANES */

@@ -107,7 +107,7 @@ struct Blur: PassCommand {
                 if try tile?.claim([output], skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
             }
             let backend = try device.backend(for: .blur)
-            let wall: Double, kernels: Double, method: BlurMethod, sizeText: String
+            let wall: Double, kernels: Double, method: BlurMethod, sizeText: String, form: String?
             var timing: (wall: Double, kernel: Double)?
             if isFloat {
                 let image = try PFM.read(input)
@@ -125,7 +125,7 @@ struct Blur: PassCommand {
                 } else {
                     try PFM.write(r.image, to: output)
                 }
-                (wall, kernels, method, sizeText) = (r.wallSeconds, r.kernelSeconds, r.method, "\(image.width)x\(image.height)")
+                (wall, kernels, method, sizeText, form) = (r.wallSeconds, r.kernelSeconds, r.method, "\(image.width)x\(image.height)", r.kernelForm)
                 if let repeatRuns {
                     let session = try BlurSession(plan: BlurPlan(job: job, format: .f32, width: image.width, height: image.height), backend: backend)
                     timing = try await session.time(image.pixels, runs: repeatRuns)
@@ -139,7 +139,7 @@ struct Blur: PassCommand {
                 } else {
                     try PNG.write(r.image, to: output, alpha: alpha)
                 }
-                (wall, kernels, method, sizeText) = (r.wallSeconds, r.kernelSeconds, r.method, "\(image.width)x\(image.height)")
+                (wall, kernels, method, sizeText, form) = (r.wallSeconds, r.kernelSeconds, r.method, "\(image.width)x\(image.height)", r.kernelForm)
                 if let repeatRuns {
                     let session = try BlurSession(plan: BlurPlan(job: job, format: .u8, width: image.width, height: image.height), backend: backend)
                     timing = try await session.time(image.pixels, runs: repeatRuns)
@@ -150,6 +150,7 @@ struct Blur: PassCommand {
                 var line = "wrote \(output) (\(part)\(sizeText), sigma \(Format.short(sigma)), \(method.rawValue), \(border), \(backend.label), \(fmt(wall * 1000, 2)) ms"
                 if backend.isOpenCL { line += ", kernels \(fmt(kernels * 1000, 2)) ms" }
                 print(line + ")")
+                if out.verbose, let form { print("blur kernels: \(form)") }
                 if let timing, let repeatRuns {
                     var t = "repeated: median \(fmt(timing.wall * 1000, 3)) ms over \(repeatRuns) run\(repeatRuns == 1 ? "" : "s")"
                     if backend.isOpenCL { t += ", kernels \(fmt(timing.kernel * 1000, 3)) ms" }

@@ -1,3 +1,4 @@
+import GlintCL
 import GlintCore
 import GlintTestSupport
 import GlintWorkloads
@@ -62,6 +63,74 @@ func floatPicture(_ w: Int, _ h: Int) -> ImageF { TestPicture.make(width: w, hei
         let floats = zip(cpuF.image.pixels, clF.image.pixels).count { $0 != $1 }
         #expect(cpu.image.pixels.count == cl.image.pixels.count && cpuF.image.pixels.count == clF.image.pixels.count)
         #expect(bytes == 0 && floats == 0, "\(bytes) bytes and \(floats) floats differ")
+    }
+}
+
+/// The blur kernels in every form and work-item shape (blur.cl: LANES values per vector, 1 the
+/// GPU forms; CHUNKS vectors of a row per recursive column item; a device uses one, so these run
+/// them all on this one: GPUs take 1 x 1, PoCL 8 x 4 with AVX2 and 16 x 4 with AVX-512), on
+/// images that narrow the wider shapes and leave a last item overlapping the one before it, and
+/// for the recursive method with each pass split into one launch per work-group (rings limited
+/// to one work-group's): the bytes and floats of the Swift path, exactly.
+@Suite struct BlurKernelShapeTests {
+    static let shapes: [(Int, Int)] = [(1, 1), (1, 4), (4, 1), (4, 4), (8, 2), (16, 1), (16, 4)]
+    static let images: [(Int, Int, Double, BorderMode)] = [
+        (203, 7, 25, .zero), (37, 130, 9, .reflect101), (3, 2, 40, .reflect101), (9, 5, 2, .wrap), (1, 1, 3, .clamp),
+    ]
+    /// Exact: radii 2 to 9 (8-bit) and 3 to 12 (float), images narrower than a tap's reach, a
+    /// last vector overlapping the one before it, rows not a multiple of the band.
+    static let exactImages: [(Int, Int, Double, BorderMode)] = [
+        (203, 37, 3, .reflect101), (37, 5, 0.8, .zero), (5, 19, 2, .wrap), (3, 2, 3, .clamp), (1, 1, 1.5, .reflect101),
+        (66, 20, 2.5, .clamp),
+    ]
+
+    func onDevice<T: BitwiseCopyable & Numeric>(_ pixels: [T], _ plan: BlurPlan, _ cc: ComputeContext, ringBytes: Int?,
+                                                shape: (Int, Int)) throws -> (pixels: [T], launches: Int) {
+        let blur = try CLBlur(plan: plan, on: cc, ringBytes: ringBytes, shape: (lanes: shape.0, chunks: shape.1))
+        let src = try Buffer<T>(queue: cc.queue, copying: pixels)
+        let dst = try Buffer<T>(context: cc.context, count: pixels.count)
+        let events = try blur.encode(src: src, dst: dst)
+        return (try dst.read(queue: cc.queue), events.count)
+    }
+
+    @Test(arguments: [1, 4, 8, 16])
+    func exactFormsEqualTheSwiftPath(_ lanes: Int) async throws {
+        guard case .opencl(let cc) = try openCL() else { return }
+        for (w, h, sigma, border) in Self.exactImages {
+            let job = BlurJob(sigma: sigma, method: .exact, border: border)
+            let image = TestPicture.make(width: w, height: h)
+            let float = image.toFloat()
+            let cpu = try await BlurRenderer.blur(image, job, on: .cpu).image.pixels
+            let cpuF = try await BlurRenderer.blur(float, job, on: .cpu).image.pixels
+            let cl = try onDevice(image.pixels, BlurPlan(job: job, format: .u8, width: w, height: h), cc,
+                                  ringBytes: nil, shape: (lanes, 1))
+            let clF = try onDevice(float.pixels, BlurPlan(job: job, format: .f32, width: w, height: h), cc,
+                                   ringBytes: nil, shape: (lanes, 1))
+            let bytes = zip(cpu, cl.pixels).count { $0 != $1 }, floats = zip(cpuF, clF.pixels).count { $0 != $1 }
+            #expect(bytes == 0 && floats == 0, "\(w)x\(h) sigma \(sigma): \(bytes) bytes, \(floats) floats differ")
+        }
+    }
+
+    @Test(arguments: shapes)
+    func everyRecursiveShapeEqualsTheSwiftPath(_ shape: (Int, Int)) async throws {
+        guard case .opencl(let cc) = try openCL() else { return }
+        for (w, h, sigma, border) in Self.images {
+            let job = BlurJob(sigma: sigma, method: .recursive, border: border)
+            let image = TestPicture.make(width: w, height: h)
+            let float = image.toFloat()
+            let cpu = try await BlurRenderer.blur(image, job, on: .cpu).image.pixels
+            let cpuF = try await BlurRenderer.blur(float, job, on: .cpu).image.pixels
+            let plan = BlurPlan(job: job, format: .u8, width: w, height: h)
+            let planF = BlurPlan(job: job, format: .f32, width: w, height: h)
+            for ringBytes in [nil, 1] as [Int?] {
+                let cl = try onDevice(image.pixels, plan, cc, ringBytes: ringBytes, shape: shape)
+                let clF = try onDevice(float.pixels, planF, cc, ringBytes: ringBytes, shape: shape)
+                let bytes = zip(cpu, cl.pixels).count { $0 != $1 }, floats = zip(cpuF, clF.pixels).count { $0 != $1 }
+                #expect(bytes == 0 && floats == 0, "\(w)x\(h) sigma \(sigma), rings \(ringBytes.map { "\($0) B" } ?? "default"): \(bytes) bytes, \(floats) floats differ")
+                // One launch per pass, or (rings of one work-group) one per work-group.
+                #expect(ringBytes == 1 ? cl.launches > 2 || w * h == 1 : cl.launches == 2, "\(cl.launches) launches")
+            }
+        }
     }
 }
 

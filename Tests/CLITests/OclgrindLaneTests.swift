@@ -80,10 +80,12 @@ func oclgrindReports(_ stderr: String) -> [String] {
     return order.map { "\($0) (x\(counts[$0]!))" }
 }
 
-/// One case of the lane: the arguments after `glint compare --a cpu --b gpu`, and a name.
+/// One case of the lane: the arguments after `glint compare --a cpu --b gpu`, a name, and
+/// variables added to the child's environment.
 struct OclgrindCase: CustomTestStringConvertible, Sendable {
     let name: String
     let args: [String]
+    var env: [String: String] = [:]
     var testDescription: String { name }
 }
 
@@ -155,7 +157,27 @@ private let imageCases: [OclgrindCase] = ["exact", "recursive"].flatMap { method
     OclgrindCase(name: "iso square", args: ["iso", "in.png", "--depth", "4"]),
     OclgrindCase(name: "iso rounded", args: ["iso", "in.png", "--depth", "4", "--corner-radius", "3", "--ss", "2"]),
     OclgrindCase(name: "pulse", args: ["pulse", "--frames", "3", "--size", "20x12"]),
-]
+] + cpuFormBlurCases
+
+/// The blur kernels' CPU forms (what PoCL runs: LANES values per vector) on the simulator, by
+/// GLINT_KERNEL_LANES: 16 and 4 lanes, both methods, 8-bit and float, a kernel wider than the
+/// 20x14 image, and the mist's compose (a row per work-item, its last pixels short of a vector
+/// one by one) with its recursive blur at sigma 5.
+private let cpuFormBlurCases: [OclgrindCase] = ["16", "4"].flatMap { lanes in
+    ["exact", "recursive"].flatMap { method in
+        [
+            OclgrindCase(name: "blur \(method) \(lanes) lanes 8-bit", args: ["blur", "in.png", "--sigma", "1.5", "--method", method,
+                                                                          "--border", "wrap"], env: ["GLINT_KERNEL_LANES": lanes]),
+            OclgrindCase(name: "blur \(method) \(lanes) lanes float", args: ["blur", "in.pfm", "--sigma", "1.5", "--method", method,
+                                                                         "--border", "zero"], env: ["GLINT_KERNEL_LANES": lanes]),
+            OclgrindCase(name: "blur \(method) \(lanes) lanes sigma 12", args: ["blur", "in.png", "--sigma", "12", "--method", method],
+                         env: ["GLINT_KERNEL_LANES": lanes]),
+        ]
+    }
+} + ["16", "4"].map { lanes in
+    OclgrindCase(name: "mist \(lanes) lanes", args: ["mist", "--input", "in.png", "--frames", "2", "--sigma", "5", "--drops", "6"],
+                 env: ["GLINT_KERNEL_LANES": lanes])
+}
 
 /// Single renders on the device with the uninitialised-value checker on (see `oclgrindEnvironment`
 /// for the kernels it cannot run): every kernel but rt_trace, iso_render and fractal_color. Arguments after `glint`, without --device.
@@ -183,7 +205,7 @@ struct OclgrindLaneTests {
         try withSandbox { s in
             try makeInputs(s)
             let r = try s.run(["compare", "--a", "cpu", "--b", "gpu", "--runs", "1", "--json", "cmp.json"] + c.args,
-                              env: try oclgrindEnvironment(), timeout: 600)
+                              env: try oclgrindEnvironment().merging(c.env.mapValues { $0 }) { $1 }, timeout: 600)
             let reports = oclgrindReports(r.stderr)
             #expect(reports.isEmpty, "\(c.name): Oclgrind reported:\n\(reports.joined(separator: "\n"))\n\(r.status)")
             #expect(r.status == 0, "\(c.name): outside the parity tolerance or failed on Oclgrind\n\(String(r.description.suffix(3000)))")
@@ -225,6 +247,23 @@ struct OclgrindLaneTests {
             try #require(gpu.status == 0, "\(gpu)")
             let cmp = try s.run(["compare", "--images", "cpu.png", "gpu.png", "--tolerance", "1"])
             #expect(cmp.status == 0, "\(cmp)")
+        }
+    }
+
+    /// GLINT_KERNEL_LANES picks the blur kernels' form on the simulator (a GPU, whose own form is
+    /// the GPU one), which is what makes `cpuFormBlurCases` check the CPU forms.
+    @Test func blurLanesPickTheKernelForm() throws {
+        try withSandbox { s in
+            try makeInputs(s)
+            for (lanes, method, form) in [("16", "exact", "exact, CPU form (16 values per vector)"),
+                                          ("4", "recursive", "recursive, CPU form (4 values per vector, 4 per column work-item)"),
+                                          (nil, "exact", "exact, GPU form (local-memory tiles)"),
+                                          (nil, "recursive", "recursive, GPU form (one value per work-item)")] {
+                let env = try oclgrindEnvironment().merging(["GLINT_KERNEL_LANES": lanes]) { $1 }
+                let r = try s.run(["blur", "in.png", "--sigma", "1.5", "--method", method, "--device", "gpu", "--verbose",
+                                   "-o", "out.png"], env: env, timeout: 600)
+                #expect(r.status == 0 && r.stdout.contains("blur kernels: \(form)"), "\(lanes ?? "-") \(method): \(r)")
+            }
         }
     }
 

@@ -224,4 +224,6 @@ public struct BlurResult<Image: Sendable>: Sendable {
     public var kernelSeconds: Double
     /// Wall time, transfers included.
     public var wallSeconds: Double
+    /// The OpenCL kernels' form (`CLBlur.form`); nil on the CPU path.
+    public var kernelForm: String? = nil
 }

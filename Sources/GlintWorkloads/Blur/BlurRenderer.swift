@@ -1,5 +1,8 @@
 import GlintCL
 import GlintCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A blur on one OpenCL device for one plan: programs, kernels and the buffers between the
 /// passes are made once; `encode` queues the passes from one device image to another.
@@ -12,12 +15,33 @@ public final class CLBlur: @unchecked Sendable {
     private let colMap: Buffer<Int32>
     private let taps: Buffer<UInt32>?
     private let tapsF: Buffer<Float>?
-    /// Exact 8-bit: ushort4 per pixel (as UInt16 x 4); exact float and recursive: float4.
+    /// The image between the passes: 8-bit images UInt16 per value (exact: the horizontal sums;
+    /// recursive: in 1/256), float images Float.
     private let mid16: Buffer<UInt16>?
     private let midF: Buffer<Float>?
+    /// Exact, GPU form: the work-group shapes.
     private let tileW: Int, tileH: Int, rowTile: Int
+    /// Values per vector (blur.cl's LANES; 1: the GPU forms); recursive: vectors per column
+    /// work-item, the slots of an item's rings (rings 1-3, each a power of two), the work-group
+    /// size, the rings of one launch and the work-items each pass's launches take at a time.
+    private let lanes: Int, chunks: Int, ringSlots: Int, group: Int
+    private let rings: Buffer<Float>?
+    private let columnItemsPerLaunch: Int, rowItemsPerLaunch: Int
 
-    public init(plan: BlurPlan, on cc: ComputeContext) throws {
+    /// Bytes the recursive kernels' rings may take on a device of `kind`: a pass whose rings need
+    /// more runs as several launches, each over as many work-items as fit. CPU devices: 4 MiB
+    /// (their buffers are the process's memory: a 4K 8-bit blur at sigma 40 would otherwise
+    /// hold 24 MB of rings, over the memory bound of its bench case; PoCL's two threads need
+    /// only a few work-items per launch); GPUs: 64 MiB (the rings of a 4K pass at sigma 100 in
+    /// one launch).
+    public static func ringBytesLimit(on kind: Device.Kind) -> Int { kind == .cpu ? 4 << 20 : 64 << 20 }
+
+    /// `ringBytes`: the limit on the rings' memory (default: `ringBytesLimit`; tests lower it to
+    /// split passes into launches);
+    /// `shape`: the kernels' lanes and recursive column vectors per work-item in place of the
+    /// device's (tests run every shape on one device; narrowed as the image needs).
+    public init(plan: BlurPlan, on cc: ComputeContext, ringBytes: Int? = nil,
+                shape: (lanes: Int, chunks: Int)? = nil) throws {
         self.plan = plan
         self.cc = cc
         let q = cc.queue
@@ -25,51 +49,134 @@ public final class CLBlur: @unchecked Sendable {
         rowMap = try Buffer(queue: q, copying: plan.rowMap)
         colMap = try Buffer(queue: q, copying: plan.colMap)
         let pixels = plan.width * plan.height
+        let preferred = shape ?? Self.preferredShape(on: cc)
+        mid16 = u8 ? try Buffer(context: cc.context, count: pixels * 4) : nil
+        midF = u8 ? nil : try Buffer(context: cc.context, count: pixels * 4)
         if plan.method == .exact {
             let r = plan.radius
-            // Column tiles: as wide as local memory allows (1 MiB on PoCL, 48 KiB or more on GPUs).
-            let local = Int((try? cc.device.localMemoryBytes) ?? 32768)
-            let element = u8 ? 8 : 16
-            var w = 16, h = 16
-            while w > 1 && (h + 2 * r) * w * element > local / 2 { w /= 2 }
-            while h > 1 && (h + 2 * r) * w * element > local / 2 { h /= 2 }
-            // Row tiles: 64 pixels and the 2r around them, as 16-byte sums (uint4 or float4).
-            var rw = 64
-            while rw > 8 && (rw + 2 * r) * 16 > local / 2 { rw /= 2 }
-            if (h + 2 * r) * w * element > local / 2 || (rw + 2 * r) * 16 > local / 2 {
-                throw GlintError(field: "sigma", "\(plan.radius / (u8 ? 3 : 4)) needs an exact kernel larger than \(cc.deviceName)'s local memory holds; the recursive method has no such limit")
+            lanes = Self.exactLanes(plan: plan, preferring: preferred.lanes)
+            chunks = 0; ringSlots = 0; rings = nil
+            columnItemsPerLaunch = 0; rowItemsPerLaunch = 0
+            if lanes > 1 {
+                // CPU form: taps read straight from the image, LANES values at a time.
+                tileW = 0; tileH = 0; rowTile = 0; group = 1
+                let program = try cc.program("blur.cl", defines: ["PIX_U8=\(u8 ? 1 : 0)", "RADIUS=\(r)", "LANES=\(lanes)"])
+                first = try program.kernel("blur_exact_rows_v")
+                second = try program.kernel("blur_exact_cols_v")
+            } else {
+                // GPU form. Column tiles: as wide as local memory allows (48 KiB or more on GPUs).
+                let local = Int((try? cc.device.localMemoryBytes) ?? 32768)
+                let element = u8 ? 8 : 16
+                var w = 16, h = 16
+                while w > 1 && (h + 2 * r) * w * element > local / 2 { w /= 2 }
+                while h > 1 && (h + 2 * r) * w * element > local / 2 { h /= 2 }
+                // Row tiles: 64 pixels and the 2r around them, as 16-byte sums (uint4 or float4).
+                var rw = 64
+                while rw > 8 && (rw + 2 * r) * 16 > local / 2 { rw /= 2 }
+                if (h + 2 * r) * w * element > local / 2 || (rw + 2 * r) * 16 > local / 2 {
+                    throw GlintError(field: "sigma", "\(plan.radius / (u8 ? 3 : 4)) needs an exact kernel larger than \(cc.deviceName)'s local memory holds; the recursive method has no such limit")
+                }
+                tileW = w
+                tileH = h
+                rowTile = rw
+                group = 0
+                let program = try cc.program("blur.cl", defines: ["PIX_U8=\(u8 ? 1 : 0)", "RADIUS=\(r)",
+                                                                 "TILE_W=\(tileW)", "TILE_H=\(tileH)"])
+                // The row kernel is built with its own tile width.
+                let rowProgram = try cc.program("blur.cl", defines: ["PIX_U8=\(u8 ? 1 : 0)", "RADIUS=\(r)",
+                                                                    "TILE_W=\(rowTile)", "TILE_H=1"])
+                first = try rowProgram.kernel("blur_exact_rows")
+                second = try program.kernel("blur_exact_cols")
             }
-            tileW = w
-            tileH = h
-            rowTile = rw
-            let program = try cc.program("blur.cl", defines: ["PIX_U8=\(u8 ? 1 : 0)", "RADIUS=\(r)",
-                                                             "TILE_W=\(tileW)", "TILE_H=\(tileH)"])
-            // The row kernel is built with its own tile width.
-            let rowProgram = try cc.program("blur.cl", defines: ["PIX_U8=\(u8 ? 1 : 0)", "RADIUS=\(r)",
-                                                                "TILE_W=\(rowTile)", "TILE_H=1"])
-            first = try rowProgram.kernel("blur_exact_rows")
-            second = try program.kernel("blur_exact_cols")
             if u8 {
                 taps = try Buffer(queue: q, copying: plan.fixedTaps.map { UInt32($0) })
                 tapsF = nil
-                mid16 = try Buffer(context: cc.context, count: pixels * 4)
-                midF = nil
             } else {
                 taps = nil
                 tapsF = try Buffer(queue: q, copying: plan.floatTaps)
-                mid16 = nil
-                midF = try Buffer(context: cc.context, count: pixels * 4)
             }
         } else {
             tileW = 0; tileH = 0; rowTile = 0
-            // Ring lengths rounded up, so that nearby sigmas share a program.
-            let ring = (plan.boxWidths.max()! + 15) & ~15
-            let program = try cc.program("blur.cl", defines: ["PIX_U8=\(u8 ? 1 : 0)", "RING=\(ring)"])
+            taps = nil; tapsF = nil
+            let (lanes, chunks) = Self.recursiveShape(plan: plan, preferring: preferred)
+            let slots = plan.boxWidths.dropFirst().reduce(0) { $0 + Self.ringCapacity($1) }
+            let group = cc.kind == .gpu ? 64 : 1
+            (self.lanes, self.chunks, ringSlots, self.group) = (lanes, chunks, slots, group)
+            let program = try cc.program("blur.cl", defines: ["PIX_U8=\(u8 ? 1 : 0)", "RECURSIVE=1",
+                                                             "LANES=\(lanes)", "CHUNKS=\(chunks)"])
             first = try program.kernel("blur_box_cols")
             second = try program.kernel("blur_box_rows")
-            taps = nil; tapsF = nil
-            mid16 = u8 ? try Buffer(context: cc.context, count: pixels * 4) : nil
-            midF = u8 ? nil : try Buffer(context: cc.context, count: pixels * 4)
+            // Each launch's rings within `ringBytes` (at least one work-group's).
+            let columnRing = slots * lanes * chunks, rowRing = slots * lanes
+            let limit = max((ringBytes ?? Self.ringBytesLimit(on: cc.kind)) / 4, 1)
+            func perLaunch(_ items: Int, _ ring: Int) -> Int {
+                min((items + group - 1) / group * group, max(group, limit / ring / group * group))
+            }
+            let items = Self.recursiveItems(plan: plan, lanes: lanes, chunks: chunks)
+            columnItemsPerLaunch = perLaunch(items.columns, columnRing)
+            rowItemsPerLaunch = perLaunch(items.rows, rowRing)
+            rings = try Buffer(context: cc.context, count: max(columnItemsPerLaunch * columnRing, rowItemsPerLaunch * rowRing))
+        }
+    }
+
+    /// The kernels' shape on this device: values per vector (LANES) and, for the recursive
+    /// columns, vectors per work-item. GPUs: 1 x 1, the GPU forms (a warp is the vector; the
+    /// exact method tiles through local memory). CPU devices: the native vector width (16 floats
+    /// with AVX-512, 8 with AVX2: PoCL leaves a loop inside a work-item scalar across
+    /// work-items) and four vectors of a row per column item (a cache line of an 8-bit row with
+    /// 16 lanes: the column walk then uses each line it loads whole; on PoCL with AVX-512 at
+    /// 1080p, sigma 40, one vector per item took 4.5 ms for the columns, four 3.8 ms).
+    /// `GLINT_KERNEL_LANES` (1, 4, 8 or 16) sets the lanes of the blur and mist kernels on any
+    /// device: 1 runs the GPU forms on a CPU device, 4 to 16 the CPU forms on a GPU (the
+    /// Oclgrind tests check both forms' memory accesses this way).
+    static func preferredShape(on cc: ComputeContext) -> (lanes: Int, chunks: Int) {
+        if let v = getenv("GLINT_KERNEL_LANES"), let n = Int(String(cString: v)), [1, 4, 8, 16].contains(n) {
+            return (n, n == 1 ? 1 : 4)
+        }
+        guard cc.kind == .cpu else { return (1, 1) }
+        return ([16, 8, 4].first { $0 <= max(cc.nativeFloatVectorWidth, 4) } ?? 4, 4)
+    }
+
+    /// The exact kernels' lanes: `preferred`, halved until a vector fits in a row (1 stays 1).
+    static func exactLanes(plan: BlurPlan, preferring preferred: Int) -> Int {
+        var lanes = preferred
+        while lanes > 4 && lanes > plan.width * 4 { lanes /= 2 }
+        return lanes
+    }
+
+    /// Work-items of the exact kernels' CPU form: `exactBand` rows of `exactSegment` vectors
+    /// (blur.cl's SEGMENT).
+    static let exactBand = 16
+    static let exactSegment = 16
+
+    /// `preferred` (lanes 1, 4, 8 or 16, chunks 1, 2 or 4), narrowed until a work-item fits inside
+    /// the image: lanes x chunks values at most a row's, lanes / 4 rows at most the image's.
+    static func recursiveShape(plan: BlurPlan, preferring preferred: (lanes: Int, chunks: Int)) -> (lanes: Int, chunks: Int) {
+        precondition([1, 4, 8, 16].contains(preferred.lanes) && [1, 2, 4].contains(preferred.chunks))
+        let values = plan.width * 4
+        var (lanes, chunks) = preferred
+        while lanes > 4 && (lanes > values || lanes / 4 > plan.height) { lanes /= 2 }
+        while chunks > 1 && lanes * chunks > values { chunks /= 2 }
+        return (lanes, chunks)
+    }
+
+    /// Slots of a ring for a box `width` wide: the power of two at or above it.
+    static func ringCapacity(_ width: Int) -> Int { width <= 1 ? 1 : 1 << (Int.bitWidth - (width - 1).leadingZeroBitCount) }
+
+    /// Work-items of the recursive passes: column items (lanes x chunks values of a row each) and
+    /// row items (one channel of a row, or lanes / 4 rows).
+    static func recursiveItems(plan: BlurPlan, lanes: Int, chunks: Int) -> (columns: Int, rows: Int) {
+        ((plan.width * 4 + lanes * chunks - 1) / (lanes * chunks),
+         lanes == 1 ? plan.height * 4 : (plan.height + lanes / 4 - 1) / (lanes / 4))
+    }
+
+    /// Which form of the kernels runs, in words (`glint blur --verbose`).
+    public var form: String {
+        switch (plan.method, lanes) {
+        case (.exact, 1): "exact, GPU form (local-memory tiles)"
+        case (.exact, _): "exact, CPU form (\(lanes) values per vector)"
+        case (_, 1) where chunks == 1: "recursive, GPU form (one value per work-item)"
+        default: "recursive, CPU form (\(lanes) values per vector, \(chunks) per column work-item)"
         }
     }
 
@@ -80,9 +187,19 @@ public final class CLBlur: @unchecked Sendable {
     public func encode(src: any KernelArgument, dst: any KernelArgument) throws -> [Event] {
         let w = Int32(plan.width), h = Int32(plan.height)
         let q = cc.queue
+        let mid: any KernelArgument = mid16 ?? midF!
         if plan.method == .exact {
-            let mid: any KernelArgument = mid16 ?? midF!
             let t: any KernelArgument = taps ?? tapsF!
+            if lanes > 1 {
+                let vectors = (plan.width * 4 + lanes - 1) / lanes
+                let items = [(vectors + Self.exactSegment - 1) / Self.exactSegment, (plan.height + Self.exactBand - 1) / Self.exactBand]
+                let band = Int32(Self.exactBand)
+                try first.setArguments(src, mid, colMap, t, w, h, band)
+                let e1 = try q.enqueue(first, global: items, local: [1, 1])
+                try second.setArguments(mid, dst, rowMap, t, w, h, band)
+                let e2 = try q.enqueue(second, global: items, local: [1, 1])
+                return [e1, e2]
+            }
             try first.setArguments(src, mid, colMap, t, w, h)
             let e1 = try q.enqueue(first, global: [roundUp(plan.width, rowTile), plan.height], local: [rowTile, 1])
             try second.setArguments(mid, dst, rowMap, t, w, h)
@@ -91,52 +208,57 @@ public final class CLBlur: @unchecked Sendable {
             return [e1, e2]
         }
         let widths = SIMD4<Int32>(plan.boxWidths.map { Int32($0) })
+        let masks = SIMD4<Int32>(plan.boxWidths.map { Int32(Self.ringCapacity($0) - 1) })
         let pad = Int32(plan.pad)
-        let mid: any KernelArgument = mid16 ?? midF!
-        // Each work-item keeps four private rings of up to RING float4s; left to choose, PoCL
-        // made one work-group of the whole line (1920 items) and its stack overflowed at large
-        // sigma (a crash). Small groups, whole ones, the kernels skipping the items past the edge.
-        let group = cc.kind == .gpu ? 64 : 8
-        try first.setArguments(src, mid, rowMap, w, h, pad, widths, plan.midScale)
-        let e1 = try q.enqueue(first, global: [roundUp(plan.width, group)], local: [group])
-        try second.setArguments(mid, dst, colMap, w, h, pad, widths, plan.outScale)
-        let e2 = try q.enqueue(second, global: [roundUp(plan.height, group)], local: [group])
-        return [e1, e2]
+        let items = Self.recursiveItems(plan: plan, lanes: lanes, chunks: chunks)
+        var events: [Event] = []
+        for (kernel, from, to, map, scale, items, perLaunch) in [
+            (first, src, mid, rowMap, plan.midScale, items.columns, columnItemsPerLaunch),
+            (second, mid, dst, colMap, plan.outScale, items.rows, rowItemsPerLaunch),
+        ] {
+            for start in stride(from: 0, to: items, by: perLaunch) {
+                try kernel.setArguments(from, to, rings!, map, w, h, pad, widths, masks, scale, Int32(start))
+                events.append(try q.enqueue(kernel, global: [roundUp(min(perLaunch, items - start), group)], local: [group]))
+            }
+        }
+        return events
     }
 }
 
 /// Blurs images on a backend: the one place that picks the CPU or OpenCL path for a blur.
 public enum BlurRenderer {
     public static func blur(_ image: Image8, _ job: BlurJob, on backend: Backend) async throws -> BlurResult<Image8> {
-        let (pixels, method, kernel, wall) = try await blur(image.pixels, width: image.width, height: image.height,
-                                                             format: .u8, job, on: backend)
+        let (pixels, method, kernel, wall, form) = try await blur(image.pixels, width: image.width, height: image.height,
+                                                                   format: .u8, job, on: backend)
         return BlurResult(image: Image8(width: image.width, height: image.height, pixels: pixels), method: method,
-                          kernelSeconds: kernel, wallSeconds: wall)
+                          kernelSeconds: kernel, wallSeconds: wall, kernelForm: form)
     }
 
     public static func blur(_ image: ImageF, _ job: BlurJob, on backend: Backend) async throws -> BlurResult<ImageF> {
-        let (pixels, method, kernel, wall) = try await blur(image.pixels, width: image.width, height: image.height,
-                                                             format: .f32, job, on: backend)
+        let (pixels, method, kernel, wall, form) = try await blur(image.pixels, width: image.width, height: image.height,
+                                                                   format: .f32, job, on: backend)
         return BlurResult(image: ImageF(width: image.width, height: image.height, pixels: pixels), method: method,
-                          kernelSeconds: kernel, wallSeconds: wall)
+                          kernelSeconds: kernel, wallSeconds: wall, kernelForm: form)
     }
 
     /// Both formats' blur: RGBA values in, RGBA values out, on the Swift path or one device.
     static func blur<T: BitwiseCopyable & Numeric>(_ pixels: [T], width: Int, height: Int, format: PixelFormat,
                                                   _ job: BlurJob, on backend: Backend) async throws
-        -> (pixels: [T], method: BlurMethod, kernelSeconds: Double, wallSeconds: Double) {
+        -> (pixels: [T], method: BlurMethod, kernelSeconds: Double, wallSeconds: Double, form: String?) {
         try job.validate()
         try ImageLimits.check(width: width, height: height)
         let plan = BlurPlan(job: job, format: format, width: width, height: height)
         let start = Clock.now()
         var out = [T](repeating: 0, count: pixels.count)
         var kernelSeconds = 0.0
+        var form: String?
         switch backend {
         case .cpu:
             let blur = CPUBlur(plan: plan)
             try await withPointers(pixels, &out) { await blur.run(src: $0, dst: $1) }
         case .opencl(let cc):
             let blur = try CLBlur(plan: plan, on: cc)
+            form = blur.form
             let src = try Buffer<T>(queue: cc.queue, copying: pixels)
             let dst = try Buffer<T>(context: cc.context, count: pixels.count)
             let events = try blur.encode(src: src, dst: dst)
@@ -145,7 +267,7 @@ public enum BlurRenderer {
             }
             for e in events { kernelSeconds += Double(try e.durationNanoseconds()) * 1e-9 }
         }
-        return (out, plan.method, kernelSeconds, Clock.now() - start)
+        return (out, plan.method, kernelSeconds, Clock.now() - start, form)
     }
 
     /// Runs `body` with raw pointers to an input array and an output array that outlive it.

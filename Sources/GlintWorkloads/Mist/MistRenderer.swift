@@ -45,6 +45,9 @@ public final class MistRenderer: @unchecked Sendable {
         let cc: ComputeContext
         let blur: CLBlur
         let compose: Kernel
+        /// Pixels per vector of the compose kernel: 1 its GPU form (a work-item per pixel), 4 to 16
+        /// its CPU form (a work-item per row), as the blur's kernels (`CLBlur.preferredShape`).
+        let lanes: Int
         let sharp, blurred, out: Buffer<UInt8>
         let weight: Buffer<Float>
         let tileStart: Buffer<Int32>
@@ -53,7 +56,9 @@ public final class MistRenderer: @unchecked Sendable {
         init(cc: ComputeContext, plan: BlurPlan, pixels: Int, tiles: Int, drops: Int) throws {
             self.cc = cc
             blur = try CLBlur(plan: plan, on: cc)
-            compose = try cc.program("mist.cl").kernel("mist_compose")
+            lanes = CLBlur.preferredShape(on: cc).lanes
+            compose = lanes == 1 ? try cc.program("mist.cl").kernel("mist_compose")
+                                 : try cc.program("mist.cl", defines: ["LANES=\(lanes)"]).kernel("mist_compose_v")
             sharp = try Buffer(context: cc.context, count: pixels * 4)
             blurred = try Buffer(context: cc.context, count: pixels * 4)
             out = try Buffer(context: cc.context, count: pixels * 4, access: .writeOnly)
@@ -183,7 +188,11 @@ public final class MistRenderer: @unchecked Sendable {
         if !tiles.list.isEmpty { try s.tileList.write(tiles.list, queue: q) }
         try s.tileStart.write(tiles.start, queue: q)
         try s.compose.setArguments(s.sharp, s.blurred, s.weight, s.out, s.shapes, s.tileStart, s.tileList, StructArgument(p))
-        events.append(try s.cc.launch(s.compose, items: [width, height]))
+        if s.lanes == 1 {
+            events.append(try s.cc.launch(s.compose, items: [width, height]))
+        } else {
+            events.append(try s.cc.queue.enqueue(s.compose, global: [height], local: [1]))
+        }
         let pixels = try s.out.read(queue: q)
         for e in events { kernelSeconds += Double(try e.durationNanoseconds()) * 1e-9 }
         return Image8(width: width, height: height, pixels: pixels)
