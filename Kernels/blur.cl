@@ -96,11 +96,13 @@ void blur_exact_cols(__global const HPIX* mid, __global PIX* dst, __global const
 #if defined(RADIUS) && defined(LANES)
 /* ---- Exact, CPU form: the same sums, LANES consecutive values of a row per vector ----
    CPU compilers leave the loops of a work-item scalar across work-items, and local memory is
-   only a copy there: a work-item takes LANES values (4, 8 or 16: whole pixels) of each row of a
-   band of `band` rows, and reads its taps straight from the image, as vectors. The host keeps
-   LANES <= width * 4; the last item of a row is moved back to end at the row's end and stores
-   only its own values. Rows: items at least RADIUS pixels from both edges load their taps
-   whole; the others map each pixel through colMap.
+   only a copy there: a work-item takes a band of `band` whole rows, LANES values (4, 8 or 16:
+   whole pixels) at a time, and reads its taps straight from the image, as vectors: every tap
+   row is read as one stream along the row, which the caches' prefetchers follow (on PoCL with
+   AVX-512, 1080p, sigma 2: 7.4 ms for both passes with 16 vectors of a row per work-item, 4.4
+   with whole rows). The host keeps LANES <= width * 4; a row's last vector is moved back to
+   end at the row's end and stores only its own values. Rows: vectors at least RADIUS pixels
+   from both edges load their taps whole; the others map each pixel through colMap.
    8-bit: every sum in 16-bit lanes (half the width of 32-bit ones, and 16-bit multiplies cost
    less than 32-bit ones on CPUs), with the GPU form's integer results:
      rows: h = sum k*p < 2^16 (taps in 1/256 sum to 256, an outer tap is at most 128, so each
@@ -128,8 +130,6 @@ void blur_exact_cols(__global const HPIX* mid, __global PIX* dst, __global const
 #define TAPS float
 #define ACC_LOAD(p) VLOAD(0, p)
 #endif
-/* Vectors of a row per work-item: each row's taps are then read as streams along the rows. */
-#define SEGMENT 16
 
 /* Values e0 ..< e0 + LANES of type T from `keep` on: one whole-vector store where rows keep
    vectors aligned (width * 4 a multiple of LANES; PoCL turns vstore of 8- and 16-bit vectors
@@ -147,10 +147,9 @@ void blur_exact_cols(__global const HPIX* mid, __global PIX* dst, __global const
 __kernel void blur_exact_rows_v(__global const PIXS* src, __global HS* mid, __global const int* colMap,
                                 __global const TAP* taps, int width, int height, int band) {
     int n4 = width * 4, vectors = (n4 + LANES - 1) / LANES;
-    int v0 = get_global_id(0) * SEGMENT, v1 = min(vectors, v0 + SEGMENT);
-    int y0 = get_global_id(1) * band, y1 = min(height, y0 + band);
+    int y0 = get_global_id(0) * band, y1 = min(height, y0 + band);
     for (int y = y0; y < y1; y++)
-    for (int vi = v0; vi < v1; vi++) {
+    for (int vi = 0; vi < vectors; vi++) {
         int e0 = min(vi * LANES, n4 - LANES), keep = vi * LANES - e0;
         int x0 = e0 / 4;
         bool inner = x0 >= RADIUS && x0 + LANES / 4 + RADIUS <= width;
@@ -187,11 +186,10 @@ __kernel void blur_exact_rows_v(__global const PIXS* src, __global HS* mid, __gl
 __kernel void blur_exact_cols_v(__global const HS* mid, __global PIXS* dst, __global const int* rowMap,
                                 __global const TAP* taps, int width, int height, int band) {
     int n4 = width * 4, vectors = (n4 + LANES - 1) / LANES;
-    int v0 = get_global_id(0) * SEGMENT, v1 = min(vectors, v0 + SEGMENT);
-    int y0 = get_global_id(1) * band, y1 = min(height, y0 + band);
+    int y0 = get_global_id(0) * band, y1 = min(height, y0 + band);
 #define MID_ROW(m) ((m) < 0 ? (ACCV)(0) : VLOAD(0, mid + (size_t)(m) * n4 + e0))
     for (int y = y0; y < y1; y++)
-    for (int vi = v0; vi < v1; vi++) {
+    for (int vi = 0; vi < vectors; vi++) {
         int e0 = min(vi * LANES, n4 - LANES), keep = vi * LANES - e0;
         ACCV c = MID_ROW(rowMap[y + RADIUS]);
         ACCV kc = (ACCV)((TAPS)taps[RADIUS]);

@@ -110,6 +110,62 @@ __kernel void mist_compose(__global const uchar4* sharp, __global const uchar4* 
 #define LANE_IDS ((float16)(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f, 10.0f, 11.0f, 12.0f, 13.0f, 14.0f, 15.0f))
 #endif
 
+inline VF Mist_TanV(VF x) {
+    VF x2 = x * x;
+    return x * (945.0f - 105.0f * x2 + x2 * x2) / (945.0f - 420.0f * x2 + 15.0f * x2 * x2);
+}
+
+/* Mist_Lens for the lanes of a vector of pixels (x ..< x + LANES of row y) under a drop
+   (lens >= 0: the drop's index, d2 its squared distance): the lens arithmetic on whole vectors,
+   each channel of the bilinear sample as a vector of its own (the four corner pixels loaded lane
+   by lane); the other lanes are computed on drop 0 and not stored. The same operations as
+   Mist_Lens, lane by lane. */
+inline void Mist_LensV(__global const uchar4* sharp, __global uchar4* out, __global const GlintMistShape* shapes,
+                       VI lens, VF d2, VF px, float py, int x, int y, GlintMistParams p) {
+    int l[LANES];
+    float ax[LANES], ay[LANES], radius[LANES], shade[LANES];
+    CAT(vstore, LANES)(lens, 0, l);
+    for (int k = 0; k < LANES; k++) {
+        GlintMistShape sh = shapes[max(l[k], 0)];
+        ax[k] = sh.ax; ay[k] = sh.ay; radius[k] = sh.radius; shade[k] = sh.shade;
+    }
+    VF vax = CAT(vload, LANES)(0, ax), vay = CAT(vload, LANES)(0, ay);
+    VF rel = sqrt(d2) / CAT(vload, LANES)(0, radius);
+    VF f = Mist_TanV(p.bend * rel) * p.refraction;
+    VF sx = px - f * (px - vax), sy = py - f * (py - vay);
+    float fw = (float)p.width;
+    VF fx = sx * fw - 0.5f, fy = sy * fw - 0.5f;
+    VF x0f = floor(fx), y0f = floor(fy);
+    VF wx = fx - x0f, wy = fy - y0f;
+    int x0[LANES], y0[LANES];
+    CAT(vstore, LANES)(CAT(convert_int, LANES)(x0f), 0, x0);
+    CAT(vstore, LANES)(CAT(convert_int, LANES)(y0f), 0, y0);
+    float c[4][4][LANES]; /* corner (00, 10, 01, 11), channel, lane */
+    for (int k = 0; k < LANES; k++) {
+        int xa = clamp(x0[k], 0, p.width - 1), xb = clamp(x0[k] + 1, 0, p.width - 1);
+        int ya = clamp(y0[k], 0, p.height - 1), yb = clamp(y0[k] + 1, 0, p.height - 1);
+        uchar4 q[4] = {sharp[ya * p.width + xa], sharp[ya * p.width + xb], sharp[yb * p.width + xa], sharp[yb * p.width + xb]};
+        for (int n = 0; n < 4; n++) {
+            c[n][0][k] = q[n].x; c[n][1][k] = q[n].y; c[n][2][k] = q[n].z; c[n][3][k] = q[n].w;
+        }
+    }
+    VF r2 = rel * rel;
+    VF kk = 1.0f - CAT(vload, LANES)(0, shade) * (r2 * r2);
+    uchar bytes[4][LANES];
+    for (int ch = 0; ch < 4; ch++) {
+        VF p00 = CAT(vload, LANES)(0, c[0][ch]), p10 = CAT(vload, LANES)(0, c[1][ch]);
+        VF p01 = CAT(vload, LANES)(0, c[2][ch]), p11 = CAT(vload, LANES)(0, c[3][ch]);
+        VF top = p00 + (p10 - p00) * wx;
+        VF bottom = p01 + (p11 - p01) * wx;
+        VF v = top + (bottom - top) * wy;
+        if (ch < 3) v = v * kk;
+        CAT(vstore, LANES)(MIST_BYTES(CAT(uchar, LANES), v), 0, bytes[ch]);
+    }
+    int i = y * p.width + x;
+    for (int k = 0; k < LANES; k++)
+        if (l[k] >= 0) out[i + k] = (uchar4)(bytes[0][k], bytes[1][k], bytes[2][k], bytes[3][k]);
+}
+
 /* sharp + (blurred - sharp) * weight of four pixels (16 bytes from byte offset 4 i). */
 inline void Mist_Blend4(__global const uchar* sharp, __global const uchar* blurred, __global uchar* out, int i,
                         float4 w, bool aligned) {
@@ -174,17 +230,7 @@ __kernel void mist_compose_v(__global const uchar4* sharp, __global const uchar4
             Mist_Blend4(sharpBytes, blurredBytes, outBytes, i + 8, w.hi.lo, aligned);
             Mist_Blend4(sharpBytes, blurredBytes, outBytes, i + 12, w.hi.hi, aligned);
 #endif
-            if (any(lens >= 0)) {
-                int l[LANES];
-                float d[LANES];
-                CAT(vstore, LANES)(lens, 0, l);
-                CAT(vstore, LANES)(lensD2, 0, d);
-                for (int k = 0; k < LANES; k++) {
-                    if (l[k] < 0) continue;
-                    float pxk = ((float)(x + k) + 0.5f) * p.inv_width;
-                    out[i + k] = MIST_BYTES(uchar4, Mist_Lens(sharp, shapes[l[k]], d[k], pxk, py, p));
-                }
-            }
+            if (any(lens >= 0)) Mist_LensV(sharp, out, shapes, lens, lensD2, px, py, x, y, p);
         }
         for (; x < x1; x++) Mist_Pixel(x, y, sharp, blurred, weight, out, shapes, tileStart, tileShapes, p);
     }
