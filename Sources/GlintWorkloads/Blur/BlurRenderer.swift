@@ -22,9 +22,9 @@ public final class CLBlur: @unchecked Sendable {
     /// Exact, GPU form: the work-group shapes.
     private let tileW: Int, tileH: Int, rowTile: Int
     /// Values per vector (blur.cl's LANES; 1: the GPU forms); recursive: vectors per column
-    /// work-item, the slots of an item's rings (rings 1-3, each a power of two), the work-group
-    /// size, the rings of one launch and the work-items each pass's launches take at a time.
-    private let lanes: Int, chunks: Int, ringSlots: Int, group: Int
+    /// work-item, the work-group size, the rings of one launch and the work-items each pass's
+    /// launches take at a time.
+    private let lanes: Int, chunks: Int, group: Int
     private let rings: Buffer<Float>?
     private let columnItemsPerLaunch: Int, rowItemsPerLaunch: Int
 
@@ -55,7 +55,7 @@ public final class CLBlur: @unchecked Sendable {
         if plan.method == .exact {
             let r = plan.radius
             lanes = Self.exactLanes(plan: plan, preferring: preferred.lanes)
-            chunks = 0; ringSlots = 0; rings = nil
+            chunks = 0; rings = nil
             columnItemsPerLaunch = 0; rowItemsPerLaunch = 0
             if lanes > 1 {
                 // CPU form: taps read straight from the image, LANES values at a time.
@@ -99,18 +99,21 @@ public final class CLBlur: @unchecked Sendable {
             tileW = 0; tileH = 0; rowTile = 0
             taps = nil; tapsF = nil
             let (lanes, chunks) = Self.recursiveShape(plan: plan, preferring: preferred)
+            // An item's rings: rings 1-3, each a power of two.
             let slots = plan.boxWidths.dropFirst().reduce(0) { $0 + Self.ringCapacity($1) }
             let group = cc.kind == .gpu ? 64 : 1
-            (self.lanes, self.chunks, ringSlots, self.group) = (lanes, chunks, slots, group)
+            (self.lanes, self.chunks, self.group) = (lanes, chunks, group)
             let program = try cc.program("blur.cl", defines: ["PIX_U8=\(u8 ? 1 : 0)", "RECURSIVE=1",
                                                              "LANES=\(lanes)", "CHUNKS=\(chunks)"])
             first = try program.kernel("blur_box_cols")
             second = try program.kernel("blur_box_rows")
-            // Each launch's rings within `ringBytes` (at least one work-group's).
+            // Each launch's rings within `ringBytes`, but at least one work-group's, and on a CPU
+            // device one work-item per compute unit (sigma in the thousands: megabytes an item).
             let columnRing = slots * lanes * chunks, rowRing = slots * lanes
             let limit = max((ringBytes ?? Self.ringBytesLimit(on: cc.kind)) / 4, 1)
+            let fewest = cc.kind == .cpu && ringBytes == nil ? max(1, (try? cc.device.computeUnits) ?? 1) : group
             func perLaunch(_ items: Int, _ ring: Int) -> Int {
-                min((items + group - 1) / group * group, max(group, limit / ring / group * group))
+                min((items + group - 1) / group * group, max(fewest, limit / ring / group * group))
             }
             let items = Self.recursiveItems(plan: plan, lanes: lanes, chunks: chunks)
             columnItemsPerLaunch = perLaunch(items.columns, columnRing)
