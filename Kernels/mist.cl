@@ -98,8 +98,9 @@ __kernel void mist_compose(__global const uchar4* sharp, __global const uchar4* 
 /* CPU form (CPU compilers leave a loop inside a work-item scalar across work-items): a work-item
    composes a row, tile by tile, LANES pixels per vector (4, 8 or 16): the weights as floats,
    the shapes of the tile tested against every lane at once (the GPU form's operations lane by
-   lane, so the same values), four pixels' RGBA as 16 lanes for the blend. Pixels under a drop
-   are drawn one by one (Mist_Lens), as are a tile's last pixels short of a whole vector. */
+   lane, so the same values), four pixels' RGBA as 16 lanes for the blend, the pixels under drops
+   drawn a vector at a time (Mist_LensV). A tile's last pixels short of a whole vector go through
+   the GPU form's Mist_Pixel one by one. */
 #define VF CAT(float, LANES)
 #define VI CAT(int, LANES)
 #if LANES == 4

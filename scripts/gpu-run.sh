@@ -624,9 +624,14 @@ parity blur-rgba-recursive-s8 blur "$RGBA" --sigma 8 --method recursive
 parity blur-float-exact-s2 blur "$PFM" --sigma 2 --method exact
 parity blur-float-exact-s8-clamp blur "$PFM" --sigma 8 --method exact --border clamp
 parity blur-float-recursive-s8 blur "$PFM" --sigma 8 --method recursive
+# The blur and mist kernels' CPU forms (what PoCL runs), built by this device's compiler too.
+GLINT_KERNEL_LANES=16 parity blur-8bit-exact-s2-cpuform blur "$PHOTO" --sigma 2 --method exact
+GLINT_KERNEL_LANES=16 parity blur-8bit-recursive-s40-cpuform blur "$PHOTO" --sigma 40 --method recursive
+GLINT_KERNEL_LANES=8 parity blur-float-recursive-s8-cpuform blur "$PFM" --sigma 8 --method recursive
 
 # Mist, iso, pulse.
 parity mist mist --input "$PHOTO" --frames "$MIST_FRAMES"
+GLINT_KERNEL_LANES=16 parity mist-cpuform mist --input "$PHOTO" --frames "$MIST_FRAMES"
 parity mist-classic-exact mist --input "$PHOTO" --frames "$MIST_FRAMES" --classic --gravity 0.3,1 --drops 80 \
     --seed 7 --sigma 10 --method exact
 parity iso iso "$PHOTO"

@@ -67,7 +67,7 @@ static inline glint_uchar4 glint_bytes4(glint_float4 v) {
     return __builtin_convertvector(__builtin_convertvector(r, glint_int4), glint_uchar4);
 }
 
-/* clamp(floor(v + 0.5), 0, 255) of each lane as a byte (the kernels' Color_To8Bit / Blur_ToBytes,
+/* clamp(floor(v + 0.5), 0, 255) of each lane as a byte (the kernels' Color_To8Bit / blur.cl's TO_PIX1,
    for lanes that are numbers): one add, round, max, min, convert and pack per eight lanes. */
 static inline glint_uchar16 glint_bytes16(glint_float16 v) {
     glint_float16 r = __builtin_elementwise_floor(v + 0.5f);

@@ -68,6 +68,32 @@ func busyJob(frames: Int = 12, seed: UInt64 = 3) -> MistJob {
         }
     }
 
+    /// The compose kernel's forms and widths (mist.cl: 1 the GPU form, 4, 8 and 16 pixels per
+    /// vector the CPU form; a device uses one, so this runs them all on this one) give the Swift
+    /// path's frames and weights exactly, on a window busy with drops, on a width whose tiles end
+    /// short of a whole vector.
+    @Test(arguments: [1, 4, 8, 16])
+    func everyComposeFormEqualsTheSwiftPath(_ lanes: Int) async throws {
+        var job = busyJob(frames: 5)
+        job.drops = 300
+        job.sigma = 6
+        let image = TestPicture.make(width: 150, height: 61)
+        let cl = try openCL()
+        guard case .opencl(let cc) = cl, (try? cc.device.correctlyRoundedDivideSqrt) == true else {
+            Issue.record("the OpenCL device does not round divisions correctly")
+            return
+        }
+        let a = try MistRenderer(job: job, width: image.width, height: image.height, backend: .cpu)
+        let b = try MistRenderer(job: job, width: image.width, height: image.height, backend: cl, kernelLanes: lanes)
+        for f in 0..<job.frames {
+            let x = try await a.renderNext(camera: f == 0 ? image : nil)
+            let y = try await b.renderNext(camera: f == 0 ? image : nil)
+            let pixels = zip(x.pixels, y.pixels).count { $0 != $1 }
+            let weights = zip(try a.weights(), try b.weights()).count { $0 != $1 }
+            #expect(pixels == 0 && weights == 0, "\(lanes) lanes, frame \(f): \(pixels) bytes and \(weights) weights differ")
+        }
+    }
+
     /// A tile's span that ends short of eight pixels touches only its own pixels and weights:
     /// the group's test and lens work on eight lanes, and the lanes past the span (the next
     /// tile, the next row, or past the image) must be neither drawn nor written back.

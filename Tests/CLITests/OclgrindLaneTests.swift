@@ -161,13 +161,15 @@ private let imageCases: [OclgrindCase] = ["exact", "recursive"].flatMap { method
 
 /// The blur kernels' CPU forms (what PoCL runs: LANES values per vector) on the simulator, by
 /// GLINT_KERNEL_LANES: 16 and 4 lanes, both methods, 8-bit and float, a kernel wider than the
-/// 20x14 image, and the mist's compose (a row per work-item, its last pixels short of a vector
+/// 20x14 image, a 19x7 image (a row's last vector overlapping the one before), and the mist's compose (a row per work-item, its last pixels short of a vector
 /// one by one) with its recursive blur at sigma 5.
 private let cpuFormBlurCases: [OclgrindCase] = ["16", "4"].flatMap { lanes in
     ["exact", "recursive"].flatMap { method in
         [
             OclgrindCase(name: "blur \(method) \(lanes) lanes 8-bit", args: ["blur", "in.png", "--sigma", "1.5", "--method", method,
                                                                           "--border", "wrap"], env: ["GLINT_KERNEL_LANES": lanes]),
+            OclgrindCase(name: "blur \(method) \(lanes) lanes 8-bit, 19x7", args: ["blur", "odd.png", "--sigma", "1.2", "--method", method],
+                         env: ["GLINT_KERNEL_LANES": lanes]),
             OclgrindCase(name: "blur \(method) \(lanes) lanes float", args: ["blur", "in.pfm", "--sigma", "1.5", "--method", method,
                                                                          "--border", "zero"], env: ["GLINT_KERNEL_LANES": lanes]),
             OclgrindCase(name: "blur \(method) \(lanes) lanes sigma 12", args: ["blur", "in.png", "--sigma", "12", "--method", method],
@@ -190,7 +192,7 @@ private let uninitializedCases: [OclgrindCase] = fractalPrecisionCases(["-o", "o
 
 @Suite("Oclgrind lane (simulated GPU)")
 struct OclgrindLaneTests {
-    /// The inputs the image workloads read: a small PNG and PFM made by the Swift path.
+    /// The inputs the image workloads read: small PNGs and a PFM made by the Swift path.
     private func makeInputs(_ s: Sandbox) throws {
         let png = try s.run(["fractal", "julia", "--size", "20x14", "--iterations", "40", "--smooth",
                              "--device", "cpu", "-o", "in.png", "-q"])
@@ -198,6 +200,8 @@ struct OclgrindLaneTests {
         let pfm = try s.run(["rtow", "--scene", "ch10", "--size", "20x14", "--spp", "2", "--depth", "4",
                              "--device", "cpu", "-o", "in-rt.png", "--pfm", "in.pfm", "-q"])
         try #require(pfm.status == 0, "making in.pfm: \(pfm)")
+        let odd = try s.run(["fractal", "julia", "--size", "19x7", "--iterations", "40", "--device", "cpu", "-o", "odd.png", "-q"])
+        try #require(odd.status == 0, "making odd.png: \(odd)")
     }
 
     /// Runs `glint compare --a cpu --b gpu ARGS` with Oclgrind as the only device.

@@ -325,7 +325,7 @@ enum BoxPasses {
             (r3 + m3 + 1 - w3).initialize(repeating: SIMD16(repeating: 0), count: w3)
         }
 
-        /// Input t (`v`) through the four running sums (blur.cl: BOX_CASCADE); `o0` is input
+        /// Input t (`v`) through the four running sums (blur.cl: BOX_LINE); `o0` is input
         /// t - w0, the one leaving stage 0's window.
         @inline(__always) func step(_ v: SIMD16<Float>, _ o0: SIMD16<Float>, _ t: Int, _ s0: inout SIMD16<Float>,
                                     _ s1: inout SIMD16<Float>, _ s2: inout SIMD16<Float>, _ s3: inout SIMD16<Float>) -> SIMD16<Float> {
@@ -514,14 +514,15 @@ enum BoxPasses {
     }
 }
 
-/// The strip back: rounded half to even into UInt16 (the kernels' convert_ushort4(rint(v))).
+/// The strip back: rounded half to even into UInt16, below 0 clamped to 0 (blur.cl's MID_ROUND).
 @inline(never) func scatterUInt16(_ v: UnsafePointer<SIMD16<Float>>, rows: Int, lanes: Int, into p: UnsafeMutableRawPointer, stride: Int,
                                   streaming: Bool) {
     let n = BoxPasses.stripPixels / 4
-    /// rint(f) as 16-bit lanes (f in 0 ... 65535): adding 1.5 * 2^23 leaves the rounded value in
-    /// the low mantissa bits.
+    /// rint(max(f, 0)) as 16-bit lanes (f at most 65535): adding 1.5 * 2^23 leaves the rounded
+    /// value in the low mantissa bits.
     @inline(__always) func ushorts(_ f: SIMD16<Float>) -> SIMD16<UInt16> {
-        let bits = unsafeBitCast(f + SIMD16(repeating: 12_582_912), to: SIMD16<UInt32>.self) &- SIMD16(repeating: 0x4B40_0000)
+        let bits = unsafeBitCast(pointwiseMax(f, SIMD16(repeating: 0)) + SIMD16(repeating: 12_582_912), to: SIMD16<UInt32>.self)
+            &- SIMD16(repeating: 0x4B40_0000)
         return glint_narrow16_u16(unsafeBitCast(bits, to: SIMD16<Int32>.self))
     }
     // With `streaming`, whole strips whose rows start 32-byte aligned (the image between passes is
@@ -587,7 +588,7 @@ enum BoxPasses {
     }
 }
 
-/// The group back as bytes: clamp(floor(v + 0.5), 0, 255) (Blur_ToBytes), rows written: `rows`,
+/// The group back as bytes: clamp(floor(v + 0.5), 0, 255) (blur.cl's TO_PIX1), rows written: `rows`,
 /// four pixels a step (simd.h).
 @inline(never) func untransposeBytes(_ v: UnsafePointer<SIMD16<Float>>, width: Int, rows: Int, into p: UnsafeMutableRawPointer, stride: Int) {
     glint_untranspose_bytes(UnsafeRawPointer(v).assumingMemoryBound(to: Float.self), width, rows,
@@ -605,6 +606,6 @@ enum BoxPasses {
     }
 }
 
-/// Blur_ToBytes for inlining into a conversion loop: clamp(floor(v + 0.5), 0, 255) per lane, as
+/// blur.cl's TO_PIX1 for inlining into a conversion loop: clamp(floor(v + 0.5), 0, 255) per lane, as
 /// whole-vector instructions (simd.h).
 @inline(__always) func toBytesInline(_ v: SIMD16<Float>) -> SIMD16<UInt8> { glint_bytes16(v) }

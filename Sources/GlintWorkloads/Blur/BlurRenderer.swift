@@ -101,7 +101,8 @@ public final class CLBlur: @unchecked Sendable {
             let (lanes, chunks) = Self.recursiveShape(plan: plan, preferring: preferred)
             // An item's rings: rings 1-3, each a power of two.
             let slots = plan.boxWidths.dropFirst().reduce(0) { $0 + Self.ringCapacity($1) }
-            let group = cc.kind == .gpu ? 64 : 1
+            // Work-groups of 64 for the GPU form on GPUs; the CPU forms' items are work enough.
+            let group = cc.kind == .gpu && lanes == 1 ? 64 : 1
             (self.lanes, self.chunks, self.group) = (lanes, chunks, group)
             let program = try cc.program("blur.cl", defines: ["PIX_U8=\(u8 ? 1 : 0)", "RECURSIVE=1",
                                                              "LANES=\(lanes)", "CHUNKS=\(chunks)"])
@@ -178,7 +179,7 @@ public final class CLBlur: @unchecked Sendable {
         case (.exact, 1): "exact, GPU form (local-memory tiles)"
         case (.exact, _): "exact, CPU form (\(lanes) values per vector)"
         case (_, 1) where chunks == 1: "recursive, GPU form (one value per work-item)"
-        default: "recursive, CPU form (\(lanes) values per vector, \(chunks) per column work-item)"
+        default: "recursive, CPU form (\(lanes) value\(lanes == 1 ? "" : "s") per vector, \(chunks) per column work-item)"
         }
     }
 

@@ -53,12 +53,12 @@ public final class MistRenderer: @unchecked Sendable {
         let tileStart: Buffer<Int32>
         var shapes: Buffer<GlintMistShape>
         var tileList: Buffer<Int32>
-        init(cc: ComputeContext, plan: BlurPlan, pixels: Int, tiles: Int, drops: Int) throws {
+        init(cc: ComputeContext, plan: BlurPlan, pixels: Int, tiles: Int, drops: Int, lanes: Int?) throws {
             self.cc = cc
-            blur = try CLBlur(plan: plan, on: cc)
-            lanes = CLBlur.preferredShape(on: cc).lanes
-            compose = lanes == 1 ? try cc.program("mist.cl").kernel("mist_compose")
-                                 : try cc.program("mist.cl", defines: ["LANES=\(lanes)"]).kernel("mist_compose_v")
+            blur = try CLBlur(plan: plan, on: cc, shape: lanes.map { ($0, $0 == 1 ? 1 : 4) })
+            self.lanes = lanes ?? CLBlur.preferredShape(on: cc).lanes
+            compose = self.lanes == 1 ? try cc.program("mist.cl").kernel("mist_compose")
+                                      : try cc.program("mist.cl", defines: ["LANES=\(self.lanes)"]).kernel("mist_compose_v")
             sharp = try Buffer(context: cc.context, count: pixels * 4)
             blurred = try Buffer(context: cc.context, count: pixels * 4)
             out = try Buffer(context: cc.context, count: pixels * 4, access: .writeOnly)
@@ -70,7 +70,9 @@ public final class MistRenderer: @unchecked Sendable {
         }
     }
 
-    public init(job: MistJob, width: Int, height: Int, backend: Backend) throws {
+    /// `kernelLanes`: the OpenCL kernels' lanes (1, 4, 8 or 16; `CLBlur`'s and the compose's) in
+    /// place of the device's (tests run every form on one device).
+    public init(job: MistJob, width: Int, height: Int, backend: Backend, kernelLanes: Int? = nil) throws {
         try job.validate()
         try ImageLimits.check(width: width, height: height)
         self.job = job
@@ -83,7 +85,8 @@ public final class MistRenderer: @unchecked Sendable {
         let tiles = ((width + MistTiles.size - 1) / MistTiles.size) * ((height + MistTiles.size - 1) / MistTiles.size)
         switch backend {
         case .cpu: engine = .cpu(CPUState(plan: plan, pixels: width * height))
-        case .opencl(let cc): engine = .opencl(try CLState(cc: cc, plan: plan, pixels: width * height, tiles: tiles, drops: job.drops))
+        case .opencl(let cc):
+            engine = .opencl(try CLState(cc: cc, plan: plan, pixels: width * height, tiles: tiles, drops: job.drops, lanes: kernelLanes))
         }
     }
 
