@@ -14,6 +14,9 @@
      RECURSIVE, LANES, CHUNKS   recursive kernels (below) */
 #pragma OPENCL FP_CONTRACT OFF
 
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+
 #if PIX_U8
 #define PIX uchar4
 #else
@@ -112,8 +115,6 @@ void blur_exact_cols(__global const HPIX* mid, __global PIX* dst, __global const
            because the whole sum is at most 255 * 65536.
    Float: each lane does the GPU form's operations in its order (centre tap first, then the
    pairs from the outside in), so the results are the same to the bit. */
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
 #define VLOAD CAT(vload, LANES)
 #if PIX_U8
 #define PIXS uchar
@@ -234,10 +235,6 @@ __kernel void blur_exact_cols_v(__global const HS* mid, __global PIXS* dst, __gl
    the values that are its own. Launches start at item `first`: the host splits a pass into
    launches whose rings fit the buffer it has.
    Build defines: LANES (1, 4, 8 or 16), CHUNKS (column vectors per work-item, 1 to 4). */
-#ifndef CAT
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
-#endif
 
 #if PIX_U8
 #define SRCT uchar

@@ -7,9 +7,10 @@
 
 /* tan(x) on [0, 1): the (5,4) Padé approximant (relative error below 2e-6 there), written out so
    that the host computes the very same float (library tan differs between the two sides). */
+#define MIST_TAN(x, x2) ((x) * (945.0f - 105.0f * (x2) + (x2) * (x2)) / (945.0f - 420.0f * (x2) + 15.0f * (x2) * (x2)))
 inline float Mist_Tan(float x) {
     float x2 = x * x;
-    return x * (945.0f - 105.0f * x2 + x2 * x2) / (945.0f - 420.0f * x2 + 15.0f * x2 * x2);
+    return MIST_TAN(x, x2);
 }
 
 /* Bilinear sample at pixel coordinates (fx, fy) (pixel centres at whole numbers), edges clamped. */
@@ -111,9 +112,10 @@ __kernel void mist_compose(__global const uchar4* sharp, __global const uchar4* 
 #define LANE_IDS ((float16)(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f, 10.0f, 11.0f, 12.0f, 13.0f, 14.0f, 15.0f))
 #endif
 
+/* Mist_Tan on a vector. */
 inline VF Mist_TanV(VF x) {
     VF x2 = x * x;
-    return x * (945.0f - 105.0f * x2 + x2 * x2) / (945.0f - 420.0f * x2 + 15.0f * x2 * x2);
+    return MIST_TAN(x, x2);
 }
 
 /* Mist_Lens for the lanes of a vector of pixels (x ..< x + LANES of row y) under a drop

@@ -100,7 +100,7 @@ public final class CLBlur: @unchecked Sendable {
             taps = nil; tapsF = nil
             let (lanes, chunks) = Self.recursiveShape(plan: plan, preferring: preferred)
             // An item's rings: rings 1-3, each a power of two.
-            let slots = plan.boxWidths.dropFirst().reduce(0) { $0 + Self.ringCapacity($1) }
+            let slots = plan.boxWidths.dropFirst().reduce(0) { $0 + BoxPasses.Cascade.capacity($1) }
             // Work-groups of 64 for the GPU form on GPUs; the CPU forms' items are work enough.
             let group = cc.kind == .gpu && lanes == 1 ? 64 : 1
             (self.lanes, self.chunks, self.group) = (lanes, chunks, group)
@@ -135,11 +135,14 @@ public final class CLBlur: @unchecked Sendable {
     /// Oclgrind tests check both forms' memory accesses this way).
     static func preferredShape(on cc: ComputeContext) -> (lanes: Int, chunks: Int) {
         if let v = getenv("GLINT_KERNEL_LANES"), let n = Int(String(cString: v)), [1, 4, 8, 16].contains(n) {
-            return (n, n == 1 ? 1 : 4)
+            return shape(lanes: n)
         }
-        guard cc.kind == .cpu else { return (1, 1) }
-        return ([16, 8, 4].first { $0 <= max(cc.nativeFloatVectorWidth, 4) } ?? 4, 4)
+        return shape(lanes: cc.kind == .cpu ? [16, 8, 4].first { $0 <= max(cc.nativeFloatVectorWidth, 4) } ?? 4 : 1)
     }
+
+    /// The shape for `lanes` values per vector: the GPU forms with 1 (one value per column
+    /// work-item), the CPU forms' four vectors of a row per column work-item otherwise.
+    static func shape(lanes: Int) -> (lanes: Int, chunks: Int) { (lanes, lanes == 1 ? 1 : 4) }
 
     /// The exact kernels' lanes: `preferred`, halved until a vector fits in a row (1 stays 1).
     static func exactLanes(plan: BlurPlan, preferring preferred: Int) -> Int {
@@ -162,9 +165,6 @@ public final class CLBlur: @unchecked Sendable {
         while chunks > 1 && lanes * chunks > values { chunks /= 2 }
         return (lanes, chunks)
     }
-
-    /// Slots of a ring for a box `width` wide: the power of two at or above it.
-    static func ringCapacity(_ width: Int) -> Int { width <= 1 ? 1 : 1 << (Int.bitWidth - (width - 1).leadingZeroBitCount) }
 
     /// Work-items of the recursive passes: column items (lanes x chunks values of a row each) and
     /// row items (one channel of a row, or lanes / 4 rows).
@@ -210,7 +210,7 @@ public final class CLBlur: @unchecked Sendable {
             return [e1, e2]
         }
         let widths = SIMD4<Int32>(plan.boxWidths.map { Int32($0) })
-        let masks = SIMD4<Int32>(plan.boxWidths.map { Int32(Self.ringCapacity($0) - 1) })
+        let masks = SIMD4<Int32>(plan.boxWidths.map { Int32(BoxPasses.Cascade.capacity($0) - 1) })
         let pad = Int32(plan.pad)
         let items = Self.recursiveItems(plan: plan, lanes: lanes, chunks: chunks)
         var events: [Event] = []

@@ -55,7 +55,7 @@ public final class MistRenderer: @unchecked Sendable {
         var tileList: Buffer<Int32>
         init(cc: ComputeContext, plan: BlurPlan, pixels: Int, tiles: Int, drops: Int, lanes: Int?) throws {
             self.cc = cc
-            blur = try CLBlur(plan: plan, on: cc, shape: lanes.map { ($0, $0 == 1 ? 1 : 4) })
+            blur = try CLBlur(plan: plan, on: cc, shape: lanes.map(CLBlur.shape(lanes:)))
             self.lanes = lanes ?? CLBlur.preferredShape(on: cc).lanes
             compose = self.lanes == 1 ? try cc.program("mist.cl").kernel("mist_compose")
                                       : try cc.program("mist.cl", defines: ["LANES=\(self.lanes)"]).kernel("mist_compose_v")
