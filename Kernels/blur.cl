@@ -103,39 +103,19 @@ void blur_exact_cols(__global const HPIX* mid, __global PIX* dst, __global const
    whole pixels) at a time, and reads its taps straight from the image, as vectors: every tap
    row is read as one stream along the row, which the caches' prefetchers follow (on PoCL with
    AVX-512, 1080p, sigma 2: 7.4 ms for both passes with 16 vectors of a row per work-item, 4.4
-   with whole rows). The host keeps LANES <= width * 4; a row's last vector is moved back to
-   end at the row's end and stores only its own values. Rows: vectors at least RADIUS pixels
-   from both edges load their taps whole; the others map each pixel through colMap.
-   8-bit: every sum in 16-bit lanes (half the width of 32-bit ones, and 16-bit multiplies cost
-   less than 32-bit ones on CPUs), with the GPU form's integer results:
-     rows: h = sum k*p < 2^16 (taps in 1/256 sum to 256, an outer tap is at most 128, so each
-           product and each partial sum stays below 65281);
-     columns: with h = 256*hi + lo, A = sum k*hi and B = sum k*lo (each < 2^16 as above);
-           (sum k*h + 2^15) >> 16 = (A + 128 + (B >> 8)) >> 8, and A + 128 + (B >> 8) < 2^16
-           because the whole sum is at most 255 * 65536.
-   Float: each lane does the GPU form's operations in its order (centre tap first, then the
-   pairs from the outside in), so the results are the same to the bit. */
+   with whole rows). The host keeps LANES <= width * 4. */
 #define VLOAD CAT(vload, LANES)
-#if PIX_U8
-#define PIXS uchar
-#define HS ushort
-#define TAP uint
-#define ACCV CAT(ushort, LANES)
-#define TAPS ushort
-#define ACC_LOAD(p) CAT(convert_ushort, LANES)(VLOAD(0, p))
-#else
-#define PIXS float
-#define HS float
-#define TAP float
+#if !PIX_U8
+/* Float: rows, then columns, each lane doing the GPU form's operations in its order (centre tap
+   first, then the pairs from the outside in), so the results are the same to the bit. A row's
+   last vector is moved back to end at the row's end and stores only its own values. Rows:
+   vectors at least RADIUS pixels from both edges load their taps whole; the others map each
+   pixel through colMap. */
 #define ACCV CAT(float, LANES)
-#define TAPS float
-#define ACC_LOAD(p) VLOAD(0, p)
-#endif
 
 /* Values e0 ..< e0 + LANES of type T from `keep` on: one whole-vector store where rows keep
-   vectors aligned (width * 4 a multiple of LANES; PoCL turns vstore of 8- and 16-bit vectors
-   into one store per lane), vstore elsewhere, lane by lane for a row's last vector when it
-   overlaps the one before. */
+   vectors aligned (width * 4 a multiple of LANES), vstore elsewhere, lane by lane for a row's
+   last vector when it overlaps the one before. */
 #define STORE_VALUES(T, v, p, keep) {                                                   \
         if ((keep) == 0 && n4 % LANES == 0) *(__global CAT(T, LANES)*)(p) = (v);         \
         else if ((keep) == 0) CAT(vstore, LANES)(v, 0, p);                               \
@@ -146,8 +126,8 @@ void blur_exact_cols(__global const HPIX* mid, __global PIX* dst, __global const
         }                                                                                \
     }
 
-__kernel void blur_exact_rows_v(__global const PIXS* src, __global HS* mid, __global const int* colMap,
-                                __global const TAP* taps, int width, int height, int band) {
+__kernel void blur_exact_rows_v(__global const float* src, __global float* mid, __global const int* colMap,
+                                __global const float* taps, int width, int height, int band) {
     int n4 = width * 4, vectors = (n4 + LANES - 1) / LANES;
     int y0 = get_global_id(0) * band, y1 = min(height, y0 + band);
     for (int y = y0; y < y1; y++)
@@ -155,38 +135,38 @@ __kernel void blur_exact_rows_v(__global const PIXS* src, __global HS* mid, __gl
         int e0 = min(vi * LANES, n4 - LANES), keep = vi * LANES - e0;
         int x0 = e0 / 4;
         bool inner = x0 >= RADIUS && x0 + LANES / 4 + RADIUS <= width;
-        __global const PIXS* row = src + (size_t)y * n4;
+        __global const float* row = src + (size_t)y * n4;
         ACCV acc;
         if (inner) {
-            __global const PIXS* p = row + e0;
-            acc = (ACCV)((TAPS)taps[RADIUS]) * ACC_LOAD(p);
+            __global const float* p = row + e0;
+            acc = (ACCV)(taps[RADIUS]) * VLOAD(0, p);
             for (int j = 0; j < RADIUS; j++)
-                acc = acc + (ACCV)((TAPS)taps[j]) * (ACC_LOAD(p + 4 * (j - RADIUS)) + ACC_LOAD(p + 4 * (RADIUS - j)));
+                acc = acc + (ACCV)(taps[j]) * (VLOAD(0, p + 4 * (j - RADIUS)) + VLOAD(0, p + 4 * (RADIUS - j)));
         } else {
             /* Tap j of value e0 + k: pixel colMap[x + j] (x = its own pixel), or 0. */
-            TAPS v[LANES];
+            float v[LANES];
             for (int k = 0; k < LANES; k++) {
                 int m = colMap[x0 + k / 4 + RADIUS];
-                v[k] = m < 0 ? 0 : (TAPS)row[4 * m + k % 4];
+                v[k] = m < 0 ? 0 : row[4 * m + k % 4];
             }
-            acc = (ACCV)((TAPS)taps[RADIUS]) * VLOAD(0, v);
+            acc = (ACCV)(taps[RADIUS]) * VLOAD(0, v);
             for (int j = 0; j < RADIUS; j++) {
-                TAPS a[LANES], b[LANES];
+                float a[LANES], b[LANES];
                 for (int k = 0; k < LANES; k++) {
                     int ma = colMap[x0 + k / 4 + j], mb = colMap[x0 + k / 4 + 2 * RADIUS - j];
-                    a[k] = ma < 0 ? 0 : (TAPS)row[4 * ma + k % 4];
-                    b[k] = mb < 0 ? 0 : (TAPS)row[4 * mb + k % 4];
+                    a[k] = ma < 0 ? 0 : row[4 * ma + k % 4];
+                    b[k] = mb < 0 ? 0 : row[4 * mb + k % 4];
                 }
-                acc = acc + (ACCV)((TAPS)taps[j]) * (VLOAD(0, a) + VLOAD(0, b));
+                acc = acc + (ACCV)(taps[j]) * (VLOAD(0, a) + VLOAD(0, b));
             }
         }
-        STORE_VALUES(HS, acc, mid + (size_t)y * n4 + e0, keep)
+        STORE_VALUES(float, acc, mid + (size_t)y * n4 + e0, keep)
     }
 }
 
 /* Columns: row y's taps are rows rowMap[y + j] of the horizontal sums (or zeros). */
-__kernel void blur_exact_cols_v(__global const HS* mid, __global PIXS* dst, __global const int* rowMap,
-                                __global const TAP* taps, int width, int height, int band) {
+__kernel void blur_exact_cols_v(__global const float* mid, __global float* dst, __global const int* rowMap,
+                                __global const float* taps, int width, int height, int band) {
     int n4 = width * 4, vectors = (n4 + LANES - 1) / LANES;
     int y0 = get_global_id(0) * band, y1 = min(height, y0 + band);
 #define MID_ROW(m) ((m) < 0 ? (ACCV)(0) : VLOAD(0, mid + (size_t)(m) * n4 + e0))
@@ -194,25 +174,143 @@ __kernel void blur_exact_cols_v(__global const HS* mid, __global PIXS* dst, __gl
     for (int vi = 0; vi < vectors; vi++) {
         int e0 = min(vi * LANES, n4 - LANES), keep = vi * LANES - e0;
         ACCV c = MID_ROW(rowMap[y + RADIUS]);
-        ACCV kc = (ACCV)((TAPS)taps[RADIUS]);
-#if PIX_U8
-        ACCV lo = (ACCV)(255);
-        ACCV hiSum = kc * (c >> 8), loSum = kc * (c & lo);
-        for (int j = 0; j < RADIUS; j++) {
-            ACCV a = MID_ROW(rowMap[y + j]), b = MID_ROW(rowMap[y + 2 * RADIUS - j]);
-            ACCV kj = (ACCV)((TAPS)taps[j]);
-            hiSum = hiSum + kj * ((a >> 8) + (b >> 8));
-            loSum = loSum + kj * ((a & lo) + (b & lo));
-        }
-        CAT(uchar, LANES) out = CAT(convert_uchar, LANES)((hiSum + (ACCV)(128) + (loSum >> 8)) >> 8);
-#else
+        ACCV kc = (ACCV)(taps[RADIUS]);
         ACCV out = kc * c;
         for (int j = 0; j < RADIUS; j++)
             out = out + (ACCV)(taps[j]) * (MID_ROW(rowMap[y + j]) + MID_ROW(rowMap[y + 2 * RADIUS - j]));
-#endif
-        STORE_VALUES(PIXS, out, dst + (size_t)y * n4 + e0, keep)
+        STORE_VALUES(float, out, dst + (size_t)y * n4 + e0, keep)
     }
 }
+
+#else
+/* 8-bit, both passes in one kernel (blur_exact_u8_v), vertical first, as the Swift path does
+   (ExactU8 in BlurCPU.swift, lane by lane the same integers): the rounded result is one whole
+   number, (sum of kx*ky*p + 2^15) >> 16, whatever the order of the passes. Per output row:
+     vertical: V = sum of ky*p over the row's 2r+1 source rows, 2*LANES bytes a step, loaded as
+           LANES 16-bit lanes, so that lane k holds byte 2k (v & 0xFF) and byte 2k+1 (v >> 8):
+           no widening shuffles. V < 2^16 splits into hi = V >> 8 and lo = V & 0xFF, kept in four
+           halves (hi/lo of the even and of the odd values, a pixel two entries of each) in the
+           work-item's scratch, which stays in its caches;
+     border: the r pixels either side of each half from the row's own columns (colMap), or 0;
+     horizontal: A = sum of kx*hi, B = sum of kx*lo per half; the byte is (A + 128 + (B >> 8)) >> 8
+           (the GPU form's (sum k*h + 2^15) >> 16 with h = 256*hi + lo), even | odd << 8 stored as
+           16-bit lanes.
+   Every sum is in 16-bit lanes (half the width of 32-bit ones, and 16-bit multiplies cost less
+   than 32-bit ones on CPUs) and none overflows: taps in 1/256 sum to 256 and an outer tap is at
+   most 128, so V, A and B stay below 65281, and A + 128 + (B >> 8) below 2^16 because the whole
+   sum is at most 255 * 65536.
+   The middle image never leaves the work-item: no 16-bit image through memory between passes.
+   A row's last step is moved back to end at the row's end (it rewrites the same values); rows
+   shorter than a step go value by value. Scratch: 4 halves of 2 * (width + 2r) entries each,
+   per work-item; `zeros`: a row of zero bytes, the rows outside the image under the zero border. */
+#define UV CAT(ushort, LANES)
+/* Stored as LANES / 2 32-bit lanes (every address here is a multiple of 4 bytes): PoCL stores
+   a vector of 16-bit lanes one lane at a time, one of 32-bit lanes whole. */
+#if LANES == 4
+#define HALF_LANES 2
+#elif LANES == 8
+#define HALF_LANES 4
+#else
+#define HALF_LANES 8
+#endif
+#define VSTOREU(v, p) CAT(vstore, HALF_LANES)(CAT(as_uint, HALF_LANES)(v), 0, (__global uint*)(p))
+/* Loads likewise as 32-bit lanes: PoCL split the horizontal pass's vload16 of 16-bit lanes into
+   eight 4-byte loads. */
+#define VLOADU(p) CAT(as_ushort, LANES)(CAT(vload, HALF_LANES)(0, (__global const uint*)(p)))
+__kernel void blur_exact_u8_v(__global const uchar* src, __global uchar* dst, __global const int* colMap,
+                              __global const int* rowMap, __global const uint* taps, __global ushort* scratch,
+                              __global const uchar* zeros, int width, int height, int band) {
+    int n4 = width * 4, step = 2 * LANES;
+    int halfLen = 2 * (width + 2 * RADIUS);
+    __global ushort* hiE = scratch + (size_t)get_global_id(0) * 4 * halfLen;
+    __global ushort* hiO = hiE + halfLen;
+    __global ushort* loE = hiO + halfLen;
+    __global ushort* loO = loE + halfLen;
+    ushort k[RADIUS + 1];
+    for (int j = 0; j <= RADIUS; j++) k[j] = (ushort)taps[j];
+    UV low = (UV)(0xFF), bias = (UV)(128);
+    int y0 = get_global_id(0) * band, y1 = min(height, y0 + band);
+    for (int y = y0; y < y1; y++) {
+        __global const uchar* rows[2 * RADIUS + 1];
+        for (int j = 0; j <= 2 * RADIUS; j++) {
+            int m = rowMap[y + j];
+            rows[j] = m < 0 ? zeros : src + (size_t)m * n4;
+        }
+        /* Vertical. */
+        for (int i0 = 0; n4 >= step && i0 < n4; i0 += step) {
+            int i = min(i0, n4 - step);
+#define ROWV(j) VLOADU(rows[j] + i)
+            UV c = ROWV(RADIUS);
+            UV kc = (UV)(k[RADIUS]);
+            UV even = kc * (c & low), odd = kc * (c >> (UV)(8));
+            for (int j = 0; j < RADIUS; j++) {
+                UV a = ROWV(j), b = ROWV(2 * RADIUS - j);
+                UV kj = (UV)(k[j]);
+                even = even + kj * ((a & low) + (b & low));
+                odd = odd + kj * ((a >> (UV)(8)) + (b >> (UV)(8)));
+            }
+#undef ROWV
+            int e = 2 * RADIUS + i / 2;
+            VSTOREU(even >> (UV)(8), hiE + e);
+            VSTOREU(even & low, loE + e);
+            VSTOREU(odd >> (UV)(8), hiO + e);
+            VSTOREU(odd & low, loO + e);
+        }
+        if (n4 < step) {
+            for (int i = 0; i < n4; i++) {
+#define ROW1(j) ((ushort)rows[j][i])
+                ushort v = k[RADIUS] * ROW1(RADIUS);
+                for (int j = 0; j < RADIUS; j++) v = v + k[j] * (ushort)(ROW1(j) + ROW1(2 * RADIUS - j));
+#undef ROW1
+                int e = 2 * RADIUS + i / 2;
+                if (i % 2 == 0) { hiE[e] = v >> 8; loE[e] = v & 0xFF; } else { hiO[e] = v >> 8; loO[e] = v & 0xFF; }
+            }
+        }
+        /* Border: extended pixel s (source column colMap[s]) is entries 2s and 2s + 1 of each half. */
+        for (int t = 0; t < 2 * RADIUS; t++) {
+            int side = t < RADIUS ? t : width + t;
+            int sx = colMap[side];
+            for (int c = 0; c < 2; c++) {
+                int from = 2 * (sx + RADIUS) + c, to = 2 * side + c;
+                hiE[to] = sx < 0 ? 0 : hiE[from];
+                hiO[to] = sx < 0 ? 0 : hiO[from];
+                loE[to] = sx < 0 ? 0 : loE[from];
+                loO[to] = sx < 0 ? 0 : loO[from];
+            }
+        }
+        /* Horizontal. */
+        __global uchar* out = dst + (size_t)y * n4;
+        for (int i0 = 0; n4 >= step && i0 < n4; i0 += step) {
+            int i = min(i0, n4 - step), e = i / 2;
+#define FILTER(half, acc) {                                                                      \
+                acc = (UV)(k[RADIUS]) * VLOADU((half) + e + 2 * RADIUS);                         \
+                for (int j = 0; j < RADIUS; j++)                                                 \
+                    acc = acc + (UV)(k[j]) * (VLOADU((half) + e + 2 * j)                         \
+                                              + VLOADU((half) + e + 2 * (2 * RADIUS - j)));      \
+            }
+            UV ahE, alE, ahO, alO;
+            FILTER(hiE, ahE) FILTER(loE, alE) FILTER(hiO, ahO) FILTER(loO, alO)
+#undef FILTER
+            UV even = (ahE + bias + (alE >> (UV)(8))) >> (UV)(8);
+            UV odd = (ahO + bias + (alO >> (UV)(8))) >> (UV)(8);
+            VSTOREU(even | (odd << (UV)(8)), out + i);
+        }
+        if (n4 < step) {
+            for (int i = 0; i < n4; i++) {
+                __global ushort* hi = i % 2 == 0 ? hiE : hiO;
+                __global ushort* lo = i % 2 == 0 ? loE : loO;
+                int e = i / 2;
+                ushort a = k[RADIUS] * hi[e + 2 * RADIUS], b = k[RADIUS] * lo[e + 2 * RADIUS];
+                for (int j = 0; j < RADIUS; j++) {
+                    a = a + k[j] * (ushort)(hi[e + 2 * j] + hi[e + 2 * (2 * RADIUS - j)]);
+                    b = b + k[j] * (ushort)(lo[e + 2 * j] + lo[e + 2 * (2 * RADIUS - j)]);
+                }
+                out[i] = (uchar)((a + 128 + (b >> 8)) >> 8);
+            }
+        }
+    }
+}
+#endif /* PIX_U8 */
 #endif /* RADIUS, CPU form */
 
 #ifdef RECURSIVE
@@ -225,8 +323,8 @@ __kernel void blur_exact_cols_v(__global const HS* mid, __global PIXS* dst, __gl
    least w_k: the input of step t goes to slot t & mask, the one leaving to it was stored at slot
    (t - w_k) & mask, zero until written).
    Work-items own whole lines, LANES channels of them at once (one vector: 1 on GPUs, which
-   vectorise across work-items; the device's native width on CPUs, whose compilers leave such
-   loops scalar across work-items):
+   vectorise across work-items; 16 on CPUs, whose compilers leave such loops scalar across
+   work-items):
      columns: CHUNKS vectors of consecutive values of a row (a whole cache line of an 8-bit row
               with 16 lanes), top to bottom;
      rows:    LANES 1: one channel of one row; 4, 8, 16: 1, 2, 4 rows, RGBA each, left to right.

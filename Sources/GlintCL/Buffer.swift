@@ -23,7 +23,48 @@ public final class Buffer<T: BitwiseCopyable>: KernelArgument, @unchecked Sendab
         try write(values, queue: queue)
     }
 
+    /// A buffer over `count` elements of host memory the caller owns (`CL_MEM_USE_HOST_PTR`). On
+    /// a device that works in the host's memory (a CPU device) its kernels read and write that
+    /// memory itself: nothing is copied in or out. The memory must stay allocated for the
+    /// buffer's life and be aligned to the device's `baseAddressAlignment` (kernels may use
+    /// whole-vector accesses); the host reads what kernels wrote, or writes new input, only
+    /// inside `withHostAccess`.
+    public init(context: Context, sharing memory: UnsafeMutableRawPointer, count: Int, access: Access) throws(CLError) {
+        guard count > 0 else { throw CLError("clCreateBuffer", .invalidBufferSize, detail: "buffer of 0 elements") }
+        let alignment = (try? context.device.baseAddressAlignment) ?? 128
+        guard Int(bitPattern: memory) % max(alignment, 1) == 0 else {
+            throw CLError("clCreateBuffer", .invalidHostPtr, detail: "host memory not aligned to the device's \(alignment) bytes")
+        }
+        self.count = count
+        self.context = context
+        let bytes = count * MemoryLayout<T>.stride
+        let flags = access.flags | cl_mem_flags(CL_MEM_USE_HOST_PTR)
+        handle = try create("clCreateBuffer") { status in
+            context.gate.pass { clCreateBuffer(context.handle, flags, bytes, memory, status) }
+        }
+    }
+
     deinit { context.gate.pass { _ = clReleaseMemObject(handle) } }
+
+    /// Maps the whole buffer into the host's address space (blocking: every command queued before
+    /// has finished), runs `body` on its elements, then unmaps it and waits for the unmapping.
+    /// For a buffer over host memory (`init(context:sharing:count:access:)`) the elements are
+    /// that memory: on a device that works in it, no copy is made either way. `forWriting`
+    /// maps for writing as well, so what `body` stores reaches the device.
+    public func withHostAccess<R>(queue: CommandQueue, forWriting: Bool = false,
+                                  _ body: (UnsafeMutableBufferPointer<T>) -> R) throws(CLError) -> R {
+        let flags = cl_map_flags(forWriting ? CL_MAP_READ | CL_MAP_WRITE : CL_MAP_READ)
+        var status: cl_int = CL_SUCCESS
+        let mapped = queue.gate.pass {
+            clEnqueueMapBuffer(queue.handle, handle, cl_bool(CL_TRUE), flags, 0, byteCount, 0, nil, nil, &status)
+        }
+        try check("clEnqueueMapBuffer", status)
+        guard let mapped else { throw CLError("clEnqueueMapBuffer", .invalidValue, detail: "returned a null pointer") }
+        let result = body(UnsafeMutableBufferPointer(start: mapped.assumingMemoryBound(to: T.self), count: count))
+        try check("clEnqueueUnmapMemObject", queue.gate.pass { clEnqueueUnmapMemObject(queue.handle, handle, mapped, 0, nil, nil) })
+        try queue.finish()
+        return result
+    }
 
     public enum Access: Sendable {
         case readOnly, writeOnly, readWrite
@@ -45,6 +86,15 @@ public final class Buffer<T: BitwiseCopyable>: KernelArgument, @unchecked Sendab
             values.withUnsafeBytes {
                 clEnqueueWriteBuffer(queue.handle, handle, cl_bool(CL_TRUE), 0, $0.count, $0.baseAddress, 0, nil, nil)
             }
+        }
+        try check("clEnqueueWriteBuffer", status)
+    }
+
+    /// Blocking write of `bytes` (at most the buffer's bytes) from offset 0.
+    public func write(bytes: UnsafeRawBufferPointer, queue: CommandQueue) throws(CLError) {
+        precondition(bytes.count <= byteCount)
+        let status = queue.gate.pass {
+            clEnqueueWriteBuffer(queue.handle, handle, cl_bool(CL_TRUE), 0, bytes.count, bytes.baseAddress, 0, nil, nil)
         }
         try check("clEnqueueWriteBuffer", status)
     }

@@ -40,6 +40,12 @@ public struct Device: Hashable, @unchecked Sendable {
     /// PoCL, 16 (8) with AVX-512, 1 on GPUs, which vectorise across work-items.
     public var nativeFloatVectorWidth: Int { get throws(CLError) { Int(try value(CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, cl_uint.self)) } }
     public var nativeDoubleVectorWidth: Int { get throws(CLError) { Int(try value(CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE, cl_uint.self)) } }
+    /// Whether the device works in the host's own memory (`CL_DEVICE_HOST_UNIFIED_MEMORY`, an
+    /// OpenCL 1.2 query: CPU devices and integrated GPUs say yes).
+    public var hostUnifiedMemory: Bool { get throws(CLError) { try value(CL_DEVICE_HOST_UNIFIED_MEMORY, cl_bool.self) != 0 } }
+    /// `CL_DEVICE_MEM_BASE_ADDR_ALIGN` in bytes: the alignment of every buffer the device makes
+    /// (PoCL: 128), which kernels may rely on for whole-vector loads and stores.
+    public var baseAddressAlignment: Int { get throws(CLError) { Int(try value(CL_DEVICE_MEM_BASE_ADDR_ALIGN, cl_uint.self)) / 8 } }
     /// `CL_DEVICE_MAX_PARAMETER_SIZE`: the bytes of all a kernel's arguments together.
     public var maxParameterBytes: Int { get throws(CLError) { try value(CL_DEVICE_MAX_PARAMETER_SIZE, Int.self) } }
 

@@ -72,6 +72,62 @@ func floatPicture(_ w: Int, _ h: Int) -> ImageF { TestPicture.make(width: w, hei
 /// images that narrow the wider shapes and leave a last item overlapping the one before it, and
 /// for the recursive method with each pass split into one launch per work-group (rings limited
 /// to one work-group's): the bytes and floats of the Swift path, exactly.
+/// `BlurSession`, a blur repeated between preallocated buffers: on a CPU device its kernels work
+/// in the session's host memory (no copies), elsewhere, or when asked, it copies. Every way gives
+/// the Swift path's values, run after run and after a new image is loaded.
+@Suite struct BlurSessionTests {
+    @Test(arguments: [(BlurMethod.recursive, 12.0), (.exact, 2.0)])
+    func everyWayEqualsTheSwiftPath(_ method: BlurMethod, _ sigma: Double) async throws {
+        guard case .opencl(let cc) = try openCL() else { return }
+        let (w, h) = (131, 37)
+        let first = TestPicture.make(width: w, height: h), second = TestPicture.make(width: w, height: h, seed: 5, shift: 9)
+        let job = BlurJob(sigma: sigma, method: method, border: .reflect101)
+        for format in [PixelFormat.u8, .f32] {
+            let plan = BlurPlan(job: job, format: format, width: w, height: h)
+            let swift = try BlurSession(plan: plan, backend: .cpu)
+            let shared = try BlurSession(plan: plan, backend: .opencl(cc))
+            let copying = try BlurSession(plan: plan, backend: .opencl(cc), shareHostMemory: false)
+            // A CPU device (PoCL in CI) works in host memory; a GPU (Oclgrind's) does not.
+            let unified = try cc.device.hostUnifiedMemory
+            #expect(shared.sharesHostMemory == (cc.kind == .cpu && unified))
+            #expect(!copying.sharesHostMemory && !swift.sharesHostMemory)
+            for image in [first, second] {
+                for session in [swift, shared, copying] {
+                    if format == .u8 { try session.load(image.pixels) } else { try session.load(image.toFloat().pixels) }
+                    for _ in 0..<2 { _ = try await session.run() }
+                }
+                if format == .u8 {
+                    let want = try swift.output(UInt8.self)
+                    #expect(try shared.output(UInt8.self) == want, "\(method) 8-bit, shared")
+                    #expect(try copying.output(UInt8.self) == want, "\(method) 8-bit, copying")
+                    #expect(want != image.pixels)
+                } else {
+                    let want = try swift.output(Float.self)
+                    #expect(try shared.output(Float.self) == want, "\(method) float, shared")
+                    #expect(try copying.output(Float.self) == want, "\(method) float, copying")
+                }
+            }
+        }
+    }
+
+    /// Host memory shared with a device must be aligned as the device's own buffers are (kernels
+    /// may use whole-vector accesses): anything else is refused with the routine's name.
+    @Test func sharedHostMemoryMustBeAligned() throws {
+        let cc = try openCLContext()
+        let memory = UnsafeMutableRawPointer.allocate(byteCount: 4096, alignment: 4096)
+        defer { memory.deallocate() }
+        #expect(throws: CLError.self) { try Buffer<UInt8>(context: cc.context, sharing: memory + 16, count: 1024, access: .readWrite) }
+        do {
+            _ = try Buffer<UInt8>(context: cc.context, sharing: memory + 16, count: 1024, access: .readWrite)
+        } catch {
+            #expect(error.routine == "clCreateBuffer" && error.status == .invalidHostPtr)
+        }
+        let buffer = try Buffer<UInt8>(context: cc.context, sharing: memory, count: 1024, access: .readWrite)
+        try buffer.withHostAccess(queue: cc.queue, forWriting: true) { $0.update(repeating: 7) }
+        #expect(try buffer.read(queue: cc.queue) == [UInt8](repeating: 7, count: 1024))
+    }
+}
+
 @Suite struct BlurKernelShapeTests {
     static let shapes: [(Int, Int)] = [(1, 1), (1, 4), (4, 1), (4, 4), (8, 2), (16, 1), (16, 4)]
     /// Recursive: odd widths (a last item moved back), widths whose rows keep vectors aligned

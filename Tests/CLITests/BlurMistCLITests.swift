@@ -34,6 +34,19 @@ struct BlurCLITests {
         }
     }
 
+    @Test("--repeat-runs says whether the device copied: PoCL works in host memory, GLINT_ZERO_COPY=0 copies")
+    func repeatRunsNamesTheCopies() throws {
+        try withSandbox { box in
+            try writeInput(box)
+            let args = ["blur", "in.png", "-o", "out.png", "--sigma", "6", "--device", "opencl", "--repeat-runs", "3"]
+            let shared = try box.run(args)
+            #expect(shared.status == 0 && shared.stdout.contains("repeated: median ") &&
+                    shared.stdout.contains("no copies (the device works in host memory)"), "\(shared)")
+            let copying = try box.run(args, env: ["GLINT_ZERO_COPY": "0"])
+            #expect(copying.status == 0 && copying.stdout.contains("writing the image and reading it back included"), "\(copying)")
+        }
+    }
+
     @Test("compare --a cpu --b opencl blur: within tolerance")
     func compareBlur() throws {
         try withSandbox { box in

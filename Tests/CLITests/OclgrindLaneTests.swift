@@ -161,8 +161,10 @@ private let imageCases: [OclgrindCase] = ["exact", "recursive"].flatMap { method
 
 /// The blur kernels' CPU forms (what PoCL runs: LANES values per vector) on the simulator, by
 /// GLINT_KERNEL_LANES: 16 and 4 lanes, both methods, 8-bit and float, a kernel wider than the
-/// 20x14 image, a 19x7 image (a row's last vector overlapping the one before), and the mist's compose (a row per work-item, its last pixels short of a vector
-/// one by one) with its recursive blur at sigma 5.
+/// 20x14 image, a 19x7 image (a row's last vector overlapping the one before), a 7x3 image (rows
+/// shorter than the exact 8-bit kernel's step of 2 x 16 bytes, value by value), and the mist's
+/// compose (a row per work-item, its last pixels short of a vector one by one) with its recursive
+/// blur at sigma 5.
 private let cpuFormBlurCases: [OclgrindCase] = ["16", "4"].flatMap { lanes in
     ["exact", "recursive"].flatMap { method in
         [
@@ -170,6 +172,8 @@ private let cpuFormBlurCases: [OclgrindCase] = ["16", "4"].flatMap { lanes in
                                                                           "--border", "wrap"], env: ["GLINT_KERNEL_LANES": lanes]),
             OclgrindCase(name: "blur \(method) \(lanes) lanes 8-bit, 19x7", args: ["blur", "odd.png", "--sigma", "1.2", "--method", method],
                          env: ["GLINT_KERNEL_LANES": lanes]),
+            OclgrindCase(name: "blur \(method) \(lanes) lanes 8-bit, 7x3", args: ["blur", "tiny.png", "--sigma", "1.5", "--method", method,
+                                                                                 "--border", "reflect101"], env: ["GLINT_KERNEL_LANES": lanes]),
             OclgrindCase(name: "blur \(method) \(lanes) lanes float", args: ["blur", "in.pfm", "--sigma", "1.5", "--method", method,
                                                                          "--border", "zero"], env: ["GLINT_KERNEL_LANES": lanes]),
             OclgrindCase(name: "blur \(method) \(lanes) lanes sigma 12", args: ["blur", "in.png", "--sigma", "12", "--method", method],
@@ -202,6 +206,8 @@ struct OclgrindLaneTests {
         try #require(pfm.status == 0, "making in.pfm: \(pfm)")
         let odd = try s.run(["fractal", "julia", "--size", "19x7", "--iterations", "40", "--device", "cpu", "-o", "odd.png", "-q"])
         try #require(odd.status == 0, "making odd.png: \(odd)")
+        let tiny = try s.run(["fractal", "julia", "--size", "7x3", "--iterations", "40", "--device", "cpu", "-o", "tiny.png", "-q"])
+        try #require(tiny.status == 0, "making tiny.png: \(tiny)")
     }
 
     /// Runs `glint compare --a cpu --b gpu ARGS` with Oclgrind as the only device.
@@ -259,7 +265,7 @@ struct OclgrindLaneTests {
     @Test func blurLanesPickTheKernelForm() throws {
         try withSandbox { s in
             try makeInputs(s)
-            for (lanes, method, form) in [("16", "exact", "exact, CPU form (16 values per vector)"),
+            for (lanes, method, form) in [("16", "exact", "exact, CPU form (16 16-bit lanes per vector, both passes in one kernel)"),
                                           ("4", "recursive", "recursive, CPU form (4 values per vector, 4 per column work-item)"),
                                           (nil, "exact", "exact, GPU form (local-memory tiles)"),
                                           (nil, "recursive", "recursive, GPU form (one value per work-item)")] {

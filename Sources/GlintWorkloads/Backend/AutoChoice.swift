@@ -31,8 +31,8 @@ public enum AutoChoice {
         .fractalSmooth: (false, "Swift path 1.36x faster (1080p: 73.1 against 99.6 ms)"),
         .fractalDeep: (false, "Swift path 1.9-2.5x faster (1e100 to 1e1000, 640x480)"),
         .rtow: (false, "Swift path 1.07-1.09x faster (cover, 400x225 and 1200x800)"),
-        .blur: (false, "Swift path 2.5-4.1x faster (1080p, 8-bit sigma 2 to 40 and float; before the kernels' CPU forms, 1.0-1.85x since on a Zen 4 with AVX-512)"),
-        .mist: (false, "Swift path 1.9x faster (1080p, sigma 40; before the kernels' CPU forms, 1.1-1.25x since on a Zen 4 with AVX-512)"),
+        .blur: (false, "a command blurs one image, and PoCL's start-up outweighs its kernels (a whole 1080p glint blur: 68 ms on the Swift path, 108 on PoCL); repeated blurs run in 0.77-0.96 of the Swift path's time on PoCL since the kernels' CPU forms (Zen 4, AVX-512 and AVX2 code)"),
+        .mist: (false, "Swift path 1.2-1.4x faster (1080p and 4K, sigma 40, Zen 4; 1.9x before the kernels' CPU forms)"),
         .iso: (false, "Swift path 1.15x faster (3840x2160 source)"),
         .pulse: (false, "Swift path 1.7x faster (1080p frame; PoCL's fill and read-back cost more than the kernel)"),
     ]
@@ -43,8 +43,9 @@ public enum AutoChoice {
     /// medians: the Swift path 1.1-1.5x faster for every plain fractal case (1080p float 5.4
     /// against 8.2 ms, double 9.2 against 9.8 ms, without interior skipping 15.3 against 17.9 ms,
     /// burning ship 23.2 against 26.1 ms, julia 3x3 supersampled 60.0 against 64.8 ms, 4K float
-    /// 21.6 against 28.9 ms), and faster still for every other kind (the recursive blur by 2-9%
-    /// since the blur kernels' CPU forms: 1080p and 4K, sigma 20 and 40, alternating runs).
+    /// 21.6 against 28.9 ms), and faster still for every other kind but the blur, whose repeated
+    /// runs PoCL does faster since the kernels' CPU forms while a `glint blur` command, one image,
+    /// pays PoCL's start-up (`onCPUDevices`).
     public static let onAVX512Devices: Set<AutoKind> = []
 
     /// Whether `auto` runs `kind` on an OpenCL CPU device rather than the Swift path, for a device

@@ -1,6 +1,9 @@
 import GlintCL
 import GlintCore
 import GlintKernels
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One device's OpenCL context and in-order profiling queue, shared by every workload in the
 /// process, with its built programs cached in memory (and on disk through `ProgramCache`).
@@ -17,6 +20,14 @@ public final class ComputeContext: @unchecked Sendable {
     public let nativeDoubleVectorWidth: Int
     /// Options every build gets for this device.
     public let baseOptions: String
+    /// Whether jobs that keep their images between runs (a blur session, the blur benchmark)
+    /// let the kernels work in host memory (`Buffer(context:sharing:count:access:)`) instead of
+    /// copying images to the device and back: on a CPU device that says it works in the host's
+    /// memory, unless `GLINT_ZERO_COPY=0`. A GPU keeps its own memory, and copies.
+    public let sharesHostMemory: Bool
+    /// The alignment host memory needs to be shared with the device (`Device.baseAddressAlignment`,
+    /// at least 64 bytes).
+    public let hostAlignment: Int
 
     private let programs = Locked<[String: Program]>([:])
     private let stats = Locked<BuildStats>(BuildStats(cacheNotes: DeviceInventory.scan().note.map { [$0] } ?? []))
@@ -43,6 +54,9 @@ public final class ComputeContext: @unchecked Sendable {
         supportsFP64 = try device.supportsFP64
         nativeFloatVectorWidth = (try? device.nativeFloatVectorWidth) ?? 1
         nativeDoubleVectorWidth = (try? device.nativeDoubleVectorWidth) ?? 1
+        let unified = (try? device.hostUnifiedMemory) ?? false
+        sharesHostMemory = kind == .cpu && unified && Self.zeroCopyAllowed(getenv("GLINT_ZERO_COPY").map { String(cString: $0) })
+        hostAlignment = max(64, (try? device.baseAddressAlignment) ?? 128)
         // The float rules (docs/DESIGN.md): no fast-math; division rounded correctly where the
         // device can, so the kernels and their Swift twins divide alike.
         // OpenCL C 1.2 is what the kernels are written in, and all NVIDIA's devices report (a
@@ -54,6 +68,10 @@ public final class ComputeContext: @unchecked Sendable {
         if (try? device.correctlyRoundedDivideSqrt) == true { options.append("-cl-fp32-correctly-rounded-divide-sqrt") }
         baseOptions = options.joined(separator: " ")
     }
+
+    /// `GLINT_ZERO_COPY`'s value: `0` keeps the copies (to compare); unset or anything else lets a
+    /// CPU device work in host memory.
+    static func zeroCopyAllowed(_ value: String?) -> Bool { value != "0" }
 
     /// `text` without leading and trailing whitespace (drivers pad an empty log with newlines or a NUL).
     static func trimmed(_ text: String) -> String {

@@ -10,7 +10,8 @@ public final class CLBlur: @unchecked Sendable {
     public let plan: BlurPlan
     let cc: ComputeContext
     private let first: Kernel
-    private let second: Kernel
+    /// nil where one kernel does both passes (the exact 8-bit CPU form).
+    private let second: Kernel?
     private let rowMap: Buffer<Int32>
     private let colMap: Buffer<Int32>
     private let taps: Buffer<UInt32>?
@@ -19,6 +20,10 @@ public final class CLBlur: @unchecked Sendable {
     /// recursive: in 1/256), float images Float.
     private let mid16: Buffer<UInt16>?
     private let midF: Buffer<Float>?
+    /// Exact 8-bit CPU form (`blur_exact_u8_v`, both passes in one kernel): each work-item's
+    /// halves of its row's vertical sums, and a row of zero bytes (rows past a zero border).
+    private let scratch: Buffer<UInt16>?
+    private let zeros: Buffer<UInt8>?
     /// Exact, GPU form: the work-group shapes.
     private let tileW: Int, tileH: Int, rowTile: Int
     /// Values per vector (blur.cl's LANES; 1: the GPU forms); recursive: vectors per column
@@ -50,19 +55,36 @@ public final class CLBlur: @unchecked Sendable {
         colMap = try Buffer(queue: q, copying: plan.colMap)
         let pixels = plan.width * plan.height
         let preferred = shape ?? Self.preferredShape(on: cc)
-        mid16 = u8 ? try Buffer(context: cc.context, count: pixels * 4) : nil
+        let exactLanes = plan.method == .exact ? Self.exactLanes(plan: plan, preferring: preferred.lanes) : 0
+        // The exact 8-bit CPU form keeps its middle values in each work-item's scratch.
+        let fused = u8 && exactLanes > 1
+        mid16 = u8 && !fused ? try Buffer(context: cc.context, count: pixels * 4) : nil
         midF = u8 ? nil : try Buffer(context: cc.context, count: pixels * 4)
+        if fused {
+            let items = (plan.height + Self.exactBand - 1) / Self.exactBand
+            scratch = try Buffer(context: cc.context, count: items * 4 * 2 * (plan.width + 2 * plan.radius))
+            let z = try Buffer<UInt8>(context: cc.context, count: plan.width * 4)
+            try z.zero(queue: q)
+            zeros = z
+        } else {
+            scratch = nil; zeros = nil
+        }
         if plan.method == .exact {
             let r = plan.radius
-            lanes = Self.exactLanes(plan: plan, preferring: preferred.lanes)
+            lanes = exactLanes
             chunks = 0; rings = nil
             columnItemsPerLaunch = 0; rowItemsPerLaunch = 0
             if lanes > 1 {
                 // CPU form: taps read straight from the image, LANES values at a time.
                 tileW = 0; tileH = 0; rowTile = 0; group = 1
                 let program = try cc.program("blur.cl", defines: ["PIX_U8=\(u8 ? 1 : 0)", "RADIUS=\(r)", "LANES=\(lanes)"])
-                first = try program.kernel("blur_exact_rows_v")
-                second = try program.kernel("blur_exact_cols_v")
+                if fused {
+                    first = try program.kernel("blur_exact_u8_v")
+                    second = nil
+                } else {
+                    first = try program.kernel("blur_exact_rows_v")
+                    second = try program.kernel("blur_exact_cols_v")
+                }
             } else {
                 // GPU form. Column tiles: as wide as local memory allows (48 KiB or more on GPUs).
                 let local = Int((try? cc.device.localMemoryBytes) ?? 32768)
@@ -125,11 +147,16 @@ public final class CLBlur: @unchecked Sendable {
 
     /// The kernels' shape on this device: values per vector (LANES) and, for the recursive
     /// columns, vectors per work-item. GPUs: 1 x 1, the GPU forms (a warp is the vector; the
-    /// exact method tiles through local memory). CPU devices: the native vector width (16 floats
-    /// with AVX-512, 8 with AVX2: PoCL leaves a loop inside a work-item scalar across
-    /// work-items) and four vectors of a row per column item (a cache line of an 8-bit row with
-    /// 16 lanes: the column walk then uses each line it loads whole; on PoCL with AVX-512 at
-    /// 1080p, sigma 40, one vector per item took 4.5 ms for the columns, four 3.8 ms).
+    /// exact method tiles through local memory). CPU devices: 16 values per vector (PoCL leaves
+    /// a loop inside a work-item scalar across work-items, so the vector is the work-item's
+    /// own) and four vectors of a row per column item (a cache line of an 8-bit row: the column
+    /// walk then uses each line it loads whole; on PoCL with AVX-512 at 1080p, sigma 40, one
+    /// vector per item took 4.5 ms for the columns, four 3.8 ms). 16 lanes, not the device's
+    /// native width, on AVX2 too: compiled for haswell (PoCL, 1080p, the fastest of each run,
+    /// medians of three alternating runs) 16 lanes against 8 took 0.52 of the time for the exact
+    /// 8-bit sigma 2, 0.62 for sigma 10, 0.74 for the recursive sigma 20, 0.86 for the float
+    /// sigma 8 and 0.79 for the mist's frames: two registers a vector give the loops twice the
+    /// independent work, and the 8-bit sums fill whole registers of 16-bit lanes.
     /// `GLINT_KERNEL_LANES` (1, 4, 8 or 16) sets the lanes of the blur and mist kernels on any
     /// device: 1 runs the GPU forms on a CPU device, 4 to 16 the CPU forms on a GPU (the
     /// Oclgrind tests check both forms' memory accesses this way).
@@ -137,7 +164,7 @@ public final class CLBlur: @unchecked Sendable {
         if let v = getenv("GLINT_KERNEL_LANES"), let n = Int(String(cString: v)), [1, 4, 8, 16].contains(n) {
             return shape(lanes: n)
         }
-        return shape(lanes: cc.kind == .cpu ? [16, 8, 4].first { $0 <= max(cc.nativeFloatVectorWidth, 4) } ?? 4 : 1)
+        return shape(lanes: cc.kind == .cpu ? 16 : 1)
     }
 
     /// The shape for `lanes` values per vector: the GPU forms with 1 (one value per column
@@ -177,6 +204,7 @@ public final class CLBlur: @unchecked Sendable {
     public var form: String {
         switch (plan.method, lanes) {
         case (.exact, 1): "exact, GPU form (local-memory tiles)"
+        case (.exact, _) where second == nil: "exact, CPU form (\(lanes) 16-bit lanes per vector, both passes in one kernel)"
         case (.exact, _): "exact, CPU form (\(lanes) values per vector)"
         case (_, 1) where chunks == 1: "recursive, GPU form (one value per work-item)"
         default: "recursive, CPU form (\(lanes) value\(lanes == 1 ? "" : "s") per vector, \(chunks) per column work-item)"
@@ -190,20 +218,26 @@ public final class CLBlur: @unchecked Sendable {
     public func encode(src: any KernelArgument, dst: any KernelArgument) throws -> [Event] {
         let w = Int32(plan.width), h = Int32(plan.height)
         let q = cc.queue
-        let mid: any KernelArgument = mid16 ?? midF!
         if plan.method == .exact {
             let t: any KernelArgument = taps ?? tapsF!
             if lanes > 1 {
                 let bands = [(plan.height + Self.exactBand - 1) / Self.exactBand]
                 let band = Int32(Self.exactBand)
+                guard let second else {
+                    try first.setArguments(src, dst, colMap, rowMap, t, scratch!, zeros!, w, h, band)
+                    return [try q.enqueue(first, global: bands, local: [1])]
+                }
+                let mid: any KernelArgument = mid16 ?? midF!
                 try first.setArguments(src, mid, colMap, t, w, h, band)
                 let e1 = try q.enqueue(first, global: bands, local: [1])
                 try second.setArguments(mid, dst, rowMap, t, w, h, band)
                 let e2 = try q.enqueue(second, global: bands, local: [1])
                 return [e1, e2]
             }
+            let mid: any KernelArgument = mid16 ?? midF!
             try first.setArguments(src, mid, colMap, t, w, h)
             let e1 = try q.enqueue(first, global: [roundUp(plan.width, rowTile), plan.height], local: [rowTile, 1])
+            guard let second else { preconditionFailure("the exact GPU form has two kernels") }
             try second.setArguments(mid, dst, rowMap, t, w, h)
             let e2 = try q.enqueue(second, global: [roundUp(plan.width, tileW), roundUp(plan.height, tileH)],
                                    local: [tileW, tileH])
@@ -213,6 +247,8 @@ public final class CLBlur: @unchecked Sendable {
         let masks = SIMD4<Int32>(plan.boxWidths.map { Int32(BoxPasses.Cascade.capacity($0) - 1) })
         let pad = Int32(plan.pad)
         let items = Self.recursiveItems(plan: plan, lanes: lanes, chunks: chunks)
+        let mid: any KernelArgument = mid16 ?? midF!
+        guard let second else { preconditionFailure("the recursive method has two kernels") }
         var events: [Event] = []
         for (kernel, from, to, map, scale, items, perLaunch) in [
             (first, src, mid, rowMap, plan.midScale, items.columns, columnItemsPerLaunch),
@@ -286,65 +322,156 @@ public enum BlurRenderer {
 }
 
 /// Repeated blurs of one size on one backend, reusing everything between calls (what a video
-/// pipeline or a benchmark does): `time` blurs the same image `runs` times and reports the
-/// median. The CPU path blurs in place between preallocated buffers; on OpenCL each run writes
-/// the image to the device and reads the result back (wall time), and the kernel time is apart.
+/// pipeline or a benchmark does): `load` an image, then `run` blurs it as often as asked and
+/// `output` returns the last result. The Swift path blurs between two host buffers of its own.
+/// An OpenCL device that works in the host's memory (a CPU device, `sharesHostMemory`) blurs
+/// between two such buffers too, shared with it (`CL_MEM_USE_HOST_PTR`): nothing is copied. Any
+/// other device (a GPU) gets the image written to it and the result read back on every run, as a
+/// new frame would be; those copies are part of the wall time, the kernels' time is apart.
 public final class BlurSession: @unchecked Sendable {
     public let plan: BlurPlan
     let backend: Backend
-    let cpu: CPUBlur?
-    let cl: CLBlur?
-    let src: UnsafeMutableRawPointer, dst: UnsafeMutableRawPointer
-    let clSrc: (any KernelArgument)?, clDst: (any KernelArgument)?
+    /// Whether the device's kernels work in the session's host buffers (no copies).
+    public let sharesHostMemory: Bool
+    /// Set once in `init`; nil only in `deinit`, which releases the device's buffers before the
+    /// host memory under them.
+    private var engine: Engine!
+    /// The session's input (the Swift path and a sharing device; nil where the device copies the
+    /// caller's array: no second copy on the host) and output, in host memory.
+    private let src: UnsafeMutableRawPointer?
+    private let dst: UnsafeMutableRawPointer
+    /// The loaded image, for a device that copies it at every run.
+    private var input: Pixels?
+    private var loaded = false
 
-    public init(plan: BlurPlan, backend: Backend) throws {
-        self.plan = plan
-        self.backend = backend
-        let n = plan.width * plan.height * 4
-        src = .allocate(byteCount: plan.imageBytes, alignment: 64)
-        dst = .allocate(byteCount: plan.imageBytes, alignment: 64)
-        switch backend {
-        case .cpu:
-            cpu = CPUBlur(plan: plan); cl = nil; clSrc = nil; clDst = nil
-        case .opencl(let cc):
-            cpu = nil
-            cl = try CLBlur(plan: plan, on: cc)
-            if plan.format == .u8 {
-                clSrc = try Buffer<UInt8>(context: cc.context, count: n); clDst = try Buffer<UInt8>(context: cc.context, count: n)
-            } else {
-                clSrc = try Buffer<Float>(context: cc.context, count: n); clDst = try Buffer<Float>(context: cc.context, count: n)
+    private enum Engine {
+        case cpu(CPUBlur)
+        case opencl(CLBlur, CommandQueue, src: Buffer<UInt8>, dst: Buffer<UInt8>)
+    }
+
+    private enum Pixels {
+        case bytes([UInt8]), floats([Float])
+        func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+            switch self {
+            case .bytes(let a): return try a.withUnsafeBytes(body)
+            case .floats(let a): return try a.withUnsafeBytes(body)
             }
         }
     }
 
-    deinit { src.deallocate(); dst.deallocate() }
+    /// `shareHostMemory`: nil follows the device (`ComputeContext.sharesHostMemory`); false keeps
+    /// the copies on any device (to compare); true shares where the device works in host memory.
+    public init(plan: BlurPlan, backend: Backend, shareHostMemory: Bool? = nil) throws {
+        self.plan = plan
+        self.backend = backend
+        let bytes = plan.imageBytes
+        switch backend {
+        case .cpu:
+            sharesHostMemory = false
+            src = .allocate(byteCount: bytes, alignment: 64)
+            dst = .allocate(byteCount: bytes, alignment: 64)
+            engine = .cpu(CPUBlur(plan: plan))
+        case .opencl(let cc):
+            let shares = cc.sharesHostMemory && shareHostMemory != false
+                || shareHostMemory == true && cc.kind == .cpu && ((try? cc.device.hostUnifiedMemory) ?? false)
+            sharesHostMemory = shares
+            let blur = try CLBlur(plan: plan, on: cc)
+            if shares {
+                let s = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: cc.hostAlignment)
+                let d = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: cc.hostAlignment)
+                src = s; dst = d
+                do {
+                    engine = .opencl(blur, cc.queue, src: try Buffer(context: cc.context, sharing: s, count: bytes, access: .readOnly),
+                                     dst: try Buffer(context: cc.context, sharing: d, count: bytes, access: .readWrite))
+                } catch { s.deallocate(); d.deallocate(); throw error }
+            } else {
+                src = nil
+                dst = .allocate(byteCount: bytes, alignment: 64)
+                do {
+                    engine = .opencl(blur, cc.queue, src: try Buffer(context: cc.context, count: bytes),
+                                     dst: try Buffer(context: cc.context, count: bytes))
+                } catch { dst.deallocate(); throw error }
+            }
+        }
+    }
+
+    deinit {
+        engine = nil
+        src?.deallocate(); dst.deallocate()
+    }
+
+    /// Makes `pixels` the image every `run` blurs: 8-bit RGBA for an 8-bit plan.
+    public func load(_ pixels: [UInt8]) throws {
+        precondition(plan.format == .u8 && pixels.count * MemoryLayout<UInt8>.stride == plan.imageBytes)
+        try load(.bytes(pixels))
+    }
+
+    /// Makes `pixels` the image every `run` blurs: float RGBA for a float plan.
+    public func load(_ pixels: [Float]) throws {
+        precondition(plan.format == .f32 && pixels.count * MemoryLayout<Float>.stride == plan.imageBytes)
+        try load(.floats(pixels))
+    }
+
+    private func load(_ pixels: Pixels) throws {
+        loaded = true
+        switch engine! {
+        case .cpu:
+            pixels.withUnsafeBytes { src!.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        case .opencl(_, let q, let s, _):
+            if sharesHostMemory {
+                // Written while mapped, so the device sees it whatever it caches.
+                try s.withHostAccess(queue: q, forWriting: true) { mapped in
+                    pixels.withUnsafeBytes { UnsafeMutableRawPointer(mapped.baseAddress!).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+                }
+            } else {
+                input = pixels
+            }
+        }
+    }
+
+    /// One blur of the loaded image: wall seconds (copies included) and the kernels' seconds
+    /// (0 on the Swift path).
+    public func run() async throws -> (wall: Double, kernel: Double) {
+        precondition(loaded, "BlurSession.run before load")
+        let start = Clock.now()
+        var kernel = 0.0
+        switch engine! {
+        case .cpu(let blur):
+            await blur.run(src: UnsafeRawPointer(src!), dst: dst)
+        case .opencl(let blur, let q, let s, let d):
+            if let input { try input.withUnsafeBytes { try s.write(bytes: $0, queue: q) } }
+            let events = try blur.encode(src: s, dst: d)
+            if sharesHostMemory {
+                // The result is in the session's memory once mapped: nothing to copy.
+                try d.withHostAccess(queue: q) { _ in }
+            } else {
+                try d.read(into: UnsafeMutableBufferPointer(start: dst.assumingMemoryBound(to: UInt8.self), count: d.count),
+                           count: d.count, queue: q)
+            }
+            for e in events { kernel += Double(try e.durationNanoseconds()) * 1e-9 }
+        }
+        return (Clock.now() - start, kernel)
+    }
+
+    /// The last run's result, as `T` (UInt8 or Float, the plan's format).
+    public func output<T: BitwiseCopyable>(_: T.Type = T.self) throws -> [T] {
+        precondition(MemoryLayout<T>.stride == (plan.format == .u8 ? 1 : 4))
+        let count = plan.imageBytes / MemoryLayout<T>.stride
+        let copy = { (p: UnsafeRawPointer) in Array(UnsafeBufferPointer(start: p.assumingMemoryBound(to: T.self), count: count)) }
+        if sharesHostMemory, case .opencl(_, let q, _, let d)? = engine {
+            return try d.withHostAccess(queue: q) { copy(UnsafeRawPointer($0.baseAddress!)) }
+        }
+        return copy(UnsafeRawPointer(dst))
+    }
 
     /// Median wall and kernel seconds of `runs` blurs of `pixels` (UInt8 or Float, the plan's format).
     public func time<T: BitwiseCopyable>(_ pixels: [T], runs: Int) async throws -> (wall: Double, kernel: Double) {
-        precondition(pixels.count == plan.width * plan.height * 4)
-        pixels.withUnsafeBytes { src.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        if let bytes = pixels as? [UInt8] { try load(bytes) } else if let floats = pixels as? [Float] { try load(floats) }
+        else { preconditionFailure("BlurSession takes UInt8 or Float pixels") }
         var walls: [Double] = [], kernels: [Double] = []
-        let bytes = pixels as? [UInt8], floats = pixels as? [Float]
         for _ in 0..<max(runs, 1) {
-            let start = Clock.now()
-            var kernel = 0.0
-            if let cpu {
-                await cpu.run(src: UnsafeRawPointer(src), dst: dst)
-            } else if let cl, case .opencl(let cc) = backend {
-                let q = cc.queue
-                var events: [Event] = []
-                if let s = clSrc as? Buffer<UInt8>, let d = clDst as? Buffer<UInt8> {
-                    try s.write(bytes ?? [], queue: q)
-                    events = try cl.encode(src: s, dst: d)
-                    try d.read(into: UnsafeMutableBufferPointer(start: dst.assumingMemoryBound(to: UInt8.self), count: d.count), count: d.count, queue: q)
-                } else if let s = clSrc as? Buffer<Float>, let d = clDst as? Buffer<Float> {
-                    try s.write(floats ?? [], queue: q)
-                    events = try cl.encode(src: s, dst: d)
-                    try d.read(into: UnsafeMutableBufferPointer(start: dst.assumingMemoryBound(to: Float.self), count: d.count), count: d.count, queue: q)
-                }
-                for e in events { kernel += Double(try e.durationNanoseconds()) * 1e-9 }
-            }
-            walls.append(Clock.now() - start)
+            let (wall, kernel) = try await run()
+            walls.append(wall)
             kernels.append(kernel)
         }
         func median(_ v: [Double]) -> Double {
