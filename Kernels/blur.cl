@@ -10,7 +10,7 @@
      PIX_U8    1: 8-bit images, 0: float images
      RADIUS    exact kernels: taps on each side of the centre
      TILE_W, TILE_H   exact kernels, GPU form: work-group shape (blur_exact_rows uses TILE_W x 1)
-     LANES     with RADIUS: the exact kernels' CPU form, LANES values per vector (below)
+     LANES     with RADIUS: the exact kernels' CPU form, LANES lanes per vector (below)
      RECURSIVE, LANES, CHUNKS   recursive kernels (below) */
 #pragma OPENCL FP_CONTRACT OFF
 
@@ -97,17 +97,17 @@ void blur_exact_cols(__global const HPIX* mid, __global PIX* dst, __global const
 #endif /* RADIUS, GPU form */
 
 #if defined(RADIUS) && defined(LANES)
-/* ---- Exact, CPU form: the same sums, LANES consecutive values of a row per vector ----
+/* ---- Exact, CPU form: the same sums, vectors of LANES lanes along a row ----
    CPU compilers leave the loops of a work-item scalar across work-items, and local memory is
-   only a copy there: a work-item takes a band of `band` whole rows, LANES values (4, 8 or 16:
-   whole pixels) at a time, and reads its taps straight from the image, as vectors: every tap
-   row is read as one stream along the row, which the caches' prefetchers follow (on PoCL with
-   AVX-512, 1080p, sigma 2: 7.4 ms for both passes with 16 vectors of a row per work-item, 4.4
-   with whole rows). The host keeps LANES <= width * 4. */
+   only a copy there: a work-item takes a band of `band` whole rows and works along them a
+   vector at a time, so that every row it reads is one stream, which the caches' prefetchers
+   follow (on PoCL with AVX-512, 1080p, sigma 2, the two-pass 8-bit form took 7.4 ms with 16
+   vectors of a row per work-item, 4.4 with whole rows). The host keeps LANES <= width * 4. */
 #define VLOAD CAT(vload, LANES)
 #if !PIX_U8
-/* Float: rows, then columns, each lane doing the GPU form's operations in its order (centre tap
-   first, then the pairs from the outside in), so the results are the same to the bit. A row's
+/* Float: rows, then columns, LANES values of a row per vector, the taps read straight from the
+   image, each lane doing the GPU form's operations in its order (centre tap first, then the
+   pairs from the outside in), so the results are the same to the bit. A row's
    last vector is moved back to end at the row's end and stores only its own values. Rows:
    vectors at least RADIUS pixels from both edges load their taps whole; the others map each
    pixel through colMap. */
@@ -266,27 +266,26 @@ __kernel void blur_exact_u8_v(__global const uchar* src, __global uchar* dst, __
                 if (i % 2 == 0) { hiE[e] = v >> 8; loE[e] = v & 0xFF; } else { hiO[e] = v >> 8; loO[e] = v & 0xFF; }
             }
         }
-        /* Border: extended pixel s (source column colMap[s]) is entries 2s and 2s + 1 of each half. */
+        /* Border: extended pixel s (source column colMap[s]) is entries 2s and 2s + 1 of each
+           half, bytes 4s to 4s + 3, copied as bytes (which may alias the 32-bit lanes the vector
+           steps store and the 16-bit values the value-by-value steps store). */
         for (int t = 0; t < 2 * RADIUS; t++) {
             int side = t < RADIUS ? t : width + t;
             int sx = colMap[side];
-            for (int c = 0; c < 2; c++) {
-                int from = 2 * (sx + RADIUS) + c, to = 2 * side + c;
-                hiE[to] = sx < 0 ? 0 : hiE[from];
-                hiO[to] = sx < 0 ? 0 : hiO[from];
-                loE[to] = sx < 0 ? 0 : loE[from];
-                loO[to] = sx < 0 ? 0 : loO[from];
+            for (int h = 0; h < 4; h++) {
+                __global uchar* bytes = (__global uchar*)(hiE + h * halfLen);
+                for (int c = 0; c < 4; c++) bytes[4 * side + c] = sx < 0 ? 0 : bytes[4 * (sx + RADIUS) + c];
             }
         }
         /* Horizontal. */
         __global uchar* out = dst + (size_t)y * n4;
         for (int i0 = 0; n4 >= step && i0 < n4; i0 += step) {
             int i = min(i0, n4 - step), e = i / 2;
-#define FILTER(half, acc) {                                                                      \
-                acc = (UV)(k[RADIUS]) * VLOADU((half) + e + 2 * RADIUS);                         \
+#define FILTER(hv, acc) {                                                                        \
+                acc = (UV)(k[RADIUS]) * VLOADU((hv) + e + 2 * RADIUS);                           \
                 for (int j = 0; j < RADIUS; j++)                                                 \
-                    acc = acc + (UV)(k[j]) * (VLOADU((half) + e + 2 * j)                         \
-                                              + VLOADU((half) + e + 2 * (2 * RADIUS - j)));      \
+                    acc = acc + (UV)(k[j]) * (VLOADU((hv) + e + 2 * j)                           \
+                                              + VLOADU((hv) + e + 2 * (2 * RADIUS - j)));        \
             }
             UV ahE, alE, ahO, alO;
             FILTER(hiE, ahE) FILTER(loE, alE) FILTER(hiO, ahO) FILTER(loO, alO)

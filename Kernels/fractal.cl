@@ -336,3 +336,138 @@ __kernel void fractal_color(__global const uint* counts,
     out_f32[r * p.width + px] = (float4)(mean, 1.0f);
 #endif
 }
+
+#if LANES > 1 && FORMULA != GLINT_FORMULA_IMAGE_JULIA
+/* fractal_color's CPU form (fractal_color_v): a work-item colours LANES consecutive pixels of a
+   row. Colours evaluated per sample (smooth colouring, and palettes of counts where no table is
+   made) take one pixel per lane, fractal_color's operations in its order lane by lane: PoCL runs
+   fractal_color a pixel at a time, the smooth colouring's logarithm and the palettes' sines a
+   scalar library call per sample, here one vector call per LANES samples. Lanes past the row's
+   end repeat its last pixel and store nothing. (Image-julia renders take one lane: texels stay
+   per pixel.) */
+#define FV CAT(float, LANES)
+#define UV CAT(uint, LANES)
+#define IV CAT(int, LANES)
+#define UCV CAT(uchar, LANES)
+#define FVLOAD CAT(vload, LANES)
+
+/* Color_Palette of LANES values of t. */
+inline void Fractal_PaletteV(int palette, FV t, FV* r, FV* g, FV* b) {
+    switch (palette) {
+    case GLINT_PALETTE_GREY: {
+        FV u = t / (t + 24.0f);
+        *r = u; *g = u; *b = u;
+        return;
+    }
+    case GLINT_PALETTE_FIRE: {
+        FV u = 3.0f * (t / (t + 32.0f));
+        *r = u; *g = u - 1.0f; *b = u - 2.0f;
+        return;
+    }
+    case GLINT_PALETTE_OCEAN: {
+        FV a = 6.2831855f * (t / 32.0f);
+        *r = 0.5f + 0.5f * cos(a + 3.14159274f);
+        *g = 0.5f + 0.5f * cos(a + 1.57079637f);
+        *b = 0.5f + 0.5f * cos(a);
+        return;
+    }
+    case GLINT_PALETTE_RAINBOW: {
+        /* Color_HSVToRGB(t / 48, 0.85, 1), its six cases as selects. */
+        const float s = 0.85f, v = 1.0f;
+        FV h = t / 48.0f;
+        FV hh = (h - floor(h)) * 6.0f;
+        IV i = min(CAT(convert_int, LANES)(floor(hh)), (IV)(5));
+        FV f = hh - CAT(convert_float, LANES)(i);
+        FV pv = (FV)(v * (1.0f - s));
+        FV q = v * (1.0f - s * f);
+        FV tv = v * (1.0f - s * (1.0f - f));
+        FV vv = (FV)(v);
+        *r = select(select(select(select(vv, q, i == 1), pv, i == 2 || i == 3), tv, i == 4), vv, i == 5);
+        *g = select(select(select(select(select(tv, vv, i == 1), vv, i == 2), q, i == 3), pv, i == 4), pv, i == 5);
+        *b = select(select(select(select(select(pv, pv, i == 1), tv, i == 2), vv, i == 3), vv, i == 4), q, i == 5);
+        return;
+    }
+    default:
+        *r = sin(t / 3.0f);
+        *g = cos(t / 6.0f);
+        *b = cos(t / 12.0f + 0.785f);
+        return;
+    }
+}
+
+__kernel void fractal_color_v(__global const uint* counts,
+                              __global const float* mag2,
+                              __global const float4* lut,
+                              __global uchar4* out,
+#if COLOR_F32
+                              __global float4* out_f32,
+#endif
+                              const GlintFractalParams p,
+                              const int rows,
+                              const int use_lut)
+{
+    const int px0 = (int)get_global_id(0) * LANES;
+    const int r = (int)get_global_id(1);
+    if (px0 >= p.width || r >= rows) return;
+    const int sw = p.width * p.ss;
+    const float n = (float)(p.ss * p.ss);
+    if (use_lut) {
+        /* Colours from the table: a pixel at a time, as fractal_color (loads, no arithmetic to
+           vectorise; gathering the table's entries into vectors measured slower). */
+        for (int k = 0; k < LANES && px0 + k < p.width; k++) {
+            float3 sum = (float3)(0.0f, 0.0f, 0.0f);
+            for (int j = 0; j < p.ss; j++)
+                for (int i = 0; i < p.ss; i++)
+                    sum = sum + lut[counts[(r * p.ss + j) * sw + (px0 + k) * p.ss + i]].xyz;
+            const float3 mean = (float3)(sum.x / n, sum.y / n, sum.z / n);
+            Color_Store8(out, r * p.width + px0 + k, (uchar4)(Color_To8Bit(mean.x), Color_To8Bit(mean.y), Color_To8Bit(mean.z), 255));
+#if COLOR_F32
+            out_f32[r * p.width + px0 + k] = (float4)(mean, 1.0f);
+#endif
+        }
+        return;
+    }
+    FV sr = (FV)(0.0f), sg = (FV)(0.0f), sb = (FV)(0.0f);
+    for (int j = 0; j < p.ss; j++) {
+        for (int i = 0; i < p.ss; i++) {
+            uint cn[LANES];
+            float mg[LANES];
+            for (int k = 0; k < LANES; k++) {
+                const int s = (r * p.ss + j) * sw + min(px0 + k, p.width - 1) * p.ss + i;
+                cn[k] = counts[s];
+                mg[k] = p.smooth ? mag2[s] : 0.0f;
+            }
+            /* Fractal_CountColor, clamped: 0 where the sample never escaped. */
+            UV count = CAT(vload, LANES)(0, cn);
+            FV t = CAT(convert_float, LANES)(count);
+            if (p.smooth) {
+                FV ratio = log(FVLOAD(0, mg)) / p.log_bailout2;
+                t = t + 1.0f - log2(ratio);
+                t = select((FV)(0.0f), t, isgreaterequal(t, (FV)(0.0f)));
+            }
+            FV cr, cg, cb;
+            Fractal_PaletteV(p.palette, t, &cr, &cg, &cb);
+            IV inside = CAT(convert_int, LANES)(count >= (UV)((uint)p.max_iter));
+            sr = sr + select(clamp(cr, 0.0f, 1.0f), (FV)(0.0f), inside);
+            sg = sg + select(clamp(cg, 0.0f, 1.0f), (FV)(0.0f), inside);
+            sb = sb + select(clamp(cb, 0.0f, 1.0f), (FV)(0.0f), inside);
+        }
+    }
+    FV mr = sr / n, mg8 = sg / n, mb = sb / n;
+    UCV br = CAT(convert_uchar, LANES)(floor(clamp(mr, 0.0f, 1.0f) * 255.0f + 0.5f));
+    UCV bg = CAT(convert_uchar, LANES)(floor(clamp(mg8, 0.0f, 1.0f) * 255.0f + 0.5f));
+    UCV bb = CAT(convert_uchar, LANES)(floor(clamp(mb, 0.0f, 1.0f) * 255.0f + 0.5f));
+    uchar ar[LANES], ag[LANES], ab[LANES];
+    CAT(vstore, LANES)(br, 0, ar); CAT(vstore, LANES)(bg, 0, ag); CAT(vstore, LANES)(bb, 0, ab);
+#if COLOR_F32
+    float fr[LANES], fg[LANES], fb[LANES];
+    CAT(vstore, LANES)(mr, 0, fr); CAT(vstore, LANES)(mg8, 0, fg); CAT(vstore, LANES)(mb, 0, fb);
+#endif
+    for (int k = 0; k < LANES && px0 + k < p.width; k++) {
+        Color_Store8(out, r * p.width + px0 + k, (uchar4)(ar[k], ag[k], ab[k], 255));
+#if COLOR_F32
+        out_f32[r * p.width + px0 + k] = (float4)(fr[k], fg[k], fb[k], 1.0f);
+#endif
+    }
+}
+#endif /* LANES > 1: fractal_color's CPU form */

@@ -89,7 +89,7 @@ def main():
     print(f"OpenCV {cv2.__version__}, {args.threads} threads; glint {args.glint}; {w}x{h} RGBA 8-bit; "
           f"load {os.getloadavg()[0]:.2f}; median of {args.runs} runs")
 
-    print("\nspeed (ms, median; wall time; OpenCL wall includes the transfers)")
+    print("\nspeed (ms, median; wall time; on a GPU the OpenCL wall includes the transfers, a CPU device has none)")
     print(f"{'sigma':>5}  {'OpenCV':>8}  {'device':<7} {'method':<10} {'Glint':>8}  {'kernels':>8}  {'speed-up':>8}")
     for s in [float(v) for v in args.sigmas.split(",")]:
         cv_ms = time_opencv(img, s, args.runs)

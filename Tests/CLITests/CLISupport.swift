@@ -97,6 +97,7 @@ struct Sandbox {
     func childEnvironment(_ env: [String: String?] = [:]) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         for key in ["GLINT_DEVICE", "GLINT_KERNEL_CACHE", "GLINT_KERNELS", "GLINT_CACHE_DIR", "GLINT_MAX_PIXELS", "GLINT_SHARD_COUNT",
+                    "GLINT_KERNEL_LANES", "GLINT_ZERO_COPY",
                     "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_MAX", "JOB_COMPLETION_INDEX"] {
             environment[key] = nil
         }

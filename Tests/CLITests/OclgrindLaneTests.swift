@@ -124,7 +124,28 @@ private let fractalCases: [OclgrindCase] = fractalPrecisionCases() + fractalForm
                         "--center", DeepLocations.misiurewicz41.re + "," + DeepLocations.misiurewicz41.im]),
     OclgrindCase(name: "fractal julia perturbation 1e20 (interior)", args: juliaPerturbationArgs),
     OclgrindCase(name: "fractal burning-ship perturbation 1e100 ss2", args: burningShipPerturbationArgs),
-]
+] + cpuFormFractalCases
+
+/// The fractal kernels' CPU forms (what PoCL runs: LANES samples or pixels per work-item) on the
+/// simulator, by GLINT_KERNEL_LANES: 16 and 4 lanes, the escape loop in float and double and the
+/// colour pass's vector form (every palette evaluated per sample: smooth, supersampled, a 16-bit
+/// image's float colours), on widths that leave a last vector short of the row.
+private let cpuFormFractalCases: [OclgrindCase] = ["16", "4"].flatMap { lanes in
+    [
+        OclgrindCase(name: "fractal \(lanes) lanes smooth rainbow ss2",
+                     args: ["fractal", "mandelbrot", "--size", "23x11", "--iterations", "60", "--smooth", "--palette", "rainbow", "--ss", "2"],
+                     env: ["GLINT_KERNEL_LANES": lanes]),
+        OclgrindCase(name: "fractal \(lanes) lanes double smooth ocean",
+                     args: ["fractal", "julia", "--size", "19x9", "--iterations", "80", "--precision", "double", "--smooth",
+                            "--palette", "ocean"], env: ["GLINT_KERNEL_LANES": lanes]),
+        OclgrindCase(name: "fractal \(lanes) lanes ss3 fire",
+                     args: ["fractal", "burning-ship", "--size", "21x9", "--iterations", "50", "--ss", "3", "--palette", "fire"],
+                     env: ["GLINT_KERNEL_LANES": lanes]),
+        OclgrindCase(name: "fractal \(lanes) lanes smooth 16-bit",
+                     args: ["fractal", "mandelbrot", "--size", "21x9", "--iterations", "60", "--smooth", "--palette", "tutorial",
+                            "--bit-depth", "16"], env: ["GLINT_KERNEL_LANES": lanes]),
+    ]
+}
 
 /// A deep view (1e30 by the seahorse point) rendered by perturbation: perturb_escape (then
 /// fractal_color, so not among the uninitialised-value cases).

@@ -24,8 +24,9 @@ public enum AutoKind: String, CaseIterable, Sendable {
 public enum AutoChoice {
     /// On a machine whose OpenCL devices are all CPUs, which path runs each kind faster, with
     /// the measurement that decided it (`glint bench --full`, medians of one run: a 2-core AMD
-    /// EPYC with AVX2 and no AVX-512, PoCL 3.1). A CPU OpenCL device wins only where its kernels
-    /// vectorise across work-items better than the Swift path's SIMD: the plain escape-time loops.
+    /// EPYC with AVX2 and no AVX-512, PoCL 3.1). A CPU OpenCL device won there only where its
+    /// kernels vectorise across work-items better than the Swift path's SIMD: the plain
+    /// escape-time loops (the blur's and the smooth colouring's CPU forms came later).
     public static let onCPUDevices: [AutoKind: (openCL: Bool, why: String)] = [
         .fractal: (true, "PoCL 2.4x faster in float (1080p: 14.2 against 34.3 ms), 1.6x in double, 1.2x supersampled"),
         .fractalSmooth: (false, "Swift path 1.36x faster (1080p: 73.1 against 99.6 ms)"),

@@ -173,8 +173,9 @@ enum ExactBand {
 /// into its high and low bytes, V = 256*hi + lo, and the horizontal pass sums each half apart:
 /// A = sum of kx*hi, B = sum of kx*lo, both <= 255*256 again. The whole sum is S = 256*A + B
 /// and the result (S + 2^15) >> 16 equals (A + 128 + (B >> 8)) >> 8, which stays below 2^16
-/// because S <= 255*65536. Every step is exact, so the bytes are those of the kernel (rows,
-/// then columns, in 32-bit sums). No pair sum overflows: an outer tap is at most 128, since the
+/// because S <= 255*65536. Every step is exact, so the bytes are those of the kernels: the GPU
+/// form's (rows, then columns, in 32-bit sums) and the CPU form's (blur_exact_u8_v, these steps
+/// lane by lane). No pair sum overflows: an outer tap is at most 128, since the
 /// two of a pair and the centre make at most 256.
 ///
 /// Bytes are widened without shuffles: 32 bytes loaded as 16 UInt16 lanes give the even values

@@ -342,7 +342,8 @@ public final class BlurSession: @unchecked Sendable {
     private let dst: UnsafeMutableRawPointer
     /// The loaded image, for a device that copies it at every run.
     private var input: Pixels?
-    private var loaded = false
+    /// Whether an image is loaded, and whether the last run finished (its result is in `dst`).
+    private var loaded = false, ran = false
 
     private enum Engine {
         case cpu(CPUBlur)
@@ -380,22 +381,23 @@ public final class BlurSession: @unchecked Sendable {
                 let s = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: cc.hostAlignment)
                 let d = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: cc.hostAlignment)
                 src = s; dst = d
-                do {
-                    engine = .opencl(blur, cc.queue, src: try Buffer(context: cc.context, sharing: s, count: bytes, access: .readOnly),
-                                     dst: try Buffer(context: cc.context, sharing: d, count: bytes, access: .readWrite))
-                } catch { s.deallocate(); d.deallocate(); throw error }
+                // Every stored property is set from here on: if a buffer cannot be made, deinit
+                // runs and frees the memory.
+                engine = .opencl(blur, cc.queue, src: try Buffer(context: cc.context, sharing: s, count: bytes, access: .readOnly),
+                                 dst: try Buffer(context: cc.context, sharing: d, count: bytes, access: .readWrite))
             } else {
                 src = nil
                 dst = .allocate(byteCount: bytes, alignment: 64)
-                do {
-                    engine = .opencl(blur, cc.queue, src: try Buffer(context: cc.context, count: bytes),
-                                     dst: try Buffer(context: cc.context, count: bytes))
-                } catch { dst.deallocate(); throw error }
+                engine = .opencl(blur, cc.queue, src: try Buffer(context: cc.context, count: bytes),
+                                 dst: try Buffer(context: cc.context, count: bytes))
             }
         }
     }
 
     deinit {
+        // Commands a failed run left queued may still use the memory: they finish first, then
+        // the device's buffers over it go, then the memory.
+        if case .opencl(_, let q, _, _)? = engine { try? q.finish() }
         engine = nil
         src?.deallocate(); dst.deallocate()
     }
@@ -413,7 +415,6 @@ public final class BlurSession: @unchecked Sendable {
     }
 
     private func load(_ pixels: Pixels) throws {
-        loaded = true
         switch engine! {
         case .cpu:
             pixels.withUnsafeBytes { src!.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
@@ -427,12 +428,14 @@ public final class BlurSession: @unchecked Sendable {
                 input = pixels
             }
         }
+        loaded = true
     }
 
     /// One blur of the loaded image: wall seconds (copies included) and the kernels' seconds
     /// (0 on the Swift path).
     public func run() async throws -> (wall: Double, kernel: Double) {
         precondition(loaded, "BlurSession.run before load")
+        ran = false
         let start = Clock.now()
         var kernel = 0.0
         switch engine! {
@@ -450,11 +453,13 @@ public final class BlurSession: @unchecked Sendable {
             }
             for e in events { kernel += Double(try e.durationNanoseconds()) * 1e-9 }
         }
+        ran = true
         return (Clock.now() - start, kernel)
     }
 
     /// The last run's result, as `T` (UInt8 or Float, the plan's format).
     public func output<T: BitwiseCopyable>(_: T.Type = T.self) throws -> [T] {
+        precondition(ran, "BlurSession.output before a run")
         precondition(MemoryLayout<T>.stride == (plan.format == .u8 ? 1 : 4))
         let count = plan.imageBytes / MemoryLayout<T>.stride
         let copy = { (p: UnsafeRawPointer) in Array(UnsafeBufferPointer(start: p.assumingMemoryBound(to: T.self), count: count)) }

@@ -1,6 +1,9 @@
 import CGlintTypes
 import GlintCL
 import GlintCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Renders a `FractalJob` on a backend. Both paths compute escape counts per sample of the
 /// ss-times-finer sample grid, then colour each pixel as the mean of its samples' colours.
@@ -165,9 +168,12 @@ public enum FractalRenderer {
 
     /// Samples per work-item: 1 on GPUs (a warp is the vector); on CPUs a vector of one
     /// AVX-512 register (16 floats or 8 doubles), since PoCL leaves the escape loop scalar.
+    /// `GLINT_KERNEL_LANES` (1, 4, 8 or 16) sets them on any device, as for the blur and mist
+    /// kernels (the Oclgrind tests run the CPU forms on the simulator this way).
     static func lanes(for job: FractalJob, on cc: ComputeContext, override: Int?) -> Int {
         if job.formula == .imageJulia { return 1 }
         if let override, [1, 4, 8, 16].contains(override) { return override }
+        if let v = getenv("GLINT_KERNEL_LANES"), let n = Int(String(cString: v)), [1, 4, 8, 16].contains(n) { return n }
         if cc.kind == .gpu { return 1 }
         // As wide as the device's native vectors (8 floats with AVX2, 16 with AVX-512): wider
         // vectors measured no faster with AVX2 (seahorse valley, 2000 iterations: 8 lanes 136-144
@@ -221,7 +227,9 @@ public enum FractalRenderer {
         let blaReals = try Buffer<Double>(queue: cc.queue, copying: t.reals.isEmpty ? [0] : t.reals)
         let blaInts = try Buffer<Int32>(queue: cc.queue, copying: t.ints.isEmpty ? [0] : t.ints)
         let blaLevels = try Buffer<Int32>(queue: cc.queue, copying: t.levels == 0 ? [0, 0] : t.levelOffsets + t.levelCounts)
-        let color = try program.kernel("fractal_color")
+        // The colour pass's CPU form (LANES pixels per work-item) where the escape kernel has one.
+        let colorV = lanes > 1 && !isTexture
+        let color = try program.kernel(colorV ? "fractal_color_v" : "fractal_color")
 
         let stripRows = max(1, min(h, stripSamples / (sw * ss)))
         let samples = stripRows * ss * sw
@@ -273,14 +281,16 @@ public enum FractalRenderer {
                 try escape.setArguments(counts, mags, StructArgument(p), firstSampleRow, sampleRows, writeCounts)
             }
             var events = [try cc.launch(escape, items: [orbit == nil && formulaOrbit == nil ? (sw + lanes - 1) / lanes : sw, rows * ss])]
-            if wantColour {
-                try color.setArguments(counts, mags, texels, texture, lut, strip, stripF32, StructArgument(p), Int32(rows),
-                                       Int32(useLUT ? 1 : 0))
-                events.append(try cc.launch(color, items: [w, rows]))
-            } else if !fused {
-                try color.setArguments(counts, mags, texels, texture, lut, strip, StructArgument(p), Int32(rows),
-                                       Int32(useLUT ? 1 : 0))
-                events.append(try cc.launch(color, items: [w, rows]))
+            if wantColour || !fused {
+                let uses = Int32(useLUT ? 1 : 0)
+                switch (colorV, wantColour) {
+                case (true, true): try color.setArguments(counts, mags, lut, strip, stripF32, StructArgument(p), Int32(rows), uses)
+                case (true, false): try color.setArguments(counts, mags, lut, strip, StructArgument(p), Int32(rows), uses)
+                case (false, true):
+                    try color.setArguments(counts, mags, texels, texture, lut, strip, stripF32, StructArgument(p), Int32(rows), uses)
+                case (false, false): try color.setArguments(counts, mags, texels, texture, lut, strip, StructArgument(p), Int32(rows), uses)
+                }
+                events.append(try cc.launch(color, items: [colorV ? (w + lanes - 1) / lanes : w, rows]))
             }
             if let device {
                 try strip.copy(to: device, destinationOffset: row * w * 4, count: rows * w * 4, queue: q)
