@@ -29,7 +29,7 @@ public enum AutoChoice {
     /// escape-time loops (the blur's and the smooth colouring's CPU forms came later).
     public static let onCPUDevices: [AutoKind: (openCL: Bool, why: String)] = [
         .fractal: (true, "PoCL 2.4x faster in float (1080p: 14.2 against 34.3 ms), 1.6x in double, 1.2x supersampled"),
-        .fractalSmooth: (false, "Swift path 1.36x faster (1080p: 73.1 against 99.6 ms)"),
+        .fractalSmooth: (false, "Swift path 1.36x faster (1080p: 73.1 against 99.6 ms); since the colour pass's CPU form PoCL renders in 0.53-0.61 of the Swift path's time (Zen 4, AVX-512 and AVX2 code), but a 1080p command's render is shorter than PoCL's start-up"),
         .fractalDeep: (false, "Swift path 1.9-2.5x faster (1e100 to 1e1000, 640x480)"),
         .rtow: (false, "Swift path 1.07-1.09x faster (cover, 400x225 and 1200x800)"),
         .blur: (false, "a command blurs one image, and PoCL's start-up outweighs its kernels (a whole 1080p glint blur: 68 ms on the Swift path, 108 on PoCL); repeated blurs run in 0.77-0.96 of the Swift path's time on PoCL since the kernels' CPU forms (Zen 4, AVX-512 and AVX2 code)"),
