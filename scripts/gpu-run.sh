@@ -628,6 +628,8 @@ parity blur-float-recursive-s8 blur "$PFM" --sigma 8 --method recursive
 GLINT_KERNEL_LANES=16 parity blur-8bit-exact-s2-cpuform blur "$PHOTO" --sigma 2 --method exact
 GLINT_KERNEL_LANES=16 parity blur-8bit-recursive-s40-cpuform blur "$PHOTO" --sigma 40 --method recursive
 GLINT_KERNEL_LANES=8 parity blur-float-recursive-s8-cpuform blur "$PFM" --sigma 8 --method recursive
+# The fractal kernels' CPU forms: the escape loop's vectors and the colour pass's (smooth, supersampled).
+GLINT_KERNEL_LANES=16 parity fractal-smooth-ss2-cpuform fractal mandelbrot --size "$FRACTAL_SIZE" --smooth --palette rainbow --ss 2
 
 # Mist, iso, pulse.
 parity mist mist --input "$PHOTO" --frames "$MIST_FRAMES"
