@@ -466,7 +466,7 @@ __kernel void fractal_color_v(__global const uint* counts,
     for (int k = 0; k < LANES && px0 + k < p.width; k++) {
         Color_Store8(out, r * p.width + px0 + k, (uchar4)(ar[k], ag[k], ab[k], 255));
 #if COLOR_F32
-        out_f32[r * p.width + px0 + k] = (float4)(fr[k], fg[k], fb[k], 1.0f);
+        vstore4((float4)(fr[k], fg[k], fb[k], 1.0f), r * p.width + px0 + k, (__global float*)out_f32);
 #endif
     }
 }

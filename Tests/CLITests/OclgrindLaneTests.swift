@@ -128,8 +128,9 @@ private let fractalCases: [OclgrindCase] = fractalPrecisionCases() + fractalForm
 
 /// The fractal kernels' CPU forms (what PoCL runs: LANES samples or pixels per work-item) on the
 /// simulator, by GLINT_KERNEL_LANES: 16 and 4 lanes, the escape loop in float and double and the
-/// colour pass's vector form (every palette evaluated per sample: smooth, supersampled, a 16-bit
-/// image's float colours), on widths that leave a last vector short of the row.
+/// colour pass's CPU form (each palette but the default evaluated per sample in smooth renders,
+/// supersampled and not, a 16-bit image's float colours, and a table's colours), on widths that
+/// leave a last vector short of the row.
 private let cpuFormFractalCases: [OclgrindCase] = ["16", "4"].flatMap { lanes in
     [
         OclgrindCase(name: "fractal \(lanes) lanes smooth rainbow ss2",
@@ -138,11 +139,14 @@ private let cpuFormFractalCases: [OclgrindCase] = ["16", "4"].flatMap { lanes in
         OclgrindCase(name: "fractal \(lanes) lanes double smooth ocean",
                      args: ["fractal", "julia", "--size", "19x9", "--iterations", "80", "--precision", "double", "--smooth",
                             "--palette", "ocean"], env: ["GLINT_KERNEL_LANES": lanes]),
-        OclgrindCase(name: "fractal \(lanes) lanes ss3 fire",
-                     args: ["fractal", "burning-ship", "--size", "21x9", "--iterations", "50", "--ss", "3", "--palette", "fire"],
+        OclgrindCase(name: "fractal \(lanes) lanes smooth ss3 fire",
+                     args: ["fractal", "burning-ship", "--size", "21x9", "--iterations", "50", "--smooth", "--ss", "3", "--palette", "fire"],
                      env: ["GLINT_KERNEL_LANES": lanes]),
-        OclgrindCase(name: "fractal \(lanes) lanes smooth 16-bit",
-                     args: ["fractal", "mandelbrot", "--size", "21x9", "--iterations", "60", "--smooth", "--palette", "tutorial",
+        OclgrindCase(name: "fractal \(lanes) lanes ss2 table",
+                     args: ["fractal", "julia", "--size", "21x9", "--iterations", "50", "--ss", "2", "--palette", "tutorial"],
+                     env: ["GLINT_KERNEL_LANES": lanes]),
+        OclgrindCase(name: "fractal \(lanes) lanes smooth 16-bit grey",
+                     args: ["fractal", "mandelbrot", "--size", "21x9", "--iterations", "60", "--smooth", "--palette", "grey",
                             "--bit-depth", "16"], env: ["GLINT_KERNEL_LANES": lanes]),
     ]
 }

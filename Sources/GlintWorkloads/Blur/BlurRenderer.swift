@@ -415,6 +415,7 @@ public final class BlurSession: @unchecked Sendable {
     }
 
     private func load(_ pixels: Pixels) throws {
+        loaded = false
         switch engine! {
         case .cpu:
             pixels.withUnsafeBytes { src!.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
