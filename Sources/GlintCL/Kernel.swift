@@ -49,6 +49,11 @@ public final class Kernel: @unchecked Sendable {
 
     /// Sets the arguments in order, from index 0.
     public func setArguments(_ arguments: any KernelArgument...) throws(CLError) {
+        try setArguments(arguments)
+    }
+
+    /// `setArguments` with the arguments in an array (a list that depends on the build).
+    public func setArguments(_ arguments: [any KernelArgument]) throws(CLError) {
         for (index, argument) in arguments.enumerated() {
             try check("clSetKernelArg", program.context.gate.pass { argument.setArgument(handle, index: cl_uint(index)) },
                       detail: "kernel \(name), argument \(index) (\(type(of: argument)))")

@@ -69,6 +69,14 @@ public final class ComputeContext: @unchecked Sendable {
         baseOptions = options.joined(separator: " ")
     }
 
+    /// `GLINT_KERNEL_LANES` when it is 1, 4, 8 or 16: the lanes of the blur, mist and fractal
+    /// kernels on any device in place of the device's (1 runs the GPU forms on a CPU device, 4 to
+    /// 16 the CPU forms on a GPU: the Oclgrind tests check both forms this way); else nil.
+    public static var kernelLanesOverride: Int? {
+        guard let v = getenv("GLINT_KERNEL_LANES"), let n = Int(String(cString: v)), [1, 4, 8, 16].contains(n) else { return nil }
+        return n
+    }
+
     /// `GLINT_ZERO_COPY`'s value: `0` keeps the copies (to compare); unset or anything else lets a
     /// CPU device work in host memory.
     static func zeroCopyAllowed(_ value: String?) -> Bool { value != "0" }

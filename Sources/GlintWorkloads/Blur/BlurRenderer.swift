@@ -1,8 +1,5 @@
 import GlintCL
 import GlintCore
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A blur on one OpenCL device for one plan: programs, kernels and the buffers between the
 /// passes are made once; `encode` queues the passes from one device image to another.
@@ -161,10 +158,7 @@ public final class CLBlur: @unchecked Sendable {
     /// device: 1 runs the GPU forms on a CPU device, 4 to 16 the CPU forms on a GPU (the
     /// Oclgrind tests check both forms' memory accesses this way).
     static func preferredShape(on cc: ComputeContext) -> (lanes: Int, chunks: Int) {
-        if let v = getenv("GLINT_KERNEL_LANES"), let n = Int(String(cString: v)), [1, 4, 8, 16].contains(n) {
-            return shape(lanes: n)
-        }
-        return shape(lanes: cc.kind == .cpu ? 16 : 1)
+        shape(lanes: ComputeContext.kernelLanesOverride ?? (cc.kind == .cpu ? 16 : 1))
     }
 
     /// The shape for `lanes` values per vector: the GPU forms with 1 (one value per column
@@ -360,9 +354,9 @@ public final class BlurSession: @unchecked Sendable {
         }
     }
 
-    /// `shareHostMemory`: nil follows the device (`ComputeContext.sharesHostMemory`); false keeps
-    /// the copies on any device (to compare); true shares where the device works in host memory.
-    public init(plan: BlurPlan, backend: Backend, shareHostMemory: Bool? = nil) throws {
+    /// `keepCopies`: copy in and out on every device, even one that works in host memory (to
+    /// compare); else the device decides (`ComputeContext.sharesHostMemory`).
+    public init(plan: BlurPlan, backend: Backend, keepCopies: Bool = false) throws {
         self.plan = plan
         self.backend = backend
         let bytes = plan.imageBytes
@@ -373,8 +367,7 @@ public final class BlurSession: @unchecked Sendable {
             dst = .allocate(byteCount: bytes, alignment: 64)
             engine = .cpu(CPUBlur(plan: plan))
         case .opencl(let cc):
-            let shares = cc.sharesHostMemory && shareHostMemory != false
-                || shareHostMemory == true && cc.kind == .cpu && ((try? cc.device.hostUnifiedMemory) ?? false)
+            let shares = cc.sharesHostMemory && !keepCopies
             sharesHostMemory = shares
             let blur = try CLBlur(plan: plan, on: cc)
             if shares {

@@ -1,9 +1,6 @@
 import CGlintTypes
 import GlintCL
 import GlintCore
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Renders a `FractalJob` on a backend. Both paths compute escape counts per sample of the
 /// ss-times-finer sample grid, then colour each pixel as the mean of its samples' colours.
@@ -173,7 +170,7 @@ public enum FractalRenderer {
     static func lanes(for job: FractalJob, on cc: ComputeContext, override: Int?) -> Int {
         if job.formula == .imageJulia { return 1 }
         if let override, [1, 4, 8, 16].contains(override) { return override }
-        if let v = getenv("GLINT_KERNEL_LANES"), let n = Int(String(cString: v)), [1, 4, 8, 16].contains(n) { return n }
+        if let n = ComputeContext.kernelLanesOverride { return n }
         if cc.kind == .gpu { return 1 }
         // As wide as the device's native vectors (8 floats with AVX2, 16 with AVX-512): wider
         // vectors measured no faster with AVX2 (seahorse valley, 2000 iterations: 8 lanes 136-144
@@ -282,14 +279,11 @@ public enum FractalRenderer {
             }
             var events = [try cc.launch(escape, items: [orbit == nil && formulaOrbit == nil ? (sw + lanes - 1) / lanes : sw, rows * ss])]
             if wantColour || !fused {
-                let uses = Int32(useLUT ? 1 : 0)
-                switch (colorV, wantColour) {
-                case (true, true): try color.setArguments(counts, mags, lut, strip, stripF32, StructArgument(p), Int32(rows), uses)
-                case (true, false): try color.setArguments(counts, mags, lut, strip, StructArgument(p), Int32(rows), uses)
-                case (false, true):
-                    try color.setArguments(counts, mags, texels, texture, lut, strip, stripF32, StructArgument(p), Int32(rows), uses)
-                case (false, false): try color.setArguments(counts, mags, texels, texture, lut, strip, StructArgument(p), Int32(rows), uses)
-                }
+                // fractal_color's arguments; its CPU form takes no texels (no image-julia), and
+                // out_f32 is there only with COLOR_F32.
+                var arguments: [any KernelArgument] = [counts, mags] + (colorV ? [] : [texels, texture]) + [lut, strip]
+                if wantColour { arguments.append(stripF32) }
+                try color.setArguments(arguments + [StructArgument(p), Int32(rows), Int32(useLUT ? 1 : 0)])
                 events.append(try cc.launch(color, items: [colorV ? (w + lanes - 1) / lanes : w, rows]))
             }
             if let device {
