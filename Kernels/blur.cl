@@ -186,13 +186,15 @@ __kernel void blur_exact_cols_v(__global const float* mid, __global float* dst, 
 /* 8-bit, both passes in one kernel (blur_exact_u8_v), vertical first, as the Swift path does
    (ExactU8 in BlurCPU.swift, lane by lane the same integers): the rounded result is one whole
    number, (sum of kx*ky*p + 2^15) >> 16, whatever the order of the passes. Per output row:
-     vertical: V = sum of ky*p over the row's 2r+1 source rows, 2*LANES bytes a step, loaded as
+     vertical: V = sum of ky*p over the row's 2r+1 source rows, 2*LANES bytes a step (two
+           steps' sums side by side while two remain), loaded as
            LANES 16-bit lanes, so that lane k holds byte 2k (v & 0xFF) and byte 2k+1 (v >> 8):
            no widening shuffles. V < 2^16 splits into hi = V >> 8 and lo = V & 0xFF, kept in four
            halves (hi/lo of the even and of the odd values, a pixel two entries of each) in the
            work-item's scratch, which stays in its caches;
      border: the r pixels either side of each half from the row's own columns (colMap), or 0;
-     horizontal: A = sum of kx*hi, B = sum of kx*lo per half; the byte is (A + 128 + (B >> 8)) >> 8
+     horizontal: A = sum of kx*hi, B = sum of kx*lo per half (the four sums in one tap loop);
+           the byte is (A + 128 + (B >> 8)) >> 8
            (the GPU form's (sum k*h + 2^15) >> 16 with h = 256*hi + lo), even | odd << 8 stored as
            16-bit lanes.
    Every sum is in 16-bit lanes (half the width of 32-bit ones, and 16-bit multiplies cost less
@@ -236,8 +238,36 @@ __kernel void blur_exact_u8_v(__global const uchar* src, __global uchar* dst, __
             int m = rowMap[y + j];
             rows[j] = m < 0 ? zeros : src + (size_t)m * n4;
         }
-        /* Vertical. */
-        for (int i0 = 0; n4 >= step && i0 < n4; i0 += step) {
+        /* Vertical: two steps' sums side by side while two steps remain, then one at a time. */
+        int i0 = 0;
+        for (; i0 + 2 * step <= n4; i0 += 2 * step) {
+            int i = i0;
+#define ROWV(j, d) VLOADU(rows[j] + i + (d))
+            UV c = ROWV(RADIUS, 0), c2 = ROWV(RADIUS, step);
+            UV kc = (UV)(k[RADIUS]);
+            UV even = kc * (c & low), odd = kc * (c >> (UV)(8));
+            UV even2 = kc * (c2 & low), odd2 = kc * (c2 >> (UV)(8));
+            for (int j = 0; j < RADIUS; j++) {
+                UV a = ROWV(j, 0), b = ROWV(2 * RADIUS - j, 0);
+                UV a2 = ROWV(j, step), b2 = ROWV(2 * RADIUS - j, step);
+                UV kj = (UV)(k[j]);
+                even = even + kj * ((a & low) + (b & low));
+                odd = odd + kj * ((a >> (UV)(8)) + (b >> (UV)(8)));
+                even2 = even2 + kj * ((a2 & low) + (b2 & low));
+                odd2 = odd2 + kj * ((a2 >> (UV)(8)) + (b2 >> (UV)(8)));
+            }
+#undef ROWV
+            int e = 2 * RADIUS + i / 2;
+            VSTOREU(even >> (UV)(8), hiE + e);
+            VSTOREU(even & low, loE + e);
+            VSTOREU(odd >> (UV)(8), hiO + e);
+            VSTOREU(odd & low, loO + e);
+            VSTOREU(even2 >> (UV)(8), hiE + e + LANES);
+            VSTOREU(even2 & low, loE + e + LANES);
+            VSTOREU(odd2 >> (UV)(8), hiO + e + LANES);
+            VSTOREU(odd2 & low, loO + e + LANES);
+        }
+        for (; n4 >= step && i0 < n4; i0 += step) {
             int i = min(i0, n4 - step);
 #define ROWV(j) VLOADU(rows[j] + i)
             UV c = ROWV(RADIUS);
@@ -281,15 +311,18 @@ __kernel void blur_exact_u8_v(__global const uchar* src, __global uchar* dst, __
         __global uchar* out = dst + (size_t)y * n4;
         for (int i0 = 0; n4 >= step && i0 < n4; i0 += step) {
             int i = min(i0, n4 - step), e = i / 2;
-#define FILTER(hv, acc) {                                                                        \
-                acc = (UV)(k[RADIUS]) * VLOADU((hv) + e + 2 * RADIUS);                           \
-                for (int j = 0; j < RADIUS; j++)                                                 \
-                    acc = acc + (UV)(k[j]) * (VLOADU((hv) + e + 2 * j)                           \
-                                              + VLOADU((hv) + e + 2 * (2 * RADIUS - j)));        \
+            /* The four halves' sums side by side, each tap's weight taken once for all four. */
+            UV kc = (UV)(k[RADIUS]);
+            UV ahE = kc * VLOADU(hiE + e + 2 * RADIUS), alE = kc * VLOADU(loE + e + 2 * RADIUS);
+            UV ahO = kc * VLOADU(hiO + e + 2 * RADIUS), alO = kc * VLOADU(loO + e + 2 * RADIUS);
+            for (int j = 0; j < RADIUS; j++) {
+                UV kj = (UV)(k[j]);
+                int a = e + 2 * j, b = e + 2 * (2 * RADIUS - j);
+                ahE = ahE + kj * (VLOADU(hiE + a) + VLOADU(hiE + b));
+                alE = alE + kj * (VLOADU(loE + a) + VLOADU(loE + b));
+                ahO = ahO + kj * (VLOADU(hiO + a) + VLOADU(hiO + b));
+                alO = alO + kj * (VLOADU(loO + a) + VLOADU(loO + b));
             }
-            UV ahE, alE, ahO, alO;
-            FILTER(hiE, ahE) FILTER(loE, alE) FILTER(hiO, ahO) FILTER(loO, alO)
-#undef FILTER
             UV even = (ahE + bias + (alE >> (UV)(8))) >> (UV)(8);
             UV odd = (ahO + bias + (alO >> (UV)(8))) >> (UV)(8);
             VSTOREU(even | (odd << (UV)(8)), out + i);

@@ -10,8 +10,9 @@ on the same picture for a few sigmas and both backends: the largest difference i
 many channel values differ at all. The recursive method's distance from cv2 is shown too (it is an
 approximation; README documents its error).
 
-Set up OpenCV once:  python3 -m venv /tmp/cvenv && /tmp/cvenv/bin/pip install opencv-python-headless
-Run:                 /tmp/cvenv/bin/python scripts/bench-opencv.py [--glint .build/release/glint]
+Set up OpenCV once:  apt-get install python3-opencv   (Debian's OpenCV, for /usr/bin/python3)
+Run:                 /usr/bin/python3 scripts/bench-opencv.py [--glint .build/release/glint]
+(Or a venv with opencv-python-headless from PyPI, run with the venv's python.)
 
 Measure on a quiet machine (uptime's load well under the core count): both sides share the cores.
 """

@@ -137,12 +137,14 @@ func floatPicture(_ w: Int, _ h: Int) -> ImageF { TestPicture.make(width: w, hei
         (203, 7, 25, .zero), (37, 130, 9, .reflect101), (3, 2, 40, .reflect101), (9, 5, 2, .wrap), (1, 1, 3, .clamp),
         (48, 21, 5, .clamp), (64, 4, 12, .reflect101),
     ]
-    /// Exact: radii 3 to 9 (8-bit) and 3 to 12 (float), images narrower than a tap's reach, a
+    /// Exact: radii 3 to 15 (8-bit: those up to 9 have loops of their own on the Swift path, 10
+    /// and 15 take the general one) and 3 to 20 (float), images narrower than a tap's reach, a
     /// last vector overlapping the one before it, widths whose rows keep vectors aligned, rows
-    /// not a multiple of the band.
+    /// whose vertical steps end with a single step and value by value (150 pixels: 9 double
+    /// steps of 64 bytes, then 24 bytes), rows not a multiple of the band.
     static let exactImages: [(Int, Int, Double, BorderMode)] = [
         (203, 37, 3, .reflect101), (37, 5, 0.8, .zero), (5, 19, 2, .wrap), (3, 2, 3, .clamp), (1, 1, 1.5, .reflect101),
-        (66, 20, 2.5, .clamp), (64, 9, 2, .reflect101), (16, 3, 1.2, .wrap),
+        (66, 20, 2.5, .clamp), (64, 9, 2, .reflect101), (16, 3, 1.2, .wrap), (150, 11, 5, .reflect101), (41, 6, 3.4, .zero),
     ]
 
     func onDevice<T: BitwiseCopyable & Numeric>(_ pixels: [T], _ plan: BlurPlan, _ cc: ComputeContext, ringBytes: Int?,

@@ -223,30 +223,69 @@ enum ExactU8 {
         }
     }
 
-    /// V for `count` values of the output row from its 2r+1 source rows, 32 values a step,
-    /// split into the four halves (entry k of a half is value 2k or 2k+1).
+    /// V for `count` values of the output row from its 2r+1 source rows, 32 values a step (64
+    /// while 64 remain: two steps' sums side by side), split into the four halves (entry k of a
+    /// half is value 2k or 2k+1). Radii up to 9 get a loop each with r a constant (`horizontal`).
     @inline(never) static func vertical(rows: UnsafePointer<UnsafePointer<UInt8>>, taps k: UnsafePointer<UInt16>, r: Int,
                                         count: Int, hiE: UnsafeMutablePointer<UInt16>, hiO: UnsafeMutablePointer<UInt16>,
                                         loE: UnsafeMutablePointer<UInt16>, loO: UnsafeMutablePointer<UInt16>) {
+        switch r {
+        case 1: vertical(rows, k, 1, count, hiE, hiO, loE, loO)
+        case 2: vertical(rows, k, 2, count, hiE, hiO, loE, loO)
+        case 3: vertical(rows, k, 3, count, hiE, hiO, loE, loO)
+        case 4: vertical(rows, k, 4, count, hiE, hiO, loE, loO)
+        case 5: vertical(rows, k, 5, count, hiE, hiO, loE, loO)
+        case 6: vertical(rows, k, 6, count, hiE, hiO, loE, loO)
+        case 7: vertical(rows, k, 7, count, hiE, hiO, loE, loO)
+        case 8: vertical(rows, k, 8, count, hiE, hiO, loE, loO)
+        case 9: vertical(rows, k, 9, count, hiE, hiO, loE, loO)
+        default: vertical(rows, k, r, count, hiE, hiO, loE, loO)
+        }
+    }
+
+    @inline(__always) static func vertical(_ rows: UnsafePointer<UnsafePointer<UInt8>>, _ k: UnsafePointer<UInt16>, _ r: Int,
+                                           _ count: Int, _ hiE: UnsafeMutablePointer<UInt16>, _ hiO: UnsafeMutablePointer<UInt16>,
+                                           _ loE: UnsafeMutablePointer<UInt16>, _ loO: UnsafeMutablePointer<UInt16>) {
         typealias V = SIMD16<UInt16>
         let kc = V(repeating: k[r])
         let low = V(repeating: 0xFF)
         @inline(__always) func load(_ p: UnsafePointer<UInt8>, _ i: Int) -> V { UnsafeRawPointer(p + i).loadUnaligned(as: V.self) }
-        var i = 0
-        while i + 32 <= count {
-            let c = load(rows[r], i)
-            var even = kc &* (c & low), odd = kc &* (c &>> 8)
-            for j in 0..<r {
-                let kj = V(repeating: k[j])
-                let a = load(rows[j], i), b = load(rows[2 * r - j], i)
-                even = even &+ kj &* ((a & low) &+ (b & low))
-                odd = odd &+ kj &* ((a &>> 8) &+ (b &>> 8))
-            }
+        @inline(__always) func store(_ even: V, _ odd: V, _ i: Int) {
             let e = i / 2
             UnsafeMutableRawPointer(hiE + e).storeBytes(of: even &>> 8, as: V.self)
             UnsafeMutableRawPointer(loE + e).storeBytes(of: even & low, as: V.self)
             UnsafeMutableRawPointer(hiO + e).storeBytes(of: odd &>> 8, as: V.self)
             UnsafeMutableRawPointer(loO + e).storeBytes(of: odd & low, as: V.self)
+        }
+        var i = 0
+        while i + 64 <= count {
+            let c = load(rows[r], i), d = load(rows[r], i &+ 32)
+            var even = kc &* (c & low), odd = kc &* (c &>> 8)
+            var even2 = kc &* (d & low), odd2 = kc &* (d &>> 8)
+            for j in 0..<r {
+                let kj = V(repeating: k[j])
+                let top = rows[j], bottom = rows[2 &* r &- j]
+                let a = load(top, i), b = load(bottom, i)
+                let a2 = load(top, i &+ 32), b2 = load(bottom, i &+ 32)
+                even = even &+ kj &* ((a & low) &+ (b & low))
+                odd = odd &+ kj &* ((a &>> 8) &+ (b &>> 8))
+                even2 = even2 &+ kj &* ((a2 & low) &+ (b2 & low))
+                odd2 = odd2 &+ kj &* ((a2 &>> 8) &+ (b2 &>> 8))
+            }
+            store(even, odd, i)
+            store(even2, odd2, i &+ 32)
+            i += 64
+        }
+        while i + 32 <= count {
+            let c = load(rows[r], i)
+            var even = kc &* (c & low), odd = kc &* (c &>> 8)
+            for j in 0..<r {
+                let kj = V(repeating: k[j])
+                let a = load(rows[j], i), b = load(rows[2 &* r &- j], i)
+                even = even &+ kj &* ((a & low) &+ (b & low))
+                odd = odd &+ kj &* ((a &>> 8) &+ (b &>> 8))
+            }
+            store(even, odd, i)
             i += 32
         }
         while i < count {
@@ -258,29 +297,57 @@ enum ExactU8 {
     }
 
     /// The horizontal sums of the halves (which hold the row from 2r entries before it) and the
-    /// rounded bytes, 32 values a step; a last step short of 32 goes through `tail`.
+    /// rounded bytes, 32 values a step; a last step short of 32 goes through `tail`. Radii up to
+    /// `unrolledRadii` get a copy of the loop each with r a constant, so that the taps unroll.
     @inline(never) static func horizontal(hiE: UnsafePointer<UInt16>, hiO: UnsafePointer<UInt16>,
                                           loE: UnsafePointer<UInt16>, loO: UnsafePointer<UInt16>,
                                           taps k: UnsafePointer<UInt16>, r: Int, count: Int,
                                           into out: UnsafeMutablePointer<UInt8>, tail: UnsafeMutablePointer<UInt8>) {
+        switch r {
+        case 1: horizontal(hiE, hiO, loE, loO, k, 1, count, out, tail)
+        case 2: horizontal(hiE, hiO, loE, loO, k, 2, count, out, tail)
+        case 3: horizontal(hiE, hiO, loE, loO, k, 3, count, out, tail)
+        case 4: horizontal(hiE, hiO, loE, loO, k, 4, count, out, tail)
+        case 5: horizontal(hiE, hiO, loE, loO, k, 5, count, out, tail)
+        case 6: horizontal(hiE, hiO, loE, loO, k, 6, count, out, tail)
+        case 7: horizontal(hiE, hiO, loE, loO, k, 7, count, out, tail)
+        case 8: horizontal(hiE, hiO, loE, loO, k, 8, count, out, tail)
+        case 9: horizontal(hiE, hiO, loE, loO, k, 9, count, out, tail)
+        default: horizontal(hiE, hiO, loE, loO, k, r, count, out, tail)
+        }
+    }
+
+    /// The radii (sigma up to 3 in 8 bits, where `auto` picks this method) with a loop of their own.
+    static let unrolledRadii = 1...9
+
+    @inline(__always) static func horizontal(_ hiE: UnsafePointer<UInt16>, _ hiO: UnsafePointer<UInt16>,
+                                             _ loE: UnsafePointer<UInt16>, _ loO: UnsafePointer<UInt16>,
+                                             _ k: UnsafePointer<UInt16>, _ r: Int, _ count: Int,
+                                             _ out: UnsafeMutablePointer<UInt8>, _ tail: UnsafeMutablePointer<UInt8>) {
         typealias V = SIMD16<UInt16>
         let kc = V(repeating: k[r])
         let bias = V(repeating: 128)
-        /// The filtered half at entries e ..< e+16 (a pixel is 2 entries).
-        @inline(__always) func filter(_ half: UnsafePointer<UInt16>, _ e: Int) -> V {
-            let p = UnsafeRawPointer(half + e)
-            var acc = kc &* p.loadUnaligned(fromByteOffset: 4 * r, as: V.self)
-            for j in 0..<r {
-                acc = acc &+ V(repeating: k[j]) &* (p.loadUnaligned(fromByteOffset: 4 * j, as: V.self)
-                                                    &+ p.loadUnaligned(fromByteOffset: 4 * (2 * r - j), as: V.self))
-            }
-            return acc
+        @inline(__always) func at(_ half: UnsafePointer<UInt16>, _ entry: Int) -> V {
+            UnsafeRawPointer(half + entry).loadUnaligned(as: V.self)
         }
         var i = 0
         while i < count {
+            // The four halves' sums side by side: each tap's weight is loaded once for all four,
+            // and the four chains are independent. Entry e + 2j is the pixel j to the left of
+            // the centre (e + 2r); every sum stays below 2^16 (the taps sum to 256).
             let e = i / 2
-            let even = (filter(hiE, e) &+ bias &+ (filter(loE, e) &>> 8)) &>> 8
-            let odd = (filter(hiO, e) &+ bias &+ (filter(loO, e) &>> 8)) &>> 8
+            var sHE = kc &* at(hiE, e &+ 2 &* r), sLE = kc &* at(loE, e &+ 2 &* r)
+            var sHO = kc &* at(hiO, e &+ 2 &* r), sLO = kc &* at(loO, e &+ 2 &* r)
+            for j in 0..<r {
+                let kj = V(repeating: k[j])
+                let a = e &+ 2 &* j, b = e &+ 2 &* (2 &* r &- j)
+                sHE = sHE &+ kj &* (at(hiE, a) &+ at(hiE, b))
+                sLE = sLE &+ kj &* (at(loE, a) &+ at(loE, b))
+                sHO = sHO &+ kj &* (at(hiO, a) &+ at(hiO, b))
+                sLO = sLO &+ kj &* (at(loO, a) &+ at(loO, b))
+            }
+            let even = (sHE &+ bias &+ (sLE &>> 8)) &>> 8
+            let odd = (sHO &+ bias &+ (sLO &>> 8)) &>> 8
             let bytes = even | (odd &<< 8)
             if i + 32 <= count {
                 UnsafeMutableRawPointer(out + i).storeBytes(of: bytes, as: V.self)
