@@ -32,7 +32,7 @@ public enum AutoChoice {
         .fractalSmooth: (false, "Swift path 1.36x faster (1080p: 73.1 against 99.6 ms); since the colour pass's CPU form PoCL renders in 0.53-0.61 of the Swift path's time (Zen 4, AVX-512 and AVX2 code), but a 1080p command's render is shorter than PoCL's start-up"),
         .fractalDeep: (false, "Swift path 1.9-2.5x faster (1e100 to 1e1000, 640x480)"),
         .rtow: (false, "Swift path 1.07-1.09x faster (cover, 400x225 and 1200x800)"),
-        .blur: (false, "a command blurs one image, and PoCL's start-up outweighs its kernels (a whole 1080p glint blur: 68 ms on the Swift path, 108 on PoCL); repeated blurs run in 0.77-0.96 of the Swift path's time on PoCL since the kernels' CPU forms (Zen 4, AVX-512 and AVX2 code)"),
+        .blur: (false, "a command blurs one image, and PoCL's start-up outweighs its kernels (a whole 1080p glint blur: 68 ms on the Swift path, 108 on PoCL); repeated blurs since the kernels' CPU forms: the recursive and float ones in 0.77-0.97 of the Swift path's time on PoCL, the exact 8-bit ones in 1.03-1.09 (Zen 4, AVX-512 and AVX2 code)"),
         .mist: (false, "Swift path 1.2-1.4x faster (1080p and 4K, sigma 40, Zen 4; 1.9x before the kernels' CPU forms)"),
         .iso: (false, "Swift path 1.15x faster (3840x2160 source)"),
         .pulse: (false, "Swift path 1.7x faster (1080p frame; PoCL's fill and read-back cost more than the kernel)"),
