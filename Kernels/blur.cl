@@ -238,54 +238,37 @@ __kernel void blur_exact_u8_v(__global const uchar* src, __global uchar* dst, __
             int m = rowMap[y + j];
             rows[j] = m < 0 ? zeros : src + (size_t)m * n4;
         }
-        /* Vertical: two steps' sums side by side while two steps remain, then one at a time. */
+        /* Vertical: the sums of the step at byte ii (VSUMS) and their halves stored (VSTORE_HALVES);
+           two steps side by side while two remain (independent chains), then one at a time. */
+#define VSUMS(ii, even, odd) {                                                                   \
+            UV c_ = VLOADU(rows[RADIUS] + (ii)), kc_ = (UV)(k[RADIUS]);                          \
+            even = kc_ * (c_ & low); odd = kc_ * (c_ >> (UV)(8));                                \
+            for (int j = 0; j < RADIUS; j++) {                                                   \
+                UV a_ = VLOADU(rows[j] + (ii)), b_ = VLOADU(rows[2 * RADIUS - j] + (ii));        \
+                UV kj_ = (UV)(k[j]);                                                             \
+                even = even + kj_ * ((a_ & low) + (b_ & low));                                   \
+                odd = odd + kj_ * ((a_ >> (UV)(8)) + (b_ >> (UV)(8)));                           \
+            }                                                                                    \
+        }
+#define VSTORE_HALVES(ii, even, odd) {                                                           \
+            int e_ = 2 * RADIUS + (ii) / 2;                                                      \
+            VSTOREU((even) >> (UV)(8), hiE + e_); VSTOREU((even) & low, loE + e_);               \
+            VSTOREU((odd) >> (UV)(8), hiO + e_); VSTOREU((odd) & low, loO + e_);                 \
+        }
         int i0 = 0;
         for (; i0 + 2 * step <= n4; i0 += 2 * step) {
-            int i = i0;
-#define ROWV(j, d) VLOADU(rows[j] + i + (d))
-            UV c = ROWV(RADIUS, 0), c2 = ROWV(RADIUS, step);
-            UV kc = (UV)(k[RADIUS]);
-            UV even = kc * (c & low), odd = kc * (c >> (UV)(8));
-            UV even2 = kc * (c2 & low), odd2 = kc * (c2 >> (UV)(8));
-            for (int j = 0; j < RADIUS; j++) {
-                UV a = ROWV(j, 0), b = ROWV(2 * RADIUS - j, 0);
-                UV a2 = ROWV(j, step), b2 = ROWV(2 * RADIUS - j, step);
-                UV kj = (UV)(k[j]);
-                even = even + kj * ((a & low) + (b & low));
-                odd = odd + kj * ((a >> (UV)(8)) + (b >> (UV)(8)));
-                even2 = even2 + kj * ((a2 & low) + (b2 & low));
-                odd2 = odd2 + kj * ((a2 >> (UV)(8)) + (b2 >> (UV)(8)));
-            }
-#undef ROWV
-            int e = 2 * RADIUS + i / 2;
-            VSTOREU(even >> (UV)(8), hiE + e);
-            VSTOREU(even & low, loE + e);
-            VSTOREU(odd >> (UV)(8), hiO + e);
-            VSTOREU(odd & low, loO + e);
-            VSTOREU(even2 >> (UV)(8), hiE + e + LANES);
-            VSTOREU(even2 & low, loE + e + LANES);
-            VSTOREU(odd2 >> (UV)(8), hiO + e + LANES);
-            VSTOREU(odd2 & low, loO + e + LANES);
+            UV even, odd, even2, odd2;
+            VSUMS(i0, even, odd) VSUMS(i0 + step, even2, odd2)
+            VSTORE_HALVES(i0, even, odd) VSTORE_HALVES(i0 + step, even2, odd2)
         }
         for (; n4 >= step && i0 < n4; i0 += step) {
             int i = min(i0, n4 - step);
-#define ROWV(j) VLOADU(rows[j] + i)
-            UV c = ROWV(RADIUS);
-            UV kc = (UV)(k[RADIUS]);
-            UV even = kc * (c & low), odd = kc * (c >> (UV)(8));
-            for (int j = 0; j < RADIUS; j++) {
-                UV a = ROWV(j), b = ROWV(2 * RADIUS - j);
-                UV kj = (UV)(k[j]);
-                even = even + kj * ((a & low) + (b & low));
-                odd = odd + kj * ((a >> (UV)(8)) + (b >> (UV)(8)));
-            }
-#undef ROWV
-            int e = 2 * RADIUS + i / 2;
-            VSTOREU(even >> (UV)(8), hiE + e);
-            VSTOREU(even & low, loE + e);
-            VSTOREU(odd >> (UV)(8), hiO + e);
-            VSTOREU(odd & low, loO + e);
+            UV even, odd;
+            VSUMS(i, even, odd)
+            VSTORE_HALVES(i, even, odd)
         }
+#undef VSUMS
+#undef VSTORE_HALVES
         if (n4 < step) {
             for (int i = 0; i < n4; i++) {
 #define ROW1(j) ((ushort)rows[j][i])
