@@ -187,7 +187,7 @@ __kernel void blur_exact_cols_v(__global const float* mid, __global float* dst, 
    (ExactU8 in BlurCPU.swift, lane by lane the same integers): the rounded result is one whole
    number, (sum of kx*ky*p + 2^15) >> 16, whatever the order of the passes. Per output row:
      vertical: V = sum of ky*p over the row's 2r+1 source rows, 2*LANES bytes a step (two
-           steps' sums side by side while two remain), loaded as
+           steps an iteration while two remain), loaded as
            LANES 16-bit lanes, so that lane k holds byte 2k (v & 0xFF) and byte 2k+1 (v >> 8):
            no widening shuffles. V < 2^16 splits into hi = V >> 8 and lo = V & 0xFF, kept in four
            halves (hi/lo of the even and of the odd values, a pixel two entries of each) in the
@@ -239,7 +239,8 @@ __kernel void blur_exact_u8_v(__global const uchar* src, __global uchar* dst, __
             rows[j] = m < 0 ? zeros : src + (size_t)m * n4;
         }
         /* Vertical: the sums of the step at byte ii (VSUMS) and their halves stored (VSTORE_HALVES);
-           two steps side by side while two remain (independent chains), then one at a time. */
+           two steps an iteration while two remain (two independent sets of sums, whose loops the
+           compiler unrolls, RADIUS being a constant), then one at a time. */
 #define VSUMS(ii, even, odd) {                                                                   \
             UV c_ = VLOADU(rows[RADIUS] + (ii)), kc_ = (UV)(k[RADIUS]);                          \
             even = kc_ * (c_ & low); odd = kc_ * (c_ >> (UV)(8));                                \

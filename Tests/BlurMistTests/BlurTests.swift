@@ -140,8 +140,8 @@ func floatPicture(_ w: Int, _ h: Int) -> ImageF { TestPicture.make(width: w, hei
     /// Exact: radii 3 to 15 (8-bit: those up to 9 have loops of their own on the Swift path, 10
     /// and 15 take the general one) and 3 to 20 (float), images narrower than a tap's reach, a
     /// last vector overlapping the one before it, widths whose rows keep vectors aligned, rows
-    /// whose vertical steps end with a single step and value by value (150 pixels: 9 double
-    /// steps of 64 bytes, then 24 bytes), rows not a multiple of the band.
+    /// whose kernel steps end with a single step moved back to the row's end (150 pixels: 9
+    /// double steps of 64 bytes, then one of 32 ending at byte 600), rows not a multiple of the band.
     static let exactImages: [(Int, Int, Double, BorderMode)] = [
         (203, 37, 3, .reflect101), (37, 5, 0.8, .zero), (5, 19, 2, .wrap), (3, 2, 3, .clamp), (1, 1, 1.5, .reflect101),
         (66, 20, 2.5, .clamp), (64, 9, 2, .reflect101), (16, 3, 1.2, .wrap), (150, 11, 5, .reflect101), (41, 6, 3.4, .zero),
@@ -247,6 +247,41 @@ func floatPicture(_ w: Int, _ h: Int) -> ImageF { TestPicture.make(width: w, hei
         // And the Gaussian itself: symmetric, summing to 1, shaped exp(-x^2 / 2 sigma^2).
         #expect(abs(g.reduce(0, +) - 1) < 1e-12)
         #expect(abs(g[r + 1] / g[r] - exp(-1 / (2 * sigma * sigma))) < 1e-12)
+    }
+
+    /// The exact 8-bit blur is OpenCV's fixed-point sum, out = (sum of kx*ky*p + 2^15) >> 16 over
+    /// the (2r+1)^2 taps in 1/256 (borders by the plan's maps, 0 outside under `zero`), here
+    /// summed pixel by pixel, apart from the Swift path's 16-bit halves and unrolled loops: radii
+    /// 1 to 10 (each radius with a loop of its own, and the general loop), and rows of 164 bytes
+    /// (two 64-byte vertical steps, a 32-byte one, then single bytes), 96 bytes and 12 bytes.
+    @Test(arguments: [0.3, 0.5, 0.8, 1.2, 1.5, 2, 2.2, 2.5, 3, 3.4])
+    func exactEightBitIsTheFixedPointSum(_ sigma: Double) async throws {
+        let borders: [BorderMode] = [.reflect101, .zero, .wrap, .clamp]
+        for (k, (w, h)) in [(41, 9), (24, 5), (3, 7)].enumerated() {
+            let image = TestPicture.make(width: w, height: h)
+            let job = BlurJob(sigma: sigma, method: .exact, border: borders[(k + Int(sigma * 10)) % 4])
+            let plan = BlurPlan(job: job, format: .u8, width: w, height: h)
+            let taps = plan.fixedTaps.map(Int.init), r = plan.radius
+            #expect(taps.count == 2 * r + 1 && taps.reduce(0, +) == 256)
+            var want = [UInt8](repeating: 0, count: w * h * 4)
+            for y in 0..<h {
+                for x in 0..<w {
+                    for c in 0..<4 {
+                        var sum = 0
+                        for dy in 0...(2 * r) where plan.rowMap[y + dy] >= 0 {
+                            for dx in 0...(2 * r) where plan.colMap[x + dx] >= 0 {
+                                sum += taps[dx] * taps[dy] * Int(image.pixels[(Int(plan.rowMap[y + dy]) * w + Int(plan.colMap[x + dx])) * 4 + c])
+                            }
+                        }
+                        want[(y * w + x) * 4 + c] = UInt8((sum + 32768) >> 16)
+                    }
+                }
+            }
+            let out = try await BlurRenderer.blur(image, job, on: .cpu)
+            #expect(out.method == .exact && plan.radius == BlurPlan.kernelSize(sigma: sigma, format: .u8) / 2)
+            let differing = zip(out.image.pixels, want).count { $0 != $1 }
+            #expect(differing == 0, "\(w)x\(h) sigma \(sigma) (radius \(r), \(job.border)): \(differing) values differ")
+        }
     }
 
     /// OpenCV's kernel sizes; the 8-bit fixed-point taps sum to 1 (256/256) and are symmetric.

@@ -297,8 +297,9 @@ enum ExactU8 {
     }
 
     /// The horizontal sums of the halves (which hold the row from 2r entries before it) and the
-    /// rounded bytes, 32 values a step; a last step short of 32 goes through `tail`. Radii up to
-    /// `unrolledRadii` get a copy of the loop each with r a constant, so that the taps unroll.
+    /// rounded bytes, 32 values a step; a last step short of 32 goes through `tail`. Radii 1 to 9
+    /// (sigma up to 3 in 8 bits, where `auto` picks this method) get a copy of the loop each with
+    /// r a constant, so that the taps unroll.
     @inline(never) static func horizontal(hiE: UnsafePointer<UInt16>, hiO: UnsafePointer<UInt16>,
                                           loE: UnsafePointer<UInt16>, loO: UnsafePointer<UInt16>,
                                           taps k: UnsafePointer<UInt16>, r: Int, count: Int,
@@ -316,9 +317,6 @@ enum ExactU8 {
         default: horizontal(hiE, hiO, loE, loO, k, r, count, out, tail)
         }
     }
-
-    /// The radii (sigma up to 3 in 8 bits, where `auto` picks this method) with a loop of their own.
-    static let unrolledRadii = 1...9
 
     @inline(__always) static func horizontal(_ hiE: UnsafePointer<UInt16>, _ hiO: UnsafePointer<UInt16>,
                                              _ loE: UnsafePointer<UInt16>, _ loO: UnsafePointer<UInt16>,
