@@ -121,10 +121,15 @@ enum ExactBand {
                 return
             }
             let row = src.assumingMemoryBound(to: Float.self) + sy * rowLen
-            for e in 0 ..< w + 2 * r {
-                let sx = e < r || e >= w + r ? Int(plan.colMap[e]) : e - r
+            // The row itself in the middle (one copy), the r border pixels either side by the
+            // column map (or 0).
+            (padF + 4 * r).update(from: row, count: rowLen)
+            @inline(__always) func border(_ e: Int) {
+                let sx = Int(plan.colMap[e])
                 for c in 0..<4 { padF[e * 4 + c] = sx < 0 ? 0 : row[sx * 4 + c] }
             }
+            for e in 0..<r { border(e) }
+            for e in w + r ..< w + 2 * r { border(e) }
             taps.withUnsafeBufferPointer { k in
                 var i = 0
                 while i < stride {
