@@ -205,10 +205,13 @@ __kernel void mist_compose_v(__global const uchar4* sharp, __global const uchar4
             for (int k = s0; k < s1; k++) {
                 int s = tileShapes[k];
                 GlintMistShape sh = shapes[s];
-                VF dx = px - sh.ax;
                 float dy = py - sh.ay;
                 float ex = sh.bx - sh.ax, ey = sh.by - sh.ay;
                 float ee = ex * ex + ey * ey;
+                /* A drop (a circle: ee 0, so qy is dy) whose rows miss this one: d2 >= dy * dy >=
+                   radius^2 in every lane (rounding is monotonic), so no lane is hit. */
+                if (ee == 0.0f && dy * dy >= sh.radius * sh.radius) continue;
+                VF dx = px - sh.ax;
                 VF t = (VF)(0.0f);
                 if (ee > 0.0f) t = fmin(fmax((dx * ex + dy * ey) / ee, 0.0f), 1.0f);
                 VF qx = dx - t * ex, qy = dy - t * ey;

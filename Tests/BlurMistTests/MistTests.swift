@@ -107,11 +107,11 @@ func busyJob(frames: Int = 12, seed: UInt64 = 3) -> MistJob {
         var p = GlintMistParams()
         p.inv_width = 1 / Float(w); p.fog_step = 0.01; p.refraction = 3; p.bend = 0.9
         p.width = Int32(w); p.height = Int32(h)
-        let list: [Int32] = [0]
+        let list: [Int32] = [0], bounds = MistTiles(shapes: shapes, width: w, height: h).bounds
         for (x0, y) in [(5, 0), (13, 1)] {   // mid-row, and the image's last three pixels
             list.withUnsafeBufferPointer { l in
                 MistCPU.shapeSpan(x0, 3, y, sharp: sharp, blurred: blurred, weight: &weight, out: &out,
-                                  shapes: shapes, list: l, range: 0..<1, p: p)
+                                  shapes: shapes, list: l, range: 0..<1, bounds: bounds, p: p)
             }
         }
         let span = Set([5, 6, 7, w + 13, w + 14, w + 15])

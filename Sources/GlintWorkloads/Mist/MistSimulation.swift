@@ -197,6 +197,10 @@ public struct MistTiles: Sendable {
     public static let size = 32
     public var start: [Int32]
     public var list: [Int32]
+    /// Per shape, the pixels its tiles were chosen by: (x0, x1, y0, y1), inclusive, one pixel of
+    /// margin on each side. No pixel outside this box is within the shape's radius, so the Swift
+    /// path also passes over shapes whose box misses a row, or a group of pixels of it.
+    public var bounds: [SIMD4<Int32>]
     public let tilesX: Int, tilesY: Int
 
     public init(shapes: [GlintMistShape], width: Int, height: Int) {
@@ -204,6 +208,8 @@ public struct MistTiles: Sendable {
         tilesY = (height + Self.size - 1) / Self.size
         var ranges: [(Int, Int, Int, Int)] = []
         var counts = [Int32](repeating: 0, count: tilesX * tilesY + 1)
+        var boxes: [SIMD4<Int32>] = []
+        boxes.reserveCapacity(shapes.count)
         let w = Double(width)
         for s in shapes {
             let r = Double(s.radius)
@@ -212,6 +218,9 @@ public struct MistTiles: Sendable {
             let x1 = Int(((Double(max(s.ax, s.bx)) + r) * w - 0.5).rounded(.up)) + 1
             let y0 = Int(((Double(min(s.ay, s.by)) - r) * w - 0.5).rounded(.down)) - 1
             let y1 = Int(((Double(max(s.ay, s.by)) + r) * w - 0.5).rounded(.up)) + 1
+            // Clamped to the image (and one past it), which keeps them in Int32.
+            boxes.append(SIMD4(Int32(min(max(x0, -1), width)), Int32(min(max(x1, -1), width)),
+                               Int32(min(max(y0, -1), height)), Int32(min(max(y1, -1), height))))
             let tx0 = max(0, x0 / Self.size), tx1 = min(tilesX - 1, max(x1, -1) / Self.size)
             let ty0 = max(0, y0 / Self.size), ty1 = min(tilesY - 1, max(y1, -1) / Self.size)
             if x1 < 0 || y1 < 0 || tx0 > tx1 || ty0 > ty1 { ranges.append((1, 0, 1, 0)); continue }
@@ -220,6 +229,7 @@ public struct MistTiles: Sendable {
         }
         for t in 0 ..< tilesX * tilesY { counts[t + 1] += counts[t] }
         start = counts
+        bounds = boxes
         var fill = counts
         list = [Int32](repeating: 0, count: Int(counts[tilesX * tilesY]))
         for (k, (tx0, tx1, ty0, ty1)) in ranges.enumerated() where tx0 <= tx1 {
