@@ -72,7 +72,7 @@ def machine(glint):
                if re.match(r"opencl:\d+\s", line)]
     vector = "AVX-512" if "avx512f" in flags else ("AVX2 + FMA, no AVX-512" if "avx2" in flags else "no AVX2")
     return {"processor": model, "vector": vector, "cores": os.cpu_count(), "system": f"{platform.system()} {platform.machine()}",
-            "opencl_devices": devices}
+            "opencl_devices": devices, "glint": run([glint, "--version"]).strip()}
 
 
 def bench_case(glint, workload, suite, case, unit_case, rounds):
@@ -167,7 +167,7 @@ def main():
     started = time.time()
     info = machine(args.glint)
     print(f"machine: {info['processor']}, {info['cores']} cores, {info['vector']}; "
-          f"OpenCL: {'; '.join(info['opencl_devices']) or 'none'}", flush=True)
+          f"OpenCL: {'; '.join(info['opencl_devices']) or 'none'}; glint {info['glint']}", flush=True)
     goals = []
 
     def add(goal, measured, peer, ratio, target, note="", rounds=args.rounds):
@@ -225,7 +225,7 @@ def main():
                    f"{'not measured: ' + g['note'] if g['met'] is None else ('yes' if g['met'] else 'no')} |\n" for g in goals)
     counts = sorted({g["rounds"] for g in goals if g["rounds"]})
     table = (f"Machine: {info['processor']}, {info['cores']} cores, {info['vector']}; OpenCL: "
-             f"{'; '.join(info['opencl_devices']) or 'none'}. Medians of "
+             f"{'; '.join(info['opencl_devices']) or 'none'}; glint {info['glint']}. Medians of "
              f"{' to '.join(str(n) for n in (counts[:1] + counts[-1:] if len(counts) > 1 else counts))} alternating rounds per goal.\n\n"
              + header + rows)
     print()
