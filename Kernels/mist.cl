@@ -104,6 +104,7 @@ __kernel void mist_compose(__global const uchar4* sharp, __global const uchar4* 
    the GPU form's Mist_Pixel one by one. */
 #define VF CAT(float, LANES)
 #define VI CAT(int, LANES)
+#define VU CAT(uint, LANES)
 #if LANES == 4
 #define LANE_IDS ((float4)(0.0f, 1.0f, 2.0f, 3.0f))
 #elif LANES == 8
@@ -143,21 +144,27 @@ inline void Mist_LensV(__global const uchar4* sharp, __global uchar4* out, __glo
     int x0[LANES], y0[LANES];
     CAT(vstore, LANES)(CAT(convert_int, LANES)(x0f), 0, x0);
     CAT(vstore, LANES)(CAT(convert_int, LANES)(y0f), 0, y0);
-    float c[4][4][LANES]; /* corner (00, 10, 01, 11), channel, lane */
+    /* Corner (00, 10, 01, 11) of each lane as its four bytes in one uint, the channels taken out
+       of whole vectors below: a store per corner and lane instead of one per channel. */
+    uint c[4][LANES];
+    __global const uint* sharpWords = (__global const uint*)sharp;
     for (int k = 0; k < LANES; k++) {
         int xa = clamp(x0[k], 0, p.width - 1), xb = clamp(x0[k] + 1, 0, p.width - 1);
         int ya = clamp(y0[k], 0, p.height - 1), yb = clamp(y0[k] + 1, 0, p.height - 1);
-        uchar4 q[4] = {sharp[ya * p.width + xa], sharp[ya * p.width + xb], sharp[yb * p.width + xa], sharp[yb * p.width + xb]};
-        for (int n = 0; n < 4; n++) {
-            c[n][0][k] = q[n].x; c[n][1][k] = q[n].y; c[n][2][k] = q[n].z; c[n][3][k] = q[n].w;
-        }
+        c[0][k] = sharpWords[ya * p.width + xa]; c[1][k] = sharpWords[ya * p.width + xb];
+        c[2][k] = sharpWords[yb * p.width + xa]; c[3][k] = sharpWords[yb * p.width + xb];
     }
+    VU q00 = CAT(vload, LANES)(0, c[0]), q10 = CAT(vload, LANES)(0, c[1]);
+    VU q01 = CAT(vload, LANES)(0, c[2]), q11 = CAT(vload, LANES)(0, c[3]);
     VF r2 = rel * rel;
     VF kk = 1.0f - CAT(vload, LANES)(0, shade) * (r2 * r2);
     uchar bytes[4][LANES];
     for (int ch = 0; ch < 4; ch++) {
-        VF p00 = CAT(vload, LANES)(0, c[0][ch]), p10 = CAT(vload, LANES)(0, c[1][ch]);
-        VF p01 = CAT(vload, LANES)(0, c[2][ch]), p11 = CAT(vload, LANES)(0, c[3][ch]);
+        /* Channel ch is byte ch of the pixel: x, at the lowest address, is bits 0-7 on a
+           little-endian device (the CPUs this form runs on). */
+        uint shift = 8 * ch;
+        VF p00 = CAT(convert_float, LANES)((q00 >> shift) & 255u), p10 = CAT(convert_float, LANES)((q10 >> shift) & 255u);
+        VF p01 = CAT(convert_float, LANES)((q01 >> shift) & 255u), p11 = CAT(convert_float, LANES)((q11 >> shift) & 255u);
         VF top = p00 + (p10 - p00) * wx;
         VF bottom = p01 + (p11 - p01) * wx;
         VF v = top + (bottom - top) * wy;
