@@ -5,10 +5,6 @@
 #define GLINT_SIMD_H
 
 #include "../../Kernels/common/types.h"
-#include <stddef.h>
-#if defined(__AVX2__)
-#include <immintrin.h>
-#endif
 
 typedef float glint_float8 __attribute__((ext_vector_type(8)));
 typedef int glint_int8 __attribute__((ext_vector_type(8)));
@@ -243,26 +239,20 @@ static inline void glint_mist_lens8(glint_float8 px, float py, const GlintMistSh
 #pragma clang fp contract(off)
     glint_float8 ax, ay, radius, shade, dd;
     int first = lens[__builtin_ctz(lanes)];
-#if defined(__AVX2__)
-    /* The same values gathered: each lane's drop's fields (a shape is 8 floats), and its d2. */
-    glint_int8 live = ((glint_int8)(int)lanes >> (glint_int8){0, 1, 2, 3, 4, 5, 6, 7}) & 1;
-    glint_int8 drop, d2bits;
-    __builtin_memcpy(&drop, lens, sizeof drop);
-    __builtin_memcpy(&d2bits, d2, sizeof d2bits);
-    glint_int8 field = (live != 0 ? drop : (glint_int8)first) * 8;
-    const float *base = (const float *)shapes;
-    ax = (glint_float8)_mm256_i32gather_ps(base + offsetof(GlintMistShape, ax) / 4, (__m256i)field, 4);
-    ay = (glint_float8)_mm256_i32gather_ps(base + offsetof(GlintMistShape, ay) / 4, (__m256i)field, 4);
-    radius = (glint_float8)_mm256_i32gather_ps(base + offsetof(GlintMistShape, radius) / 4, (__m256i)field, 4);
-    shade = (glint_float8)_mm256_i32gather_ps(base + offsetof(GlintMistShape, shade) / 4, (__m256i)field, 4);
-    dd = (glint_float8)(d2bits & -live);
-#else
-    for (int l = 0; l < 8; l++) {
-        int s = (lanes >> l) & 1 ? lens[l] : first;
-        ax[l] = shapes[s].ax; ay[l] = shapes[s].ay; radius[l] = shapes[s].radius; shade[l] = shapes[s].shade;
-        dd[l] = (lanes >> l) & 1 ? d2[l] : 0.0f;
-    }
-#endif
+    /* Each lane's drop's fields, and its d2 (0 for lanes outside `lanes`), built in registers:
+       scalar loads inserted lane by lane, never stored to memory and read back as a vector (a
+       load that no store forwarding serves). */
+    int drop[8];
+    for (int l = 0; l < 8; l++) drop[l] = (lanes >> l) & 1 ? lens[l] : first;
+#define GLINT_LANES8(e) {e(0), e(1), e(2), e(3), e(4), e(5), e(6), e(7)}
+#define GLINT_AX(l) shapes[drop[l]].ax
+#define GLINT_AY(l) shapes[drop[l]].ay
+#define GLINT_RADIUS(l) shapes[drop[l]].radius
+#define GLINT_SHADE(l) shapes[drop[l]].shade
+#define GLINT_D2(l) ((lanes >> (l)) & 1 ? d2[l] : 0.0f)
+    ax = (glint_float8)GLINT_LANES8(GLINT_AX); ay = (glint_float8)GLINT_LANES8(GLINT_AY);
+    radius = (glint_float8)GLINT_LANES8(GLINT_RADIUS); shade = (glint_float8)GLINT_LANES8(GLINT_SHADE);
+    dd = (glint_float8)GLINT_LANES8(GLINT_D2);
     glint_float8 rel = glint_sqrt8(dd) / radius;
     glint_float8 x = bend * rel, x2 = x * x;                               /* Mist_Tan's Pade approximant */
     glint_float8 tn = x * ((945.0f - 105.0f * x2) + x2 * x2) / ((945.0f - 420.0f * x2) + (15.0f * x2) * x2);
@@ -280,24 +270,27 @@ static inline void glint_mist_lens8(glint_float8 px, float py, const GlintMistSh
     glint_int8 ya = __builtin_elementwise_min(__builtin_elementwise_max(y0, lo), hmax);
     glint_int8 yb = __builtin_elementwise_min(__builtin_elementwise_max(y0 + 1, lo), hmax);
     glint_int8 q00, q10, q01, q11;
-#if defined(__AVX2__)
-    /* The four corner pixels gathered (pixel indices fit 32 bits: images hold at most 2^28 pixels). */
-    glint_int8 rowA = ya * (int)width, rowB = yb * (int)width;
+    /* The four corner pixels, in registers the same way (pixel indices fit 32 bits: images hold
+       at most 2^28 pixels). */
+    glint_int8 at00 = ya * (int)width + xa, at10 = ya * (int)width + xb;
+    glint_int8 at01 = yb * (int)width + xa, at11 = yb * (int)width + xb;
     const int *pix = (const int *)sharp;
-    q00 = (glint_int8)_mm256_i32gather_epi32(pix, (__m256i)(rowA + xa), 4);
-    q10 = (glint_int8)_mm256_i32gather_epi32(pix, (__m256i)(rowA + xb), 4);
-    q01 = (glint_int8)_mm256_i32gather_epi32(pix, (__m256i)(rowB + xa), 4);
-    q11 = (glint_int8)_mm256_i32gather_epi32(pix, (__m256i)(rowB + xb), 4);
-#else
-    int t00[8], t10[8], t01[8], t11[8];
-    for (int l = 0; l < 8; l++) {
-        const unsigned char *ra = sharp + 4 * ((long)ya[l] * width), *rb = sharp + 4 * ((long)yb[l] * width);
-        __builtin_memcpy(&t00[l], ra + 4 * (long)xa[l], 4); __builtin_memcpy(&t10[l], ra + 4 * (long)xb[l], 4);
-        __builtin_memcpy(&t01[l], rb + 4 * (long)xa[l], 4); __builtin_memcpy(&t11[l], rb + 4 * (long)xb[l], 4);
-    }
-    __builtin_memcpy(&q00, t00, 32); __builtin_memcpy(&q10, t10, 32);
-    __builtin_memcpy(&q01, t01, 32); __builtin_memcpy(&q11, t11, 32);
-#endif
+#define GLINT_P00(l) pix[at00[l]]
+#define GLINT_P10(l) pix[at10[l]]
+#define GLINT_P01(l) pix[at01[l]]
+#define GLINT_P11(l) pix[at11[l]]
+    q00 = (glint_int8)GLINT_LANES8(GLINT_P00); q10 = (glint_int8)GLINT_LANES8(GLINT_P10);
+    q01 = (glint_int8)GLINT_LANES8(GLINT_P01); q11 = (glint_int8)GLINT_LANES8(GLINT_P11);
+#undef GLINT_LANES8
+#undef GLINT_AX
+#undef GLINT_AY
+#undef GLINT_RADIUS
+#undef GLINT_SHADE
+#undef GLINT_D2
+#undef GLINT_P00
+#undef GLINT_P10
+#undef GLINT_P01
+#undef GLINT_P11
     glint_float8 r2 = rel * rel;
     glint_float8 k = 1.0f - shade * (r2 * r2);
     glint_uint8 rgba = (glint_uint8)0;
