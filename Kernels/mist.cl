@@ -160,9 +160,13 @@ inline void Mist_LensV(__global const uchar4* sharp, __global uchar4* out, __glo
     VF kk = 1.0f - CAT(vload, LANES)(0, shade) * (r2 * r2);
     uchar bytes[4][LANES];
     for (int ch = 0; ch < 4; ch++) {
-        /* Channel ch is byte ch of the pixel: x, at the lowest address, is bits 0-7 on a
-           little-endian device (the CPUs this form runs on). */
+        /* Channel ch is byte ch of the pixel: x, at the lowest address, is the word's low byte
+           on a little-endian device, its high byte on a big-endian one. */
+#ifdef __ENDIAN_LITTLE__
         uint shift = 8 * ch;
+#else
+        uint shift = 8 * (3 - ch);
+#endif
         VF p00 = CAT(convert_float, LANES)((q00 >> shift) & 255u), p10 = CAT(convert_float, LANES)((q10 >> shift) & 255u);
         VF p01 = CAT(convert_float, LANES)((q01 >> shift) & 255u), p11 = CAT(convert_float, LANES)((q11 >> shift) & 255u);
         VF top = p00 + (p10 - p00) * wx;
@@ -215,8 +219,9 @@ __kernel void mist_compose_v(__global const uchar4* sharp, __global const uchar4
                 float dy = py - sh.ay;
                 float ex = sh.bx - sh.ax, ey = sh.by - sh.ay;
                 float ee = ex * ex + ey * ey;
-                /* A drop (a circle: ee 0, so qy is dy) whose rows miss this one: d2 >= dy * dy >=
-                   radius^2 in every lane (rounding is monotonic), so no lane is hit. */
+                /* A circle (a drop, or a wipe's first point: ee 0, so t is 0 and qy is dy) whose
+                   rows miss this one: d2 >= dy * dy >= radius^2 in every lane (rounding is
+                   monotonic), so no lane is hit. */
                 if (ee == 0.0f && dy * dy >= sh.radius * sh.radius) continue;
                 VF dx = px - sh.ax;
                 VF t = (VF)(0.0f);

@@ -94,6 +94,46 @@ func busyJob(frames: Int = 12, seed: UInt64 = 3) -> MistJob {
         }
     }
 
+    /// The Swift path tests a group of pixels only against the shapes whose pixel boxes
+    /// (`MistTiles.bounds`) meet it, so no pixel outside a shape's box may be inside the shape by
+    /// the compose's own test (glint_mist_shapes8, at the pixel centres the compose uses): drops
+    /// from tiny to large, wipe segments short and far longer than the window, shapes partly off
+    /// the window, on narrow, wide and very wide windows; every pixel of the window within four
+    /// of a box's sides, outside it.
+    @Test func noPixelOutsideAShapesBoxIsInsideIt() {
+        var rng = SplitMix64(seed: 11)
+        func uniform(_ lo: Double, _ hi: Double) -> Double { lo + (hi - lo) * Double(rng.next() >> 11) / Double(1 << 53) }
+        var tested = 0, inside = 0
+        for (w, h) in [(37, 29), (640, 360), (1920, 1080), (32768, 40)] {
+            let invWidth = 1 / Float(w), aspect = Double(h) / Double(w)
+            for n in 0..<120 {
+                let ax = uniform(-0.1, 1.1), ay = uniform(-0.1, aspect + 0.1)
+                let radius = Float(rng.pick([1e-5, 1e-4, 1e-3, 0.01, 0.05]) * uniform(0.5, 1))
+                // A third are wipe segments: most short, some far longer than the window.
+                let reach = n % 3 != 0 ? 0.0 : (n % 2 == 0 ? 0.3 : 10.0)
+                let bx = ax + uniform(-reach, reach), by = ay + uniform(-reach, reach)
+                let shapes = [GlintMistShape(ax: Float(ax), ay: Float(ay), bx: Float(bx), by: Float(by), radius: radius,
+                                             refract: n % 3 == 0 ? 0 : 1, shade: 0, pad0: 0)]
+                let box = MistTiles(shapes: shapes, width: w, height: h).bounds[0]
+                let (x0, x1, y0, y1) = (Int(box[0]), Int(box[1]), Int(box[2]), Int(box[3]))
+                let list: [Int32] = [0]
+                for y in max(0, y0 - 4) ... min(h - 1, y1 + 4) where y0 - 4 <= y1 + 4 {
+                    let py = (Float(y) + 0.5) * invWidth
+                    for x in max(0, x0 - 4) ... min(w - 1, x1 + 4) where x < x0 || x > x1 || y < y0 || y > y1 {
+                        let px = SIMD8<Float>(repeating: (Float(x) + 0.5) * invWidth)
+                        var weights = [Float](repeating: 0.5, count: 8)
+                        var lens = [Int32](repeating: -1, count: 8), d2 = [Float](repeating: 0, count: 8)
+                        let found = glint_mist_shapes8(px, py, shapes, list, 0, 1, &weights, 0, &lens, &d2)
+                        tested += 1
+                        if found != 0 || weights[0] != 0.5 { inside += 1 }
+                    }
+                }
+            }
+        }
+        #expect(tested > 10_000)
+        #expect(inside == 0, "\(inside) of \(tested) pixels outside their shape's box are inside it")
+    }
+
     /// A tile's span that ends short of eight pixels touches only its own pixels and weights:
     /// the group's test and lens work on eight lanes, and the lanes past the span (the next
     /// tile, the next row, or past the image) must be neither drawn nor written back.

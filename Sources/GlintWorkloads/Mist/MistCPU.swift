@@ -4,7 +4,8 @@ import GlintCore
 /// The Swift CPU twin of Kernels/mist.cl's mist_compose: the same steps in the same order.
 /// Tiles that no shape touches (most of the window) take a vectorised path with the same
 /// arithmetic; in the others eight pixels at a time are tested against each shape of the tile
-/// (simd.h's glint_mist_shapes8, the kernel's operations lane by lane), and the pixels under a
+/// whose pixel box meets them (simd.h's glint_mist_shapes8, the kernel's operations lane by
+/// lane; a shape outside its box covers no pixel, so the others need no test), and the pixels under a
 /// refracting drop are drawn again, eight at a time too (glint_mist_lens8): one implementation of
 /// the shape test and the lens, for every pixel.
 enum MistCPU {
@@ -21,8 +22,7 @@ enum MistCPU {
                         out: UnsafeMutablePointer<UInt8>, shapes: UnsafePointer<GlintMistShape>,
                         tiles: MistTiles, p: GlintMistParams, rows: Range<Int>) {
         let w = Int(p.width), ts = Int(p.tile_size)
-        tiles.start.withUnsafeBufferPointer { start in
-          tiles.list.withUnsafeBufferPointer { list in
+        tiles.start.withUnsafeBufferPointer { start in tiles.list.withUnsafeBufferPointer { list in
             tiles.bounds.withUnsafeBufferPointer { bounds in
                 for y in rows {
                     let tileRow = (y / ts) * Int(p.tiles_x)
@@ -42,8 +42,7 @@ enum MistCPU {
                     }
                 }
             }
-          }
-        }
+        } }
     }
 
     /// mist_compose over `count` pixels of row y in one tile that shapes touch, eight at a time:
