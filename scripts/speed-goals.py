@@ -2,7 +2,8 @@
 """Glint's speed goals on this machine, each measured against its peer in the same run.
 
 One command for the whole check: it names the machine (processor, AVX2 / AVX-512, cores, the
-OpenCL devices) and the Glint build (`glint --version`), then measures, with `--device auto` (what a user who changes nothing gets):
+OpenCL devices) and the Glint build (`glint --version`), then measures, with `--device auto`
+(what a user who changes nothing gets):
 
   goal                                   measured with                       peer, same run
   mist 1920x1080 >= 60 frames/s          glint bench mist (standard case)    (the goal itself)
