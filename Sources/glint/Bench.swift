@@ -152,13 +152,14 @@ struct Bench: AsyncParsableCommand {
         var settings = BenchSettings(kind)
         if let seconds { settings.targetSeconds = seconds }
         let line = StatusLine(quiet: out.quiet)
-        let (results, builds) = try await BenchRunner.run(cases: cases, backends: backends, onlyAuto: choice == .auto,
+        let outcome = try await BenchRunner.run(cases: cases, backends: backends, onlyAuto: choice == .auto,
                                                           swiftBase: swiftBase, settings: settings) { i, n, text in
             line.show("[\(i)/\(n)] \(text)")
         }
         line.finish()
         return BenchReport(suite: kind.rawValue, settings: settings, environment: BenchEnvironment.collect(),
-                           builds: builds, records: results.map(BenchRecord.init), seconds: Clock.now() - start)
+                           builds: outcome.builds, records: outcome.results.map(BenchRecord.init),
+                           seconds: Clock.now() - start, driverResidentBytes: outcome.driverResidentBytes)
     }
 }
 

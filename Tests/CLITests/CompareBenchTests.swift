@@ -260,6 +260,11 @@ struct BenchTests {
                 }
             }
             if !underSanitizer { #expect(r.stdout.contains("memory: every case's job peak within its bound"), "\(r)") }
+            // The OpenCL driver's own memory at start (PoCL: its LLVM, tens of MB) is reported once
+            // and left out of the job peaks.
+            let driver = doc["summary"]?["opencl_driver_resident_bytes"]?.intValue ?? 0
+            #expect(driver > 5_000_000, "opencl_driver_resident_bytes: \(driver)")
+            #expect(r.stdout.contains("the OpenCL drivers' own"), "\(r)")
             // --device auto: each case once, on auto's pick.
             let auto = try box.run(["bench", "--quick", "--device", "auto", "--case", "mandelbrot-float", "--case", "smooth",
                                     "--seconds", "0.05", "--json", "-"], timeout: 300)

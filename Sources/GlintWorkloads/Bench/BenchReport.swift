@@ -192,15 +192,19 @@ public struct BenchReport: Sendable {
     public var builds: [BenchBuild]
     public var records: [BenchRecord]
     public var seconds: Double
+    /// The OpenCL drivers' resident memory before the first case, left out of every job peak
+    /// (`BenchResult.jobPeakBytes`); nil without OpenCL, where not known, and in older results.
+    public var driverResidentBytes: UInt64?
 
     public init(suite: String, settings: BenchSettings, environment: JSON, builds: [BenchBuild],
-                records: [BenchRecord], seconds: Double) {
+                records: [BenchRecord], seconds: Double, driverResidentBytes: UInt64? = nil) {
         self.suite = suite
         self.settings = settings
         self.environment = environment
         self.builds = builds
         self.records = records
         self.seconds = seconds
+        self.driverResidentBytes = driverResidentBytes
     }
 
     public var failures: Int { records.filter { $0.status == "fail" }.count }
@@ -228,6 +232,7 @@ public struct BenchReport: Sendable {
                 ("failed", .int(Int64(failures))),
                 ("skipped", .int(Int64(records.filter { $0.status == "skipped" }.count))),
                 ("seconds", .number(seconds)),
+                ("opencl_driver_resident_bytes", driverResidentBytes.map { .int(Int64($0)) } ?? .null),
             ])),
         ])
     }
@@ -258,7 +263,8 @@ public struct BenchReport: Sendable {
                                  fromDiskCache: Int(b["from_disk_cache"]?.intValue ?? 0),
                                  seconds: (b["ms"]?.doubleValue ?? 0) / 1000)
                   },
-                  records: records, seconds: root["summary"]?["seconds"]?.doubleValue ?? 0)
+                  records: records, seconds: root["summary"]?["seconds"]?.doubleValue ?? 0,
+                  driverResidentBytes: root["summary"]?["opencl_driver_resident_bytes"]?.intValue.map { UInt64(max(0, $0)) })
     }
 
     // MARK: Text tables
@@ -284,8 +290,12 @@ public struct BenchReport: Sendable {
         let over = overMemoryBound
         let measured = records.filter { $0.jobPeakBytes != nil && $0.memoryBoundBytes != nil }.count
         if measured == 0 { return "memory: no peak resident sizes in these results" }
-        if over.isEmpty { return "memory: every case's job peak within its bound (4x its images' bytes + 100 MB)" }
-        return "memory: over the bound (4x the images' bytes + 100 MB): " + over.map { "\($0.id) on \($0.backend)" }.joined(separator: ", ")
+        let drivers = driverResidentBytes.map {
+            "; the OpenCL drivers' own \(Format.significant(Double($0) / 1e6, 3)) MB at start not in any job peak"
+        } ?? ""
+        if over.isEmpty { return "memory: every case's job peak within its bound (4x its images' bytes + 100 MB)" + drivers }
+        return "memory: over the bound (4x the images' bytes + 100 MB): "
+            + over.map { "\($0.id) on \($0.backend)" }.joined(separator: ", ") + drivers
     }
 
     /// An aligned plain-text table, one line per case.

@@ -50,9 +50,10 @@ public struct BenchResult: Sendable {
     /// Peak resident memory of the process during the case, where Linux can tell.
     public var peakResidentBytes: UInt64?
     /// What a process running only this case would peak at: the bench process's resident size
-    /// before its first case (the program and its libraries, and for an OpenCL backend the
-    /// drivers too) plus what the case added over the size it started at. The memory bound
-    /// applies to this.
+    /// before its first case and before any OpenCL driver was loaded (the program and its
+    /// libraries) plus what the case added over the size it started at. The drivers' own memory
+    /// at start (a fixed cost of the vendor's, reported apart: `BenchRunner.Outcome`) is left
+    /// out; what a driver allocates for a case is in. The memory bound applies to this.
     public var jobPeakBytes: UInt64?
     /// Whether `--device auto` runs this case on this backend.
     public var autoPick = false
@@ -117,7 +118,7 @@ public enum BenchRunner {
     /// any OpenCL driver was loaded (the base of the Swift path's job peaks), where known.
     public static func run(cases: [BenchCase], backends: [(name: String, backend: Backend)], onlyAuto: Bool = false,
                            swiftBase: UInt64? = nil, settings: BenchSettings, progress: Progress? = nil) async throws
-        -> (results: [BenchResult], builds: [BenchBuild]) {
+        -> Outcome {
         var results: [BenchResult] = []
         var buildSeconds: [String: Double] = [:]
         let before = backends.map { buildStats($0.backend) }
@@ -126,6 +127,11 @@ public enum BenchRunner {
         BenchScope.endCase()
         // Without the web stack's Foundation libraries: no case's memory (DESIGN: Memory).
         let processBase = ProcessMemory.residentBytesWithoutWebStack()
+        // The OpenCL drivers' own memory, loaded between swiftBase and here: a fixed cost of the
+        // vendor's (PoCL's LLVM about 70 MB, NVIDIA's driver and CUDA context about 190 MB),
+        // reported once and left out of every job peak (DESIGN: Memory).
+        let driverBytes: UInt64? = swiftBase.flatMap { s in processBase.map { $0 > s ? $0 - s : 0 } }
+        let jobBase = swiftBase ?? processBase
         for c in cases {
             BenchScope.endCase()
             defer { BenchScope.endCase() }
@@ -201,8 +207,7 @@ public enum BenchRunner {
                 result.wall = BenchStats(walls)
                 if backend.isOpenCL { result.kernel = BenchStats(kernels) }
                 result.peakResidentBytes = ProcessMemory.peakResidentBytes()
-                if measurable, let peak = result.peakResidentBytes, let base = backend.isOpenCL ? processBase : swiftBase ?? processBase,
-                   let caseBase {
+                if measurable, let peak = result.peakResidentBytes, let base = jobBase, let caseBase {
                     result.jobPeakBytes = base + (peak > caseBase ? peak - caseBase : 0)
                 }
                 results.append(result)
@@ -216,7 +221,17 @@ public enum BenchRunner {
                                      fromDiskCache: now.fromDiskCache - start.fromDiskCache,
                                      seconds: buildSeconds[name] ?? (now.seconds - start.seconds)))
         }
-        return (results, builds)
+        return Outcome(results: results, builds: builds,
+                       driverResidentBytes: backends.contains { $0.backend.isOpenCL } ? driverBytes : nil)
+    }
+
+    /// What `run` measured: each case's result on each backend, the OpenCL program builds, and the
+    /// OpenCL drivers' resident memory before the first case (nil without OpenCL or where not
+    /// known), which no job peak includes.
+    public struct Outcome: Sendable {
+        public var results: [BenchResult]
+        public var builds: [BenchBuild]
+        public var driverResidentBytes: UInt64?
     }
 
     /// The name baselines match a backend by: the OpenCL device name, or "Swift CPU".
