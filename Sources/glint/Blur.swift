@@ -107,6 +107,8 @@ struct Blur: PassCommand {
                 if try tile?.claim([output], skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
             }
             let backend = try device.backend(for: .blur)
+            // One image, then the process ends: its result may take huge pages (fewer page faults).
+            LargeArrays.hugePages = true
             let wall: Double, kernels: Double, method: BlurMethod, sizeText: String, form: String?
             var timing: (wall: Double, kernel: Double)?
             var sharedMemory = false

@@ -71,6 +71,8 @@ struct Iso: PassCommand {
             if try tile?.claim([outputPath], skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
             let backend = try device.backend(for: .iso)
             let bar = ProgressBar("iso", quiet: out.quiet)
+            // One image, then the process ends: its canvas may take huge pages (fewer page faults).
+            LargeArrays.hugePages = true
             let result = try await IsoRenderer.render(job, on: backend, rows: tile?.rows, progress: { bar.update($0) })
             bar.finish()
             if let tile {

@@ -281,7 +281,8 @@ public enum BlurRenderer {
         try ImageLimits.check(width: width, height: height)
         let plan = BlurPlan(job: job, format: format, width: width, height: height)
         let start = Clock.now()
-        var out = [T](repeating: 0, count: pixels.count)
+        // Every element is written below (by the blur, or by the device's result read into it).
+        var out = LargeArrays.uninitialized(T.self, count: pixels.count)
         var kernelSeconds = 0.0
         var form: String?
         switch backend {
@@ -302,16 +303,16 @@ public enum BlurRenderer {
         return (out, plan.method, kernelSeconds, Clock.now() - start, form)
     }
 
-    /// Runs `body` with raw pointers to an input array and an output array that outlive it.
+    /// Runs `body` with raw pointers to an input array's and an output array's own storage (both
+    /// kept alive, neither copied nor changed otherwise until it returns): the blur reads the
+    /// caller's pixels in place and writes the array it returns, with no copy either way.
     static func withPointers<T>(_ input: [T], _ output: inout [T],
                                 _ body: (UnsafeRawPointer, UnsafeMutableRawPointer) async -> Void) async throws {
-        let count = input.count
-        let src = UnsafeMutablePointer<T>.allocate(capacity: count)
-        let dst = UnsafeMutablePointer<T>.allocate(capacity: count)
-        defer { src.deallocate(); dst.deallocate() }
-        input.withUnsafeBufferPointer { src.initialize(from: $0.baseAddress!, count: count) }
-        await body(UnsafeRawPointer(src), UnsafeMutableRawPointer(dst))
-        output.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: dst, count: count) }
+        precondition(!input.isEmpty && output.count == input.count)
+        let src = input.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress!) }
+        let dst = output.withUnsafeMutableBufferPointer { UnsafeMutableRawPointer($0.baseAddress!) }
+        await body(src, dst)
+        withExtendedLifetime(input) {}
     }
 }
 

@@ -194,10 +194,10 @@ extension Isometric {
     /// some 32 KB).
     static let tileWidth = 128, tileHeight = 32
 
-    /// Pixels x0 ..< x1 of canvas row py into `row` (the row's out_width RGBA8 pixels, zeroed
-    /// beforehand: clear pixels are left as they are). Runs of eight pixels that are all on the
-    /// top face take their samples eight at a time (`topFace8`), runs that are all clear are
-    /// skipped, the others go pixel by pixel; every pixel equals `pixel(src, p, px, py)`. The
+    /// Pixels x0 ..< x1 of canvas row py into `row` (the row's out_width RGBA8 pixels; every byte
+    /// of the span is written). Runs of eight pixels that are all on the top face take their
+    /// samples eight at a time (`topFace8`), runs that are all clear are stored as zeros in one
+    /// store, the others go pixel by pixel; every pixel equals `pixel(src, p, px, py)`. The
     /// kernel's work-items take the same runs of eight (its float8 lanes).
     static func renderSpan(_ src: UnsafePointer<UInt8>, _ p: GlintIsoParams, _ py: Int32, _ x0: Int, _ x1: Int,
                            _ row: UnsafeMutableRawPointer) {
@@ -220,7 +220,11 @@ extension Isometric {
                 let e = x - y
                 let beyond = (x .< -m) .| (y .< -m) .| (maxLanes(x - fw, y - fh) .> d + m) .| (e .> fw + m) .| (-e .> fh + m)
                 let clear = (d2 .> (r + m) * (r + m)) .& (d <= 0 ? .init(repeating: true) : beyond)
-                if !allLanes(clear) {
+                if allLanes(clear) {
+                    // Clear (transparent) pixels are written too: every byte of the span is
+                    // written, so the canvas needs no zeroing first.
+                    row.storeBytes(of: SIMD32<UInt8>(), toByteOffset: px * 4, as: SIMD32<UInt8>.self)
+                } else {
                     for i in px..<px + 8 {
                         row.storeBytes(of: pixel(src, p, Int32(i), py), toByteOffset: i * 4, as: SIMD4<UInt8>.self)
                     }

@@ -50,15 +50,13 @@ public enum IsoRenderer {
         let y0 = band.lowerBound, h = band.count
         switch backend {
         case .cpu:
-            // Zeroed first: clear pixels (transparent) are not written again.
-            let out = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: w * h * 4)
-            defer { out.deallocate() }
-            out.initialize(repeating: 0)
-            let shared = SharedBuffer(out)
-            let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: source.pixels.count)
-            defer { copy.deallocate() }
-            _ = copy.initialize(from: source.pixels)
-            let src = SharedBuffer(copy)
+            // The canvas is rendered straight into the array it is returned in: the tiles cover
+            // it and renderSpan writes every byte (clear pixels as zeros), so it is neither zeroed
+            // first nor copied after. The source array is read in place: the job holds it, and
+            // it is neither copied nor changed while the tiles read it.
+            var pixels = LargeArrays.uninitialized(UInt8.self, count: w * h * 4)
+            let shared = SharedBuffer(pixels.withUnsafeMutableBufferPointer { $0 })
+            let src = SharedBuffer(UnsafeMutableBufferPointer(mutating: source.pixels.withUnsafeBufferPointer { $0 }))
             let (tw, th) = (Isometric.tileWidth, Isometric.tileHeight)
             let across = (w + tw - 1) / tw, tiles = across * ((h + th - 1) / th)
             await CPUParallel.forEach(tiles, progress: progress.map { report in { @Sendable done in report(Double(done) / Double(tiles)) } }) { t in
@@ -68,7 +66,8 @@ public enum IsoRenderer {
                                          UnsafeMutableRawPointer(shared.base + r * w * 4))
                 }
             }
-            return IsoResult(image: Image8(width: w, height: h, pixels: Array(out)), kernelSeconds: 0, wallSeconds: Clock.now() - start)
+            withExtendedLifetime(source) {}
+            return IsoResult(image: Image8(width: w, height: h, pixels: pixels), kernelSeconds: 0, wallSeconds: Clock.now() - start)
         case .opencl(let cc):
             let program = try cc.program("isometric.cl", defines: ["ISO_SS=\(job.supersampling)"])
             let kernel = try program.kernel("iso_render")
