@@ -1,4 +1,5 @@
 import COpenCL
+import GlintCore
 
 /// A device buffer of `count` elements of `T`.
 public final class Buffer<T: BitwiseCopyable>: KernelArgument, @unchecked Sendable {
@@ -110,6 +111,10 @@ public final class Buffer<T: BitwiseCopyable>: KernelArgument, @unchecked Sendab
     /// Blocking read of the whole buffer.
     public func read(queue: CommandQueue) throws(CLError) -> [T] {
         try [T](unsafeUninitializedCapacity: count) { (out, initialised) throws(CLError) in
+            if let base = out.baseAddress {
+                LargeArrays.adviseHugePages(UnsafeMutableRawPointer(base), bytes: byteCount)
+                LargeArrays.prefault(UnsafeMutableRawPointer(base), bytes: byteCount)
+            }
             let status = queue.gate.pass {
                 clEnqueueReadBuffer(queue.handle, handle, cl_bool(CL_TRUE), 0, byteCount,
                                     UnsafeMutableRawPointer(out.baseAddress), 0, nil, nil)
@@ -122,6 +127,7 @@ public final class Buffer<T: BitwiseCopyable>: KernelArgument, @unchecked Sendab
     /// Blocking read of the first `count` elements into `destination`.
     public func read(into destination: UnsafeMutableBufferPointer<T>, count n: Int, queue: CommandQueue) throws(CLError) {
         precondition(n <= count && n <= destination.count)
+        if let base = destination.baseAddress { LargeArrays.prefault(UnsafeMutableRawPointer(base), bytes: n * MemoryLayout<T>.stride) }
         let status = queue.gate.pass {
             clEnqueueReadBuffer(queue.handle, handle, cl_bool(CL_TRUE), 0, n * MemoryLayout<T>.stride,
                                 UnsafeMutableRawPointer(destination.baseAddress), 0, nil, nil)

@@ -33,6 +33,30 @@ public enum LargeArrays {
         }
     }
 
+    /// Below this many bytes a destination is left to fault its pages in as it is written.
+    static let prefaultThreshold = 1 << 20
+
+    /// Maps in the pages of `bytes` from `pointer` before something else writes them all (a
+    /// device's result read back): one call that populates the range (`MADV_POPULATE_WRITE`,
+    /// Linux 5.14 on) instead of a page fault per 4 KiB inside the copy. A driver's copy into
+    /// memory never touched is far slower than into mapped pages: NVIDIA's read of 33 MB ran at
+    /// 1.35 GB/s into fresh pages, 9.7 GB/s into mapped ones. Where the kernel refuses, one byte a
+    /// page is written instead (the contents are about to be overwritten anyway).
+    public static func prefault(_ pointer: UnsafeMutableRawPointer, bytes: Int) {
+        #if os(Linux)
+        guard bytes >= prefaultThreshold else { return }
+        let page = 4096
+        let start = Int(bitPattern: pointer) & ~(page - 1)
+        let end = (Int(bitPattern: pointer) + bytes + page - 1) & ~(page - 1)
+        if let p = UnsafeMutableRawPointer(bitPattern: start), madvise(p, end - start, 23 /* MADV_POPULATE_WRITE */) == 0 { return }
+        var offset = (page - Int(bitPattern: pointer) % page) % page
+        while offset < bytes {
+            pointer.storeBytes(of: 0, toByteOffset: offset, as: UInt8.self)
+            offset += page
+        }
+        #endif
+    }
+
     /// Asks for huge pages over the 2 MiB blocks that lie wholly in `bytes` from `pointer`.
     public static func adviseHugePages(_ pointer: UnsafeMutableRawPointer, bytes: Int) {
         #if os(Linux)
