@@ -5,6 +5,8 @@
      - pageable memory never touched (a fresh anonymous mapping, one per repetition: its page
        faults happen inside the driver's copy),
      - pinned memory (a CL_MEM_ALLOC_HOST_PTR buffer, mapped),
+     - a fresh anonymous mapping written just before (a new image's pixels: mapped, but in pages
+       the driver has not seen),
    and a plain memcpy from the pinned to the mapped pageable memory, for scale.
 
    Build: gcc -O2 scripts/peers/cl-transfer.c -o cl-transfer -lOpenCL
@@ -47,6 +49,7 @@ int main(int argc, char **argv) {
     cl_uint np = 0;
     check(clGetPlatformIDs(16, platforms, &np), "clGetPlatformIDs");
     cl_device_id device = NULL;
+    if (np > 16) np = 16;
     for (cl_uint i = 0; i < np && !device; i++)
         if (clGetDeviceIDs(platforms[i], type, 1, &device, NULL) != CL_SUCCESS) device = NULL;
     if (!device) {

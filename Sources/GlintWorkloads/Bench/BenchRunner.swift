@@ -115,7 +115,8 @@ public enum BenchRunner {
     /// case). The Swift CPU path's output is each case's reference, computed (untimed) even when
     /// the CPU backend is not among those benchmarked. Each case starts with the memory of the
     /// cases before it released (`BenchScope`). `swiftBase` is the process's resident size before
-    /// any OpenCL driver was loaded (the base of the Swift path's job peaks), where known.
+    /// any OpenCL driver was loaded (the base of every job peak), where known; without it job
+    /// peaks start from the size before the first case, drivers included.
     public static func run(cases: [BenchCase], backends: [(name: String, backend: Backend)], onlyAuto: Bool = false,
                            swiftBase: UInt64? = nil, settings: BenchSettings, progress: Progress? = nil) async throws
         -> Outcome {
@@ -127,11 +128,11 @@ public enum BenchRunner {
         BenchScope.endCase()
         // Without the web stack's Foundation libraries: no case's memory (DESIGN: Memory).
         let processBase = ProcessMemory.residentBytesWithoutWebStack()
-        // The OpenCL drivers' own memory, loaded between swiftBase and here: a fixed cost of the
-        // vendor's (PoCL's LLVM about 70 MB, NVIDIA's driver and CUDA context about 190 MB),
-        // reported once and left out of every job peak (DESIGN: Memory).
+        // What loading the OpenCL drivers and making their contexts added between swiftBase and
+        // here: a fixed cost of the vendor's (PoCL's LLVM about 70 MB, NVIDIA's driver and CUDA
+        // context about 190 MB), reported once and left out of every job peak (DESIGN: Memory).
         let driverBytes: UInt64? = swiftBase.flatMap { s in processBase.map { $0 > s ? $0 - s : 0 } }
-        let jobBase = swiftBase ?? processBase
+        let jobBase = swiftBase.map { s in processBase.map { Swift.min(s, $0) } ?? s } ?? processBase
         for c in cases {
             BenchScope.endCase()
             defer { BenchScope.endCase() }
