@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A 4K Mandelbrot to PNG, whole process, against a plain C loop in the same run.
 
-Builds scripts/peers/mandelbrot.c (gcc -O3 -march=native -fopenmp: float, one thread per core,
+Builds scripts/peers/mandelbrot.c (gcc -O3 -march=native -fopenmp, or --march: float, one thread per core,
 no interior test, counts kept in memory, no image file) and times, alternating, the C program
 and `glint fractal mandelbrot --size WxH -o F.png` on each device asked for (whole processes,
 start-up, device set-up, colouring and PNG writing included). Prints each median, its ratio
@@ -9,10 +9,12 @@ to the C loop's and the PNG's size.
 
 Run: scripts/bench-fractal-peer.py [--glint .build/release/glint] [--size 3840x2160]
          [--runs 7] [--device auto --device cpu --device opencl] [--png-compression auto]
+         [--march native]
 Measure on a quiet machine (uptime's load well under the core count).
 """
 import argparse
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -37,14 +39,20 @@ def main():
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--device", action="append", help="glint devices to time (default: auto, cpu, opencl)")
     ap.add_argument("--png-compression", default="auto", choices=["auto", "fast", "default"])
+    ap.add_argument("--march", default="native",
+                    help="gcc's -march for the C loop (haswell: AVX2 code on a machine with AVX-512)")
     args = ap.parse_args()
+    if not re.fullmatch(r"[a-z0-9][a-z0-9.+_-]{0,40}", args.march):
+        sys.exit(f"--march {args.march!r}: not a processor name gcc takes (e.g. native, haswell, znver3)")
+    if not 1 <= args.runs <= 100:
+        sys.exit("--runs must be between 1 and 100")
     devices = args.device or ["auto", "cpu", "opencl"]
     width, height = args.size.lower().split("x")
     if shutil.which("gcc") is None:
         sys.exit("gcc is needed to build the C loop")
     with tempfile.TemporaryDirectory() as tmp:
         peer = os.path.join(tmp, "mandelbrot")
-        subprocess.run(["gcc", "-O3", "-march=native", "-fopenmp", os.path.join(HERE, "peers", "mandelbrot.c"), "-o", peer],
+        subprocess.run(["gcc", "-O3", f"-march={args.march}", "-fopenmp", os.path.join(HERE, "peers", "mandelbrot.c"), "-o", peer],
                        check=True)
         png = os.path.join(tmp, "m.png")
         jobs = {"C loop (OpenMP, no PNG)": [peer, width, height, str(args.iterations)]}
@@ -61,7 +69,7 @@ def main():
         size = os.path.getsize(png)
         peer_median = statistics.median(times["C loop (OpenMP, no PNG)"])
         print(f"{args.size}, {args.iterations} iterations, medians of {args.runs} whole-process runs "
-              f"(PNG {size / 1e6:.2f} MB, --png-compression {args.png_compression}):")
+              f"(PNG {size / 1e6:.2f} MB, --png-compression {args.png_compression}; C loop -march={args.march}):")
         for name, ts in times.items():
             m = statistics.median(ts)
             print(f"  {name:28s} {m * 1000:8.1f} ms   {peer_median / m:5.2f}x the C loop")
