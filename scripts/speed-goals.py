@@ -51,7 +51,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # OpenCV's names for the AVX-512 features its run-time dispatch tests (turned off by --avx2-code).
-AVX512_FEATURES = "AVX512F,AVX512-SKX,AVX512-COMMON,AVX512CD,AVX512BW,AVX512DQ,AVX512VL"
+AVX512_FEATURES = "AVX512F,AVX512-SKX,AVX512-COMMON,AVX512CD,AVX512BW,AVX512DQ,AVX512VL,AVX512-CNL,AVX512-CLX,AVX512-ICL"
 
 
 def fail(message):
@@ -64,6 +64,17 @@ def run(cmd, **kw):
     if r.returncode != 0:
         fail(f"{' '.join(cmd)} failed ({r.returncode}): {(r.stderr or r.stdout).strip()[-400:]}")
     return r.stdout + r.stderr
+
+
+def cpu_flags():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
 
 
 def machine(glint):
@@ -177,6 +188,10 @@ def main():
 
     march = "native"
     if args.avx2_code:
+        flags = cpu_flags()
+        if "avx512f" not in flags:
+            fail("--avx2-code is for a machine with AVX-512; this one has none, so its runs are "
+                 + ("AVX2 code already: leave the option out" if "avx2" in flags else "not AVX2 code either"))
         # Before OpenCV is imported and before any child starts: they read these at start-up.
         os.environ["POCL_LLVM_CPU_NAME"] = "haswell"
         os.environ["OPENCV_CPU_DISABLE"] = AVX512_FEATURES

@@ -1,10 +1,14 @@
 import GlintCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The on-disk cache of built program binaries.
 ///
-/// Key: the full source (includes inlined), the build options, the platform and device names and
-/// the driver and device versions, so a driver update or an edited header never reuses a stale
-/// binary. Set `GLINT_KERNEL_CACHE=off` to disable it; `GLINT_CACHE_DIR` moves it (default
+/// Key: the full source (includes inlined), the build options, the platform and device names,
+/// the driver and device versions and the drivers' code-generation variables
+/// (`codeGenerationEnvironment`), so a driver update, an edited header or another target
+/// processor never reuses a stale binary. Set `GLINT_KERNEL_CACHE=off` to disable it; `GLINT_CACHE_DIR` moves it (default
 /// `$XDG_CACHE_HOME/glint/programs`, else `~/.cache/glint/programs`).
 public enum ProgramCache {
     public static let disableVariable = "GLINT_KERNEL_CACHE"
@@ -28,7 +32,27 @@ public enum ProgramCache {
     public static func key(source: String, options: String, device: Device) -> String {
         StableHash.of(source, options,
                       (try? device.platform.name) ?? "", (try? device.platform.version) ?? "",
-                      (try? device.name) ?? "", (try? device.version) ?? "", (try? device.driverVersion) ?? "")
+                      (try? device.name) ?? "", (try? device.version) ?? "", (try? device.driverVersion) ?? "",
+                      codeGenerationEnvironment())
+    }
+
+    /// The variables, as `NAME=value` lines in name order, with which a driver builds the same
+    /// source for the same device into other code: PoCL's (`POCL_LLVM_CPU_NAME=haswell` makes
+    /// AVX2 code on a processor with AVX-512 while the device keeps its name; its vectoriser,
+    /// work-group method and extra build flags). Every `POCL_` variable counts but those that
+    /// only move its cache or turn on its debug output.
+    public static func codeGenerationEnvironment() -> String {
+        var pairs: [String] = []
+        var entry = environ
+        while let c = entry.pointee {
+            let pair = String(cString: c)
+            let name = pair.prefix { $0 != "=" }
+            if name.hasPrefix("POCL_") && name != "POCL_CACHE_DIR" && !name.hasPrefix("POCL_DEBUG") {
+                pairs.append(pair)
+            }
+            entry += 1
+        }
+        return pairs.sorted().joined(separator: "\n")
     }
 
     /// How a program was obtained.

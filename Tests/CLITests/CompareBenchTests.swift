@@ -240,8 +240,8 @@ struct BenchTests {
             let md = String(decoding: try box.bytes("q.md"), as: UTF8.self)
             #expect(md.contains("| backend | auto | case |") && md.contains("fractal mandelbrot-float"))
             // Each case names the one backend --device auto runs it on: on this GPU-less machine,
-            // the one AutoChoice's table names for the case's kind and PoCL's vector width (the
-            // Swift path for every kind, as measured).
+            // PoCL for the plain escape-time fractals where AutoChoice's table for PoCL's vector
+            // width sends them there (as measured, neither table does), else the Swift path.
             let width = (doc["environment"]?["opencl_devices"]?.arrayValue?.first?["native_vector_width_float"]?.intValue).map { Int($0) }
             let fractalsOnCL = AutoChoice.prefersOpenCLCPU(.fractal, vectorWidth: width)
             for id in Set(cases.compactMap { $0["id"]?.stringValue }) {

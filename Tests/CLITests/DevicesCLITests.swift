@@ -230,6 +230,32 @@ extension CLITests {
         }
     }
 
+    @Test("a PoCL code-generation variable keeps programs apart in the disk cache")
+    func cacheKeyCoversCodeGeneration() throws {
+        try withSandbox { box in
+            let args = smallRender(["--device", "opencl", "--verbose"])
+            // Each run gets a PoCL cache of its own, so that only Glint's cache could hand one
+            // run's code to another.
+            func run(_ name: String, _ cpu: String?) throws -> (compiled: Int, fromDisk: Int) {
+                var env: [String: String?] = ["POCL_CACHE_DIR": box.path("pocl-" + name)]
+                env["POCL_LLVM_CPU_NAME"] = .some(cpu)
+                let r = try box.run(args, env: env)
+                #expect(r.status == 0, "\(r)")
+                return try #require(buildStats(r.stdout), "no 'programs:' line in --verbose output\n\(r)")
+            }
+            let native = try run("native", nil)
+            #expect(native.compiled >= 1 && native.fromDisk == 0, "\(native)")
+            // Another target processor, same device name: built anew, not the native binary.
+            let haswell = try run("haswell", "haswell")
+            #expect(haswell.compiled >= 1 && haswell.fromDisk == 0, "the haswell run took the native run's binary: \(haswell)")
+            // Each setting then finds its own entry.
+            let again = try run("again", "haswell")
+            #expect(again.compiled == 0 && again.fromDisk >= 1, "\(again)")
+            let back = try run("back", nil)
+            #expect(back.compiled == 0 && back.fromDisk >= 1, "\(back)")
+        }
+    }
+
     @Test("GLINT_KERNEL_CACHE=off compiles every time and writes no cache")
     func kernelCacheOff() throws {
         try withSandbox { box in

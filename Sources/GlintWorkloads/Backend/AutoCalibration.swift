@@ -5,12 +5,13 @@ import GlintKernels
 import Glibc
 #endif
 
-/// What `glint devices --calibrate` measured on this machine for the one kind of job whose
-/// faster CPU path differs from machine to machine: plain escape-time fractals (`fractal`). The
-/// Swift path and an OpenCL CPU device (PoCL) share the same cores; which one renders faster
-/// depends on the processor (PoCL compiles for AVX-512 where there is one, the Swift path uses
-/// AVX2), and a command that runs once also pays OpenCL's start-up (PoCL loads LLVM), which the
-/// Swift path does not.
+/// What `glint devices --calibrate` measured on this machine for the kind of job whose faster
+/// CPU path is likeliest to differ from machine to machine: plain escape-time fractals
+/// (`fractal`). The Swift path and an OpenCL CPU device (PoCL) share the same cores; which one
+/// renders faster depends on the processor (PoCL compiles for its widest vectors, the Swift path
+/// is AVX2 code everywhere; `AutoChoice`'s measurements favour the Swift path with AVX2 and with
+/// AVX-512), and a command that runs once also pays OpenCL's start-up (PoCL loads LLVM), which
+/// the Swift path does not.
 ///
 /// Kept beside the program cache (`auto-calibration`), with a fingerprint of the drivers and
 /// their environment (as `NoGPUMemo` takes them, less the boot and the user), the processor (its
