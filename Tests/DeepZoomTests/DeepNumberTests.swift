@@ -250,7 +250,7 @@ import Testing
         let bits = 1300
         let v = UnsafeMutablePointer<__mpfr_struct>.allocate(capacity: 8)
         for i in 0..<8 { mpfr_init2(v + i, mpfr_prec_t(bits)) }
-        defer { for i in 0..<8 { mpfr_clear(v + i) }; v.deallocate() }
+        defer { for i in 0..<8 { mpfr_clear(v + i) }; v.deallocate(); MPFRNumber.releaseThreadCaches() }
         let cr = v, ci = v + 1, x = v + 2, y = v + 3, t = v + 4, x4 = v + 5, y4 = v + 6, d = v + 7
         #expect(mpfr_set_str(cr, PerturbationTests.misiurewiczRe, 10, MPFR_RNDN) == 0)
         #expect(mpfr_set_str(ci, PerturbationTests.misiurewiczIm, 10, MPFR_RNDN) == 0)

@@ -17,7 +17,7 @@ struct DirectMPFR {
     /// 0.5 <= m < 1, so ⌊log2(zoom)⌋ = e - 1 (barring the zoom rounding up to a power of 2).
     static func precision(zoom: String) -> Int {
         let z = UnsafeMutablePointer<__mpfr_struct>.allocate(capacity: 1)
-        defer { mpfr_clear(z); z.deallocate() }
+        defer { mpfr_clear(z); z.deallocate(); MPFRNumber.releaseThreadCaches() }
         mpfr_init2(z, 256)
         precondition(mpfr_set_str(z, zoom, 10, MPFR_RNDN) == 0)
         var e = 0
@@ -33,7 +33,7 @@ struct DirectMPFR {
         let digits = max(significantDigits(centerRe), significantDigits(centerIm))
         guard digits > 0 else { return precision(zoom: zoom) }
         let x = UnsafeMutablePointer<__mpfr_struct>.allocate(capacity: 1)
-        defer { mpfr_clear(x); x.deallocate() }
+        defer { mpfr_clear(x); x.deallocate(); MPFRNumber.releaseThreadCaches() }
         mpfr_init2(x, mpfr_prec_t(3 * digits + 64))
         precondition(mpfr_ui_pow_ui(x, 10, UInt(digits), MPFR_RNDN) == 0, "10^\(digits) is exact")
         // x = m × 2^e with 0.5 <= m < 1: e bits.
@@ -51,7 +51,7 @@ struct DirectMPFR {
     /// 2 / (zoom × height) in MPFR at `precision` bits, rounded to Double.
     static func spacing(zoom: String, height: Int, precision: Int) -> Double {
         let z = UnsafeMutablePointer<__mpfr_struct>.allocate(capacity: 1)
-        defer { mpfr_clear(z); z.deallocate() }
+        defer { mpfr_clear(z); z.deallocate(); MPFRNumber.releaseThreadCaches() }
         mpfr_init2(z, precision)
         precondition(mpfr_set_str(z, zoom, 10, MPFR_RNDN) == 0)
         mpfr_mul_ui(z, z, UInt(height), MPFR_RNDN)
@@ -62,7 +62,7 @@ struct DirectMPFR {
     /// The same spacing as mantissa × 2^exponent, the mantissa in [1, 2), at any depth.
     static func spacingParts(zoom: String, height: Int, precision: Int) -> (mantissa: Double, exponent: Int) {
         let z = UnsafeMutablePointer<__mpfr_struct>.allocate(capacity: 1)
-        defer { mpfr_clear(z); z.deallocate() }
+        defer { mpfr_clear(z); z.deallocate(); MPFRNumber.releaseThreadCaches() }
         mpfr_init2(z, precision)
         precondition(mpfr_set_str(z, zoom, 10, MPFR_RNDN) == 0)
         mpfr_mul_ui(z, z, UInt(height), MPFR_RNDN)

@@ -26,6 +26,7 @@ struct DirectMPFRFormula {
         defer {
             for i in 0..<7 { mpfr_clear(v + i) }
             v.deallocate()
+            MPFRNumber.releaseThreadCaches()
         }
         let cr = v, ci = v + 1, x = v + 2, y = v + 3, x2 = v + 4, y2 = v + 5, m = v + 6
         // The offset, exactly: d × 2^exponent (in x², y² for now), then added to the centre.

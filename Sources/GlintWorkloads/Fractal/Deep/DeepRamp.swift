@@ -35,6 +35,8 @@ public enum DeepRamp {
         if n <= 1 || k <= 0 { return from.text }
         if k >= n - 1 { return to.text }
         let p = zoomPrecision
+        // log10 and exp10 fill this thread's caches of constants (and get_str its pool).
+        defer { MPFRNumber.releaseThreadCaches() }
         let a = MPFRNumber(from, precision: p), b = MPFRNumber(to, precision: p)
         mpfr_log10(a.raw, a.raw, MPFR_RNDN)
         mpfr_log10(b.raw, b.raw, MPFR_RNDN)

@@ -41,6 +41,7 @@ public final class MPFRNumber: @unchecked Sendable {
     public convenience init(_ number: DeepNumber, precision: Int) {
         self.init(precision: precision)
         let status = mpfr_set_str(raw, number.mpfrText, 10, MPFR_RNDN)
+        Self.releaseThreadCaches()
         // DeepNumber only ever hands over "[-]DIGITSeEXP" or "0", which MPFR always reads.
         precondition(status == 0, "mpfr_set_str refused \(number.mpfrText)")
     }
@@ -54,6 +55,17 @@ public final class MPFRNumber: @unchecked Sendable {
     deinit {
         mpfr_clear(raw)
         raw.deallocate()
+    }
+
+    /// Frees the calling thread's MPFR caches: the constants that functions such as log10 and
+    /// exp10 compute once (log 2, ...) and the pool of integers that reading and writing
+    /// decimals draws on. MPFR keeps them per thread and only that thread can free them; Swift's
+    /// tasks run on worker threads that exit when idle, which would take the only pointers to
+    /// them along (a leak per thread). Called right after each such operation, on its thread;
+    /// they are rebuilt when next needed, in microseconds at the precisions used here. The
+    /// reference orbit's loop (multiplications and additions) fills neither.
+    public static func releaseThreadCaches() {
+        mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE)
     }
 
     // MARK: in place (self = ...)
@@ -119,6 +131,7 @@ public final class MPFRNumber: @unchecked Sendable {
         if mpfr_inf_p(raw) != 0 { return sign < 0 ? "-inf" : "inf" }
         if mpfr_zero_p(raw) != 0 { return "0" }
         var e: mpfr_exp_t = 0
+        defer { Self.releaseThreadCaches() }
         guard let p = mpfr_get_str(nil, &e, 10, max(0, digits), raw, MPFR_RNDN) else { return "nan" }
         defer { mpfr_free_str(p) }
         // MPFR gives the digits D1D2... (after a "-" if negative) and e, the value being 0.D1D2... × 10^e.
