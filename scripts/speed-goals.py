@@ -66,18 +66,8 @@ def run(cmd, **kw):
     return r.stdout + r.stderr
 
 
-def cpu_flags():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return set()
-
-
-def machine(glint):
+def cpu_info():
+    """The processor's model name and feature flags, from /proc/cpuinfo's first processor."""
     model, flags = "unknown", set()
     try:
         with open("/proc/cpuinfo") as f:
@@ -88,6 +78,11 @@ def machine(glint):
                     flags = set(line.split(":", 1)[1].split())
     except OSError:
         pass
+    return model, flags
+
+
+def machine(glint):
+    model, flags = cpu_info()
     devices = [line.split(None, 1)[1].strip() for line in run([glint, "devices"]).splitlines()
                if re.match(r"opencl:\d+\s", line)]
     vector = "AVX-512" if "avx512f" in flags else ("AVX2 + FMA, no AVX-512" if "avx2" in flags else "no AVX2")
@@ -188,7 +183,7 @@ def main():
 
     march = "native"
     if args.avx2_code:
-        flags = cpu_flags()
+        _, flags = cpu_info()
         if "avx512f" not in flags:
             fail("--avx2-code is for a machine with AVX-512; this one has none, so its runs are "
                  + ("AVX2 code already: leave the option out" if "avx2" in flags else "not AVX2 code either"))

@@ -132,7 +132,7 @@ public enum BenchRunner {
         // here: a fixed cost of the vendor's (PoCL's LLVM about 70 MB, NVIDIA's driver and CUDA
         // context about 190 MB), reported once and left out of every job peak (DESIGN: Memory).
         let driverBytes: UInt64? = swiftBase.flatMap { s in processBase.map { $0 > s ? $0 - s : 0 } }
-        let jobBase = swiftBase.map { s in processBase.map { Swift.min(s, $0) } ?? s } ?? processBase
+        let jobBase = [swiftBase, processBase].compactMap { $0 }.min()
         for c in cases {
             BenchScope.endCase()
             defer { BenchScope.endCase() }
