@@ -112,6 +112,70 @@ static inline glint_int8 glint_trunc8d(glint_double8 v) { return __builtin_conve
 static inline glint_float8 glint_float8_of_double(glint_double8 v) { return __builtin_convertvector(v, glint_float8); }
 
 
+static inline glint_float16 glint_load16(const float *p) { glint_float16 v; __builtin_memcpy(&v, p, sizeof v); return v; }
+static inline void glint_store16(float *p, glint_float16 v) { __builtin_memcpy(p, &v, sizeof v); }
+
+/* The recursive blur's vertical pass over one strip of 8 pixels (32 lanes) of an 8-bit image,
+   in one loop: each step reads its row of the strip straight from the image (the extended row t
+   is source row rowMap[t], or zeros where it is -1; rows before the first are zeros), takes it and
+   the row leaving stage 0's window through the four running-sum boxes, and from step 2 pad on
+   stores a finished row of the image between the passes as 16-bit lanes. The same operations in
+   the same order as gatherBytes, BoxPasses.sweep and scatterUInt16 (blur.cl's BOX_LINE), without
+   their line buffer: the strip's rows are read where they lie, and the next rows' lines are
+   asked for ahead (each row is in another 4 KiB page, where the processor's prefetchers stop).
+   Rings 1 to 3 hold two vectors a slot (the strip's halves), their first-read slots zero.
+   `streaming`: rows go past the caches (dst and dstStride 32-byte aligned). */
+static inline glint_float16 glint_row16_u8(const unsigned char *src, long stride, const int *rowMap, long t, long lane) {
+    int row = rowMap[t];
+    if (row < 0) return (glint_float16)0.0f;
+    glint_uchar16 b;
+    __builtin_memcpy(&b, src + row * stride + lane, sizeof b);
+    return __builtin_convertvector(b, glint_float16);
+}
+
+static inline glint_ushort16 glint_ushorts16(glint_float16 f) {
+    glint_float16 a = __builtin_elementwise_max(f, (glint_float16)0.0f) + 12582912.0f;   /* rint into the low mantissa */
+    glint_int16 bits;
+    __builtin_memcpy(&bits, &a, sizeof bits);
+    return __builtin_convertvector(bits - 0x4B400000, glint_ushort16);
+}
+
+static inline void glint_box_columns_u8(const unsigned char *src, long stride, const int *rowMap, long steps, long pad,
+                                        float *r1, float *r2, float *r3, long w0, long w1, long w2, long w3,
+                                        long m1, long m2, long m3, float scale, long prefetch,
+                                        unsigned char *dst, long dstStride, int streaming) {
+#pragma clang fp contract(off)
+    glint_float16 s0[2] = {0, 0}, s1[2] = {0, 0}, s2[2] = {0, 0}, s3[2] = {0, 0};
+    for (long t = 0; t < steps; t++) {
+        if (t + prefetch < steps && rowMap[t + prefetch] >= 0) __builtin_prefetch(src + rowMap[t + prefetch] * stride, 0, 3);
+        for (int k = 0; k < 2; k++) {
+            glint_float16 v = glint_row16_u8(src, stride, rowMap, t, 16 * k);
+            glint_float16 o0 = t >= w0 ? glint_row16_u8(src, stride, rowMap, t - w0, 16 * k) : (glint_float16)0.0f;
+            s0[k] = s0[k] + (v - o0);
+            glint_float16 o1 = glint_load16(r1 + 16 * (2 * ((t - w1) & m1) + k));
+            glint_store16(r1 + 16 * (2 * (t & m1) + k), s0[k]);
+            s1[k] = s1[k] + (s0[k] - o1);
+            glint_float16 o2 = glint_load16(r2 + 16 * (2 * ((t - w2) & m2) + k));
+            glint_store16(r2 + 16 * (2 * (t & m2) + k), s1[k]);
+            s2[k] = s2[k] + (s1[k] - o2);
+            glint_float16 o3 = glint_load16(r3 + 16 * (2 * ((t - w3) & m3) + k));
+            glint_store16(r3 + 16 * (2 * (t & m3) + k), s2[k]);
+            s3[k] = s3[k] + (s2[k] - o3);
+        }
+        if (t >= 2 * pad) {
+            unsigned char *row = dst + (t - 2 * pad) * dstStride;
+            glint_ushort16 a = glint_ushorts16(s3[0] * scale), b = glint_ushorts16(s3[1] * scale);
+            if (streaming) {
+                __builtin_nontemporal_store(a, (glint_ushort16 *)row);
+                __builtin_nontemporal_store(b, (glint_ushort16 *)row + 1);
+            } else {
+                __builtin_memcpy(row, &a, sizeof a);
+                __builtin_memcpy(row + 32, &b, sizeof b);
+            }
+        }
+    }
+}
+
 typedef unsigned int glint_uint4 __attribute__((ext_vector_type(4)));
 typedef unsigned long long glint_ulong4 __attribute__((ext_vector_type(4)));
 

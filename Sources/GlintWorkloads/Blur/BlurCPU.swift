@@ -381,19 +381,31 @@ enum BoxPasses {
 
         static func capacity(_ width: Int) -> Int { width <= 1 ? 1 : 1 << (Int.bitWidth - (width - 1).leadingZeroBitCount) }
 
-        init(_ widths: [Int]) {
+        /// Vectors a slot holds: 1, or 2 for the fused column pass (glint_box_columns_u8).
+        let lines: Int
+
+        init(_ widths: [Int], lines: Int = 1) {
             let caps = widths.dropFirst().map(Self.capacity)
-            storage = .allocate(capacity: caps.reduce(0, +))
-            r1 = storage; r2 = r1 + caps[0]; r3 = r2 + caps[1]
+            self.lines = lines
+            storage = .allocate(capacity: caps.reduce(0, +) * lines)
+            r1 = storage; r2 = r1 + caps[0] * lines; r3 = r2 + caps[1] * lines
             (w0, w1, w2, w3) = (widths[0], widths[1], widths[2], widths[3])
             (m1, m2, m3) = (caps[0] - 1, caps[1] - 1, caps[2] - 1)
         }
         /// Zeros the slots a sweep reads before it writes them: stage k's first w_k steps read
         /// slots (t - w_k) & m_k, the ring's last w_k.
         func reset() {
-            (r1 + m1 + 1 - w1).initialize(repeating: SIMD16(repeating: 0), count: w1)
-            (r2 + m2 + 1 - w2).initialize(repeating: SIMD16(repeating: 0), count: w2)
-            (r3 + m3 + 1 - w3).initialize(repeating: SIMD16(repeating: 0), count: w3)
+            (r1 + (m1 + 1 - w1) * lines).initialize(repeating: SIMD16(repeating: 0), count: w1 * lines)
+            (r2 + (m2 + 1 - w2) * lines).initialize(repeating: SIMD16(repeating: 0), count: w2 * lines)
+            (r3 + (m3 + 1 - w3) * lines).initialize(repeating: SIMD16(repeating: 0), count: w3 * lines)
+        }
+
+        /// Ring k's storage as floats, for the C loops.
+        var floats: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) {
+            func f(_ p: UnsafeMutablePointer<SIMD16<Float>>) -> UnsafeMutablePointer<Float> {
+                UnsafeMutableRawPointer(p).assumingMemoryBound(to: Float.self)
+            }
+            return (f(r1), f(r2), f(r3))
         }
 
         /// Input t (`v`) through the four running sums (blur.cl: BOX_LINE); `o0` is input
@@ -482,20 +494,36 @@ enum BoxPasses {
     /// sweeps work for any multiple of 8.
     static let stripPixels = 8
 
+    /// How many rows ahead the fused column pass asks for its source's lines: enough to cover a
+    /// memory access at a few nanoseconds a row.
+    static let prefetchRows = 16
+
     /// Vertical pass over column strips of `stripPixels` pixels: source (either format) to the
     /// image between passes.
     static func columns(plan: BlurPlan, streaming: Bool, src: UnsafeRawPointer, dst: UnsafeMutableRawPointer, strips: Range<Int>) {
         let w = plan.width, h = plan.height, pad = plan.pad, steps = h + 2 * pad
         let vectors = stripPixels / 4
-        let cascade = Cascade(plan.boxWidths)
+        let cascade = Cascade(plan.boxWidths), pair = Cascade(plan.boxWidths, lines: 2)
         let line = Line(lead: plan.boxWidths[0], steps: steps, every: vectors)
         let output = line.output(plan: plan, count: h)
-        defer { cascade.storage.deallocate(); line.storage.deallocate(); line.release(output) }
+        defer { cascade.storage.deallocate(); pair.storage.deallocate(); line.storage.deallocate(); line.release(output) }
         let u8 = plan.format == .u8
         plan.rowMap.withUnsafeBufferPointer { rowMap in
             for strip in strips {
                 let x0 = strip * stripPixels
                 let lanes = min(stripPixels, w - x0) * 4
+                if u8 && lanes == 32 && vectors == 2 {
+                    // A whole 8-bit strip: read, swept and written in one loop (no line buffer).
+                    pair.reset()
+                    let (r1, r2, r3) = pair.floats
+                    let out = dst + x0 * 8
+                    let stream = streaming && Int(bitPattern: out) & 31 == 0 && (w * 8) & 31 == 0
+                    glint_box_columns_u8(src.assumingMemoryBound(to: UInt8.self) + x0 * 4, w * 4, rowMap.baseAddress!, steps, pad,
+                                         r1, r2, r3, pair.w0, pair.w1, pair.w2, pair.w3, pair.m1, pair.m2, pair.m3,
+                                         plan.midScale, prefetchRows, out.assumingMemoryBound(to: UInt8.self), w * 8, stream ? 1 : 0)
+                    if stream { glint_store_fence() }
+                    continue
+                }
                 if u8 { gatherBytes(src + x0 * 4, stride: w * 4, rows: h, lanes: lanes, into: line.samples(pad: pad)) }
                 else { gatherFloats(src + x0 * 16, stride: w * 16, rows: h, lanes: lanes, into: line.samples(pad: pad)) }
                 line.extend(n: h, pad: pad, map: rowMap.baseAddress!, vectors: (lanes + 15) / 16)
