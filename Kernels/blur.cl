@@ -13,13 +13,7 @@
      LANES     with RADIUS: the exact kernels' CPU form, LANES lanes per vector (below)
      RECURSIVE, LANES, CHUNKS   recursive kernels (below) */
 #pragma OPENCL FP_CONTRACT OFF
-/* The CPU forms pass LANES-wide vectors between this program's own functions. Built for a target
-   without AVX-512, clang notes that a 16-float argument then takes another calling convention than
-   under AVX-512: that matters only across code built for different targets, which a program never
-   calls into, so the note (-Wpsabi) is turned off and the build prints nothing. */
-#if defined(__clang__)
-#pragma clang diagnostic ignored "-Wpsabi"
-#endif
+#include "common/lanes.h"
 
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)

@@ -13,13 +13,7 @@
    The escape loop's steps and their order are the contract with the Swift twin: no fused
    multiply-add (FP_CONTRACT OFF), correctly rounded division (host build option). */
 #pragma OPENCL FP_CONTRACT OFF
-/* The CPU forms pass LANES-wide vectors between this program's own functions. Built for a target
-   without AVX-512, clang notes that a 16-float argument then takes another calling convention than
-   under AVX-512: that matters only across code built for different targets, which a program never
-   calls into, so the note (-Wpsabi) is turned off and the build prints nothing. */
-#if defined(__clang__)
-#pragma clang diagnostic ignored "-Wpsabi"
-#endif
+#include "common/lanes.h"
 #include "common/types.h"
 #include "common/color.h"
 

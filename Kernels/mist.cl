@@ -3,13 +3,7 @@
    The blur of the camera image is blur.cl's; drops move on the host (a few hundred numbers a
    frame) and arrive as GlintMistShape capsules binned into square tiles (tileStart/tileShapes). */
 #pragma OPENCL FP_CONTRACT OFF
-/* The CPU forms pass LANES-wide vectors between this program's own functions. Built for a target
-   without AVX-512, clang notes that a 16-float argument then takes another calling convention than
-   under AVX-512: that matters only across code built for different targets, which a program never
-   calls into, so the note (-Wpsabi) is turned off and the build prints nothing. */
-#if defined(__clang__)
-#pragma clang diagnostic ignored "-Wpsabi"
-#endif
+#include "common/lanes.h"
 #include "common/types.h"
 
 /* tan(x) on [0, 1): the (5,4) Padé approximant (relative error below 2e-6 there), written out so
