@@ -1,9 +1,10 @@
 /* An LD_PRELOAD library for the AVX2 lane of .ci/run: an OpenCL CPU device answers the vector-width
    queries as PoCL answers them on a processor with AVX2 and no AVX-512 (32-byte vectors: 16 chars
-   and shorts, 8 ints and floats, 4 longs and doubles; half 0 where PoCL has no cl_khr_fp16). PoCL
-   reads these widths from the host's CPUID, which no variable overrides; the compile target is
-   set by POCL_KERNELLIB_NAME and POCL_LLVM_CPU_NAME beside this. Every other query, and every
-   query about another kind of device, goes to the ICD loader unchanged. */
+   and shorts, 8 ints and floats, 4 longs and doubles; a type the device lacks stays 0). PoCL reads
+   these widths from the host's CPUID, which no variable overrides; the compile target is set by
+   POCL_KERNELLIB_NAME and POCL_LLVM_CPU_NAME beside this. Every other query (half's widths
+   included: they do not depend on AVX-512), and every query about another kind of device, goes to
+   the ICD loader unchanged. */
 #define _GNU_SOURCE
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -25,10 +26,13 @@ static cl_uint avx2_width(cl_device_info param, int* known) {
     }
 }
 
+static GetDeviceInfo next;
+
+/* Looked up once, before any thread of the program can query a device. */
+__attribute__((constructor)) static void find_next(void) { next = (GetDeviceInfo)dlsym(RTLD_NEXT, "clGetDeviceInfo"); }
+
 CL_API_ENTRY cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, size_t size,
                                                void* value, size_t* size_ret) {
-    static GetDeviceInfo next;
-    if (!next) next = (GetDeviceInfo)dlsym(RTLD_NEXT, "clGetDeviceInfo");
     if (!next) return CL_INVALID_DEVICE;
     int known;
     cl_uint width = avx2_width(param, &known);

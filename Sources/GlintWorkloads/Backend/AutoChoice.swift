@@ -23,23 +23,18 @@ public enum AutoKind: String, CaseIterable, Sendable {
 /// faster of the Swift CPU path and the machine's OpenCL CPU device, as measured.
 public enum AutoChoice {
     /// On a machine whose OpenCL devices are all CPUs that compile for AVX2, which path runs each
-    /// kind faster, with the measurement that decided it (`glint bench --full`, medians: a 2-core
-    /// AMD EPYC with AVX2 and no AVX-512, PoCL 3.1, unless the row says otherwise). PoCL once won
-    /// the plain escape-time loops here (2.4x in float at 1080p); the same Swift code has become
-    /// 1.9-3.9x faster since. The plain-fractal row is measured since with AVX2 code on both paths
-    /// on a Zen 4 (`POCL_LLVM_CPU_NAME=haswell` and `GLINT_KERNEL_LANES=8`, the 8 float lanes PoCL
-    /// takes on an AVX2 processor; the Swift path is AVX2 code everywhere) and estimated for the
-    /// AVX2 machine from its last run (README, Benchmarks). No kind runs on PoCL now: a calibration
+    /// kind faster, and why in a line (measured with `glint bench` on a 2-core AMD EPYC with AVX2
+    /// and no AVX-512, PoCL 3.1: docs/PERFORMANCE.md). No kind runs on PoCL; a calibration
     /// (`glint devices --calibrate`) still decides plain fractals for a machine.
     public static let onCPUDevices: [AutoKind: (openCL: Bool, why: String)] = [
-        .fractal: (false, "Swift path ahead: with AVX2 code on both paths on a Zen 4 (PoCL for haswell, 8 float lanes) 1.6-1.8x in float (1080p: 5.4 against 8.5 ms), 1.1-1.25x supersampled, 1.15x in double at 1080p, PoCL 10-16% ahead only in double at 4K and deep; on the AVX2 machine, its PoCL times against this Swift path's scaled by one build's ratio between the two machines, 1.3-1.4x in float and 1.2-1.3x in double; PoCL's start-up, 38-45 ms a command, comes on top"),
-        .fractalSmooth: (false, "Swift path 1.36x faster (1080p: 73.1 against 99.6 ms); since the colour pass's CPU form PoCL renders in 0.53-0.61 of the Swift path's time (Zen 4, AVX-512 code), 0.60-0.68 with AVX2 code on both paths (1080p: 23.0 against 34.0 ms), but a command pays PoCL's start-up (38-45 ms), more than the gain at 1080p; at 4K PoCL would finish 8-13% sooner"),
-        .fractalDeep: (false, "Swift path 1.9-2.5x faster (1e100 to 1e1000, 640x480)"),
-        .rtow: (false, "Swift path 1.07-1.09x faster (cover, 400x225 and 1200x800)"),
-        .blur: (false, "a command blurs one image, and PoCL's start-up outweighs its kernels (a whole 1080p glint blur: 68 ms on the Swift path, 108 on PoCL); repeated blurs since the kernels' CPU forms: the recursive and float ones in 0.77-0.97 of the Swift path's time on PoCL, the exact 8-bit ones in 1.03-1.09 (Zen 4, AVX-512 and AVX2 code)"),
-        .mist: (false, "Swift path 1.2-1.4x faster (1080p and 4K, sigma 40, Zen 4; 1.9x before the kernels' CPU forms)"),
-        .iso: (false, "Swift path 1.5-1.6x faster since it renders into the array it returns (Zen 4: 1080p source 8.8 against 14.0 ms, 4K 43.0 against 63.1 ms; PoCL's kernel alone 1.3x the Swift path's whole render, plus the copies in and out)"),
-        .pulse: (false, "Swift path 1.7x faster (1080p frame; PoCL's fill and read-back cost more than the kernel)"),
+        .fractal: (false, "Swift path 1.1-1.6x faster in float, double and supersampled, even on the deep double view, and PoCL's start-up, 38-45 ms a command, comes on top"),
+        .fractalSmooth: (false, "PoCL's kernels 1.5x faster, but a command pays PoCL's start-up (38-45 ms), more than they save at 1080p"),
+        .fractalDeep: (false, "Swift path 1.8-2.5x faster (1e100 to 1e1000)"),
+        .rtow: (false, "Swift path 1.09-1.13x faster"),
+        .blur: (false, "a command blurs one image, and PoCL's start-up outweighs its kernels; repeated 1080p blurs are as fast or faster on the Swift path"),
+        .mist: (false, "Swift path 1.5x faster"),
+        .iso: (false, "Swift path 1.3-1.7x faster (PoCL adds the copies in and out to a slower kernel)"),
+        .pulse: (false, "Swift path 4x faster (PoCL's fill and read-back cost more than its kernel)"),
     ]
 
     /// Where the OpenCL CPU device compiles for AVX-512 (16 float lanes natively, as PoCL reports

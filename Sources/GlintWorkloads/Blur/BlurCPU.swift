@@ -472,6 +472,7 @@ enum BoxPasses {
     /// running sums out of their registers.
     @inline(__always) static func sweep(_ cascade: Cascade, sequence: UnsafePointer<SIMD16<Float>>, steps: Int, pad: Int,
                                         scale: SIMD16<Float>, output: UnsafeMutablePointer<SIMD16<Float>>, every: Int = 1) {
+        assert(cascade.lines == 1, "step's rings hold one vector a slot")
         cascade.reset()
         let zero = SIMD16<Float>(repeating: 0)
         var s0 = zero, s1 = zero, s2 = zero, s3 = zero

@@ -173,9 +173,7 @@ public enum FractalRenderer {
         if let n = ComputeContext.kernelLanesOverride { return n }
         if cc.kind == .gpu { return 1 }
         // As wide as the device's native vectors (8 floats with AVX2, 16 with AVX-512): wider
-        // vectors measured no faster with AVX2 (seahorse valley, 2000 iterations: 8 lanes 136-144
-        // ms, 16 lanes 142-153 ms on PoCL 3.1) and pass 512-bit vectors by an ABI the target
-        // lacks, which makes PoCL's compiler print warnings on stderr.
+        // vectors measured no faster with AVX2 (docs/PERFORMANCE.md).
         let native = job.precision == .double ? cc.nativeDoubleVectorWidth : cc.nativeFloatVectorWidth
         return [16, 8, 4].first { $0 <= max(native, 4) } ?? 4
     }
