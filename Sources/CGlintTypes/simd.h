@@ -37,10 +37,6 @@ typedef int glint_int16 __attribute__((ext_vector_type(16)));
 typedef unsigned char glint_uchar16 __attribute__((ext_vector_type(16)));
 typedef unsigned short glint_ushort16 __attribute__((ext_vector_type(16)));
 
-/* Lanes already in 0...255 (0...65535) narrowed to bytes (16-bit lanes) by vector packs and
-   shuffles; Swift's lane-wise truncation becomes one extract and one insert per lane. */
-static inline glint_uchar16 glint_narrow16_u8(glint_int16 v) { return __builtin_convertvector(v, glint_uchar16); }
-static inline glint_ushort16 glint_narrow16_u16(glint_int16 v) { return __builtin_convertvector(v, glint_ushort16); }
 
 /* Stores 64 bytes at a 32-byte aligned `dst` past the caches (vmovntdq): the blur's column pass
    writes its strips a row apart, where ordinary stores would first read every line they fill.
@@ -133,8 +129,10 @@ static inline glint_float16 glint_row16_u8(const unsigned char *src, long stride
     return __builtin_convertvector(b, glint_float16);
 }
 
+/* rint(max(f, 0)) as 16-bit lanes (f at most 65535): adding 1.5 * 2^23 leaves the rounded value in
+   the low mantissa bits (the image between the recursive blur's passes, in 1/256). */
 static inline glint_ushort16 glint_ushorts16(glint_float16 f) {
-    glint_float16 a = __builtin_elementwise_max(f, (glint_float16)0.0f) + 12582912.0f;   /* rint into the low mantissa */
+    glint_float16 a = __builtin_elementwise_max(f, (glint_float16)0.0f) + 12582912.0f;
     glint_int16 bits;
     __builtin_memcpy(&bits, &a, sizeof bits);
     return __builtin_convertvector(bits - 0x4B400000, glint_ushort16);

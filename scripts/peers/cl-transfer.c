@@ -19,16 +19,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static int by_value(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+#include "peer-timing.h"
 
 static void check(cl_int status, const char *what) {
     if (status != CL_SUCCESS) {
@@ -100,8 +91,8 @@ int main(int argc, char **argv) {
                 t[r] = now() - t0;
                 if (fresh) munmap(fresh, n);
             }
-            qsort(t, REPS, sizeof t[0], by_value);
-            printf("%10zu bytes  %-30s median %8.3f ms  %6.2f GB/s\n", n, mode_names[m], t[REPS / 2] * 1e3, n / t[REPS / 2] / 1e9);
+            double mid = median(t, REPS);
+            printf("%10zu bytes  %-30s median %8.3f ms  %6.2f GB/s\n", n, mode_names[m], mid * 1e3, n / mid / 1e9);
         }
         check(clEnqueueUnmapMemObject(queue, pinnedBuffer, pinned, 0, NULL, NULL), "clEnqueueUnmapMemObject");
         check(clFinish(queue), "clFinish");

@@ -15,23 +15,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "peer-timing.h"
+
 enum { PASSES = 7 };
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static int by_value(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v) {
-    qsort(v, PASSES, sizeof *v, by_value);
-    return v[PASSES / 2];
-}
 
 int main(void) {
     const size_t n = (size_t)64 << 20;   /* floats: 256 MiB an array */
@@ -67,7 +53,7 @@ int main(void) {
         copy[pass] = 2 * bytes / c * 1e-9;
     }
     printf("threads %d: read %.1f  write-nt %.1f  write %.1f  copy %.1f GB/s (medians of %d)%s\n",
-           omp_get_max_threads(), median(read), median(nt), median(write), median(copy), PASSES, sink == 0.5 ? " " : "");
+           omp_get_max_threads(), median(read, PASSES), median(nt, PASSES), median(write, PASSES), median(copy, PASSES), PASSES, sink == 0.5 ? " " : "");
     free(a);
     free(b);
     return 0;
