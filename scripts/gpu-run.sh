@@ -78,8 +78,8 @@ ARCHIVE=$OUT.tar.gz
 WORK=$OUT/work
 LOG=$OUT/run.log
 # Results of an earlier run in the same folder would be mixed up with these.
-rm -rf "$OUT/env" "$OUT/parity" "$OUT/bench" "$OUT/cover" "$OUT/animation" "$OUT/vendors" "$WORK" \
-    "$OUT/run.log" "$OUT/summary.md" "$OUT/parity.tsv" "$OUT/devices.txt" "$OUT/devices.json" "$ARCHIVE"
+rm -rf "$OUT/env" "$OUT/parity" "$OUT/bench" "$OUT/cover" "$OUT/animation" "$OUT/vendors" "$WORK" "$OUT/goals" \
+    "$OUT/goals.md" "$OUT/run.log" "$OUT/summary.md" "$OUT/parity.tsv" "$OUT/devices.txt" "$OUT/devices.json" "$ARCHIVE"
 mkdir -p "$OUT/env" "$OUT/parity" "$OUT/bench" "$OUT/cover" "$OUT/animation" "$WORK/tmp" "$WORK/inputs"
 : >"$LOG"
 
@@ -206,6 +206,9 @@ SIZES=(
     LIM_ANIM      300       300
     LIM_BENCH     300       420
     LIM_CPU       300       300
+    GOAL_4K       64x36     3840x2160
+    GOAL_HD       64x36     1920x1080
+    LIM_GOAL      120       120
 )
 pick_sizes() { # sets each setting to its value in column 1 (quick) or 2 (full)
     local i column=$(( QUICK ? 1 : 2 ))
@@ -412,6 +415,148 @@ if (( rc1 == 0 && rc2 == 0 && rc3 == 0 )); then
 else
     record_step devices FAILED "$s1" "exit devices $rc1, --json $rc2, probe on $DEVICE $rc3: $probe_line"
 fi
+
+# ---------------------------------------------------------------- the goals (docs/GPU.md)
+
+# Measured first, so that a run cut short by --deadline still has them; the table is in summary.md
+# and goals.md. Each timed command runs once after a warm-up that builds its programs.
+mkdir -p "$OUT/goals"
+GOALS=()        # rows: goal | target | measured | met
+goal_row() { GOALS+=("| $1 | $2 | $3 | $4 |"); }
+HAVE_AWK=0
+command -v awk >/dev/null 2>&1 && HAVE_AWK=1
+calc() { (( HAVE_AWK )) && awk "BEGIN { printf \"%.4g\", $1 }" 2>/dev/null; } # floating point, where awk exists
+meets() { (( HAVE_AWK )) && [[ $(awk "BEGIN { print ($1) ? 1 : 0 }" 2>/dev/null) == 1 ]]; }
+not_measured() { # the measured cell of a goal whose command did not give a figure
+    if (( DRY )); then echo "not measured (--dry-run)"
+    elif (( RC == 125 )); then echo "not measured (the --deadline was reached)"
+    else echo "failed (exit $RC)"; fi
+}
+unmet() { (( DRY || RC == 125 )) && echo "-" || echo "no"; }
+figure() { # the number after a label in a glint summary line: figure "frames/s" LINE
+    local re="([0-9][0-9.]*) $1"
+    [[ $2 =~ $re ]] && printf '%s' "${BASH_REMATCH[1]}"
+}
+
+t0=$(now_us)
+run_cmd peak "$LIM_GOAL" "$GLINT" devices --peak --device "$DEVICE"
+cp "$OUTFILE" "$OUT/goals/peak.txt"
+peak_rc=$RC
+run_cmd peak-json "$LIM_GOAL" "$GLINT" devices --peak --json
+cp "$OUTFILE" "$OUT/goals/peak.json"
+if (( peak_rc == 0 && RC == 0 )); then
+    record_step peak ok "$(secs $(( $(now_us) - t0 )))" "$(grep -m1 'FMA' "$OUT/goals/peak.txt" | tr -s ' ' | sed 's/^ //'); $(grep -m1 'copy ' "$OUT/goals/peak.txt" | tr -s ' ' | sed 's/^ //')"
+else
+    record_step peak "$(not_ok "$peak_rc")" "$(secs $(( $(now_us) - t0 )))" "exit $peak_rc/$RC: $(last_line "$OUTFILE")"
+fi
+hostcopy=$(grep -m1 'host copies' "$OUT/goals/peak.txt" 2>/dev/null | tr -s ' ' | sed 's/^ *host copies *//')
+goal_row "copies between host and device (pinned staging; the pinned peer reached 52-55 GB/s on the H100 host)" "-" "${hostcopy:-not measured}" "-"
+
+# The cover, whole command, programs already built.
+GOAL_COVER=(rtow --scene cover --size "$COVER_SIZE" --spp "$COVER_SPP" --depth "$COVER_DEPTH" --device "$DEVICE" -o "$WORK/tmp/goal-cover.png")
+run_cmd goal-cover-warmup "$LIM_COVER" "$GLINT" "${GOAL_COVER[@]}"
+run_cmd goal-cover "$LIM_COVER" "$GLINT" "${GOAL_COVER[@]}"
+cp "$OUTFILE" "$OUT/goals/cover.txt"
+if (( RC == 0 && ! DRY )); then
+    met=no; meets "$SECS <= 0.30" && met=yes
+    goal_row "the cover, ${COVER_SIZE}, $COVER_SPP spp, depth $COVER_DEPTH, whole command" "≤ 0.30 s" "$SECS s ($(last_line "$OUTFILE" | grep -o 'kernels [0-9.]* ms'))" "$met"
+    record_step goal-cover ok "$SECS" "$(last_line "$OUTFILE")"
+else
+    goal_row "the cover, whole command" "≤ 0.30 s" "$(not_measured)" "$(unmet)"
+    record_step goal-cover "$( (( DRY )) && echo ok || not_ok "$RC")" "$SECS" "exit $RC: $(last_line "$OUTFILE")"
+fi
+
+# Zooms to PNG (and to a video where ffmpeg is installed): 60 frames, the 4K zoom of step 7.
+zoom_goal() { # name size target_fps extra-args...
+    local name=$1 size=$2 target=$3; shift 3
+    local args=(fractal mandelbrot --center -0.743643887037151,0.131825904205330 --ramp "zoom=1:$ANIM_ZOOM"
+                --precision double --iterations "$ANIM_IT" --smooth --bailout 256 --palette fire --device "$DEVICE")
+    rm -rf "$WORK/goal-zoom"
+    run_cmd "$name-warmup" "$LIM_GOAL" "$GLINT" "${args[@]}" --size "$size" --frames 2 -o "$WORK/goal-zoom"
+    rm -rf "$WORK/goal-zoom"
+    run_cmd "$name" "$LIM_GOAL" "$GLINT" "${args[@]}" --size "$size" --frames "$ANIM_FRAMES" -o "$WORK/goal-zoom" "$@"
+    cp "$OUTFILE" "$OUT/goals/$name.txt"
+    local line fps whole met=no shown="-"
+    [[ $target == - ]] || shown="≥ $target frames/s"
+    line=$(last_line "$OUTFILE")
+    fps=$(figure "frames/s" "$line")
+    whole=$(calc "$ANIM_FRAMES / $SECS")
+    rm -rf "$WORK/goal-zoom" "$WORK/goal-zoom.mp4"
+    if (( RC == 0 )) && [[ -n $fps ]]; then
+        [[ $target == - ]] && met=- || { meets "$fps >= $target" && met=yes; }
+        goal_row "$ANIM_FRAMES-frame zoom at $size$( (( $# )) && echo ' with --video')" "$shown" "$fps frames/s (whole command ${whole:-?} frames/s, $SECS s)" "$met"
+        record_step "$name" ok "$SECS" "$line"
+    else
+        goal_row "$ANIM_FRAMES-frame zoom at $size$( (( $# )) && echo ' with --video')" "$shown" "$(not_measured)" "$( [[ $target == - ]] && echo - || unmet)"
+        record_step "$name" "$(not_ok "$RC")" "$SECS" "exit $RC: $line"
+    fi
+}
+zoom_goal goal-zoom-4k "$GOAL_4K" 150
+zoom_goal goal-zoom-hd "$GOAL_HD" -
+if command -v ffmpeg >/dev/null 2>&1; then
+    zoom_goal goal-zoom-hd-video "$GOAL_HD" 200 --video "$WORK/goal-zoom.mp4"
+else
+    goal_row "$ANIM_FRAMES-frame zoom at $GOAL_HD with --video" "≥ 200 frames/s" "not measured: no ffmpeg on this machine" "-"
+fi
+
+# The deep zoom at 1e10000 (the reference orbit on the host, the pixels on the device).
+if (( QUICK )); then
+    goal_row "deep zoom 1e10000 at 480x320" "≤ 2 s" "not measured (--quick)" "-"
+else
+    run_cmd goal-deep "$LIM_GOAL" "$GLINT" fractal --location "$BUNDLE/data/misiurewicz-4-1-1e10000.kfr" --size 480x320 \
+        --smooth --palette ocean --device "$DEVICE" -o "$WORK/tmp/goal-deep.png"
+    cp "$OUTFILE" "$OUT/goals/deep.txt"
+    if (( RC == 0 && ! DRY )); then
+        met=no; meets "$SECS <= 2" && met=yes
+        goal_row "deep zoom 1e10000 at 480x320, whole command" "≤ 2 s" "$SECS s" "$met"
+        record_step goal-deep ok "$SECS" "$(last_line "$OUTFILE")"
+    else
+        goal_row "deep zoom 1e10000 at 480x320" "≤ 2 s" "$(not_measured)" "$(unmet)"
+        record_step goal-deep "$( (( DRY )) && echo ok || not_ok "$RC")" "$SECS" "exit $RC: $(last_line "$OUTFILE")"
+    fi
+fi
+
+# Device-sized bench cases: wall against kernels + copies, and the fraction of the peak.
+DEVICE_BENCH=(--device-sized)
+(( QUICK )) && DEVICE_BENCH+=(--seconds 0.02 --case f32)
+run_cmd bench-device "$LIM_BENCH" "$GLINT" bench "${DEVICE_BENCH[@]}" --device "$DEVICE" --json "$OUT/goals/bench-device.json" \
+    --csv "$OUT/goals/bench-device.csv" --markdown "$OUT/goals/bench-device.md"
+cp "$OUTFILE" "$OUT/goals/bench-device.txt"
+if (( RC == 0 )) && [[ -f $OUT/goals/bench-device.csv ]]; then
+    record_step bench-device ok "$SECS" "$(grep -c '^' "$OUT/goals/bench-device.csv") lines"
+    if (( HAVE_AWK )); then
+        # CSV columns: 1 id, 2 workload, 10 wall median, 13 kernel median, then (from the end) copy median, peak fraction.
+        while IFS='|' read -r id wall kernel copy ratio fraction; do
+            met=no; meets "$ratio <= 1.25" && met=yes
+            goal_row "$id: wall ≤ 1.25 × (kernels + copies)" "≤ 1.25" "$ratio ($wall ms; kernels $kernel, copies $copy ms)" "$met"
+            case $id in
+                fractal/*) target=50; what="of the FMA peak" ;;
+                blur/*|iso/*) target=50; what="of the bandwidth" ;;
+                *) target=""; what="" ;;
+            esac
+            if [[ -n $target && -n $fraction ]]; then
+                met=no; meets "$fraction >= $target" && met=yes
+                goal_row "$id: kernels $what" "≥ $target%" "$fraction%" "$met"
+            fi
+        done < <(awk -F, 'NR > 1 && $8 != "skipped" {
+                    k = $13 + 0; c = $(NF - 1) + 0; w = $10 + 0
+                    r = (k + c > 0) ? w / (k + c) : 0
+                    f = ($NF == "") ? "" : sprintf("%.1f", $NF * 100)
+                    printf "%s|%.3g|%.3g|%.3g|%.3f|%s\n", $1, w, k, c, r, f }' "$OUT/goals/bench-device.csv")
+    else
+        goal_row "device-sized bench cases" "-" "see goals/bench-device.md (no awk here to compute the ratios)" "-"
+    fi
+else
+    record_step bench-device "$(not_ok "$RC")" "$SECS" "exit $RC: $(last_line "$OUTFILE")"
+    goal_row "device-sized bench cases" "-" "$(not_measured)" "$(unmet)"
+fi
+{
+    echo "| goal | target | measured | met |"
+    echo "|---|---|---|---|"
+    printf '%s\n' "${GOALS[@]}"
+} >"$OUT/goals.md"
+say "goals:"
+while IFS= read -r line; do say "  $line"; done <"$OUT/goals.md"
 
 # ---------------------------------------------------------------- inputs (Swift CPU path)
 
@@ -812,6 +957,10 @@ trim_to_budget "$OUT"/parity/*-diff.png "$OUT/animation/frame_$(printf %05d $(( 
         [[ $line == name,* ]] && { IFS= read -r line; echo "- nvidia-smi: $line"; break; }
     done <"$OUT/env/nvidia-smi.txt"
     echo "- exit status $STATUS (0: every step ran and every parity check passed)"
+    echo
+    echo "## Goals (docs/GPU.md)"
+    echo
+    cat "$OUT/goals.md"
     echo
     echo "## Steps"
     echo

@@ -83,21 +83,28 @@ public final class Buffer<T: BitwiseCopyable>: KernelArgument, @unchecked Sendab
     /// Blocking write of `values` (at most `count` elements) from offset 0.
     public func write(_ values: [T], queue: CommandQueue) throws(CLError) {
         precondition(values.count <= count)
-        let status = queue.gate.pass {
-            values.withUnsafeBytes {
-                clEnqueueWriteBuffer(queue.handle, handle, cl_bool(CL_TRUE), 0, $0.count, $0.baseAddress, 0, nil, nil)
-            }
+        let done: Result<Void, CLError> = values.withUnsafeBytes { raw in
+            Result { () throws(CLError) in try write(bytes: raw, queue: queue) }
         }
-        try check("clEnqueueWriteBuffer", status)
+        try done.get()
     }
 
     /// Blocking write of `bytes` (at most the buffer's bytes) from offset 0.
     public func write(bytes: UnsafeRawBufferPointer, queue: CommandQueue) throws(CLError) {
         precondition(bytes.count <= byteCount)
+        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
+        if let ns = try queue.staged(bytes: bytes.count, { (ring) throws(CLError) in
+            try ring.write(handle, offset: 0, bytes: bytes.count, from: source)
+        }) {
+            queue.addTransfer(ns)
+            return
+        }
+        var event: cl_event?
         let status = queue.gate.pass {
-            clEnqueueWriteBuffer(queue.handle, handle, cl_bool(CL_TRUE), 0, bytes.count, bytes.baseAddress, 0, nil, nil)
+            clEnqueueWriteBuffer(queue.handle, handle, cl_bool(CL_TRUE), 0, bytes.count, source, 0, nil, &event)
         }
         try check("clEnqueueWriteBuffer", status)
+        queue.addTransfer(queue.profiledAndReleased(event))
     }
 
     /// Enqueues filling the whole buffer with zero bytes on the device (no host array); the
@@ -115,11 +122,7 @@ public final class Buffer<T: BitwiseCopyable>: KernelArgument, @unchecked Sendab
                 LargeArrays.adviseHugePages(UnsafeMutableRawPointer(base), bytes: byteCount)
                 LargeArrays.prefault(UnsafeMutableRawPointer(base), bytes: byteCount)
             }
-            let status = queue.gate.pass {
-                clEnqueueReadBuffer(queue.handle, handle, cl_bool(CL_TRUE), 0, byteCount,
-                                    UnsafeMutableRawPointer(out.baseAddress), 0, nil, nil)
-            }
-            try check("clEnqueueReadBuffer", status)
+            if let base = out.baseAddress { try readBytes(byteCount, into: UnsafeMutableRawPointer(base), queue: queue) }
             initialised = count
         }
     }
@@ -127,12 +130,26 @@ public final class Buffer<T: BitwiseCopyable>: KernelArgument, @unchecked Sendab
     /// Blocking read of the first `count` elements into `destination`.
     public func read(into destination: UnsafeMutableBufferPointer<T>, count n: Int, queue: CommandQueue) throws(CLError) {
         precondition(n <= count && n <= destination.count)
-        if let base = destination.baseAddress { LargeArrays.prefault(UnsafeMutableRawPointer(base), bytes: n * MemoryLayout<T>.stride) }
+        guard let base = destination.baseAddress, n > 0 else { return }
+        LargeArrays.prefault(UnsafeMutableRawPointer(base), bytes: n * MemoryLayout<T>.stride)
+        try readBytes(n * MemoryLayout<T>.stride, into: UnsafeMutableRawPointer(base), queue: queue)
+    }
+
+    /// Blocking read of the first `bytes` bytes: through the queue's pinned staging where it has
+    /// one, else directly; the device's copy time goes to the queue's transfer count.
+    func readBytes(_ bytes: Int, into destination: UnsafeMutableRawPointer, queue: CommandQueue) throws(CLError) {
+        if let ns = try queue.staged(bytes: bytes, { (ring) throws(CLError) in
+            try ring.read(handle, offset: 0, bytes: bytes, into: destination)
+        }) {
+            queue.addTransfer(ns)
+            return
+        }
+        var event: cl_event?
         let status = queue.gate.pass {
-            clEnqueueReadBuffer(queue.handle, handle, cl_bool(CL_TRUE), 0, n * MemoryLayout<T>.stride,
-                                UnsafeMutableRawPointer(destination.baseAddress), 0, nil, nil)
+            clEnqueueReadBuffer(queue.handle, handle, cl_bool(CL_TRUE), 0, bytes, destination, 0, nil, &event)
         }
         try check("clEnqueueReadBuffer", status)
+        queue.addTransfer(queue.profiledAndReleased(event))
     }
 
     /// Enqueues a device-side copy of `n` elements from this buffer (at `sourceOffset`) into

@@ -1,5 +1,8 @@
 import COpenCL
 import GlintCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An OpenCL context over one device. Released when the last reference goes.
 public final class Context: @unchecked Sendable {
@@ -38,12 +41,21 @@ public final class CommandQueue: @unchecked Sendable {
     let gate: CallGate
     /// `CL_DEVICE_LOCAL_MEM_SIZE` of the queue's device.
     public let deviceLocalMemoryBytes: UInt64
+    /// Whether large copies between host and device go through pinned staging buffers
+    /// (`PinnedStaging`): on a device with memory of its own, unless `GLINT_STAGING=0`;
+    /// `GLINT_STAGING=1` uses them on any device (the tests run them on PoCL and Oclgrind).
+    public let usesStaging: Bool
+    private let staging = Locked<PinnedStaging?>(nil)
+    private let transfers = Locked<UInt64>(0)
 
-    public init(context: Context) throws(CLError) {
+    /// `staging` overrides `usesStaging`'s choice (nil: the device and `GLINT_STAGING` decide).
+    public init(context: Context, staging: Bool? = nil) throws(CLError) {
         self.context = context
         let gate = context.gate
         self.gate = gate
         deviceLocalMemoryBytes = try context.device.localMemoryBytes
+        let unified = (try? context.device.hostUnifiedMemory) ?? false
+        usesStaging = staging ?? Self.stagingAllowed(getenv("GLINT_STAGING").map { String(cString: $0) }, unifiedMemory: unified)
         handle = try create("clCreateCommandQueue") { status in
             gate.pass {
                 clCreateCommandQueue(context.handle, context.device.id,
@@ -52,7 +64,50 @@ public final class CommandQueue: @unchecked Sendable {
         }
     }
 
-    deinit { gate.pass { _ = clReleaseCommandQueue(handle) } }
+    deinit {
+        staging.withLock { $0 = nil }
+        gate.pass { _ = clReleaseCommandQueue(handle) }
+    }
+
+    /// Whether a copy of `bytes` goes through the pinned staging ring (when it is free).
+    public func stages(bytes: Int) -> Bool { usesStaging && bytes >= PinnedStaging.minimumBytes }
+
+    /// `GLINT_STAGING`'s value decides: `0` never, `1` always; else where the device has memory
+    /// of its own.
+    static func stagingAllowed(_ value: String?, unifiedMemory: Bool) -> Bool {
+        switch value {
+        case "0": false
+        case "1": true
+        default: !unifiedMemory
+        }
+    }
+
+    /// The device's time in copies between host and device on this queue so far (profiling
+    /// events), in nanoseconds: what a benchmark reports as copy time.
+    public var transferNanoseconds: UInt64 { transfers.withLock { $0 } }
+    func addTransfer(_ nanoseconds: UInt64) { transfers.withLock { $0 &+= nanoseconds } }
+
+    /// A finished command's duration (`profiledNanoseconds`), the event released.
+    func profiledAndReleased(_ event: cl_event?) -> UInt64 {
+        guard let event else { return 0 }
+        defer { gate.pass { _ = clReleaseEvent(event) } }
+        return profiledNanoseconds(event, gate: gate)
+    }
+
+    /// Runs `body` with the pinned staging ring when this queue uses one, the copy is large enough
+    /// and no other copy holds the ring; nil (and `body` not run) otherwise.
+    func staged<R>(bytes: Int, _ body: (PinnedStaging) throws(CLError) -> R) throws(CLError) -> R? {
+        guard stages(bytes: bytes) else { return nil }
+        let ring = try staging.withLock { (s) throws(CLError) -> PinnedStaging in
+            if let s { return s }
+            let made = try PinnedStaging(queue: self)
+            s = made
+            return made
+        }
+        guard ring.acquire() else { return nil }
+        defer { ring.release() }
+        return try body(ring)
+    }
 
     /// Whether this queue's calls are serialised process-wide (see `CallGate`).
     public var isSerialized: Bool { gate.isExclusive }

@@ -35,6 +35,8 @@ public struct Device: Hashable, @unchecked Sendable {
     public var computeUnits: Int { get throws(CLError) { Int(try value(CL_DEVICE_MAX_COMPUTE_UNITS, cl_uint.self)) } }
     public var maxClockMHz: Int { get throws(CLError) { Int(try value(CL_DEVICE_MAX_CLOCK_FREQUENCY, cl_uint.self)) } }
     public var globalMemoryBytes: UInt64 { get throws(CLError) { try value(CL_DEVICE_GLOBAL_MEM_SIZE, cl_ulong.self) } }
+    /// `CL_DEVICE_MAX_MEM_ALLOC_SIZE`: the largest single buffer the device allows.
+    public var maxAllocationBytes: UInt64 { get throws(CLError) { try value(CL_DEVICE_MAX_MEM_ALLOC_SIZE, cl_ulong.self) } }
     public var localMemoryBytes: UInt64 { get throws(CLError) { try value(CL_DEVICE_LOCAL_MEM_SIZE, cl_ulong.self) } }
     /// The widest float (double) vector the device's ALUs run natively: 8 (4) with AVX2 on
     /// PoCL, 16 (8) with AVX-512, 1 on GPUs, which vectorise across work-items.

@@ -22,6 +22,14 @@ public enum Format {
         return fixed(x, max(0, significant - 1 - magnitude))
     }
 
+    /// A rate with an SI prefix and 3 significant digits: `rate(6.1e13, unit: "FLOP/s")` is
+    /// "61.0 TFLOP/s", `rate(2.5e9, unit: "B/s")` "2.50 GB/s".
+    public static func rate(_ x: Double, unit: String) -> String {
+        let prefixes: [(Double, String)] = [(1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")]
+        for (scale, prefix) in prefixes where abs(x) >= scale { return significant(x / scale) + " " + prefix + unit }
+        return significant(x) + " " + unit
+    }
+
     /// A short form for tolerances and limits: 1, 0.5, 1e-05, 40.
     public static func short(_ x: Double) -> String { GlintCore.short(x) }
 

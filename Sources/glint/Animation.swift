@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dispatch
 import GlintCore
 #if canImport(Glibc)
 import Glibc
@@ -72,10 +73,15 @@ func checkFrameFolder(_ folder: String, option: String) throws {
 /// complete. A failure or a Ctrl-C before then (the sink is discarded, explicitly or when it is
 /// released) leaves the frames already in the folder untouched and removes what was staged,
 /// and the folder too when this run created it and it is still empty.
+///
+/// Frames are encoded in the background while the caller renders the next ones (`FramePipeline`):
+/// the PNGs of several frames at once, each frame's bytes exactly as a one-at-a-time encoding
+/// gives them; the video gets the raw frames in order as they are handed over, no PNG first.
 final class FrameSink {
     let folder: String
     private let staged: StagedFolder
     private var encoder: VideoEncoder?
+    private let pipeline: FramePipeline
 
     init(folder: String, video: String?, width: Int, height: Int, fps: Double) throws {
         self.folder = folder
@@ -87,6 +93,7 @@ final class FrameSink {
             throw GlintError("--video \(video ?? ""): ffmpeg is not installed (on Debian: apt-get install ffmpeg); the PNG frames need no ffmpeg")
         }
         staged = try StagedFolder(folder)
+        pipeline = FramePipeline(frameBytes: width * height * 4)
         if let video {
             do { encoder = try VideoEncoder(path: video, width: width, height: height, fps: fps) } catch {
                 staged.discard()
@@ -96,11 +103,16 @@ final class FrameSink {
         SequenceInterrupt.install()
     }
 
-    /// Stages frame k; `text` goes into the PNG as tEXt chunks (a fractal frame's view record).
+    /// Hands frame k over: the video gets it now, its PNG (with `text` as tEXt chunks: a fractal
+    /// frame's view record) is encoded and staged in the background. Throws the first error of
+    /// an earlier frame's encoding.
     func write(_ image: Image8, frame k: Int, text: [PNG.TextEntry] = []) throws {
         try SequenceInterrupt.check(folder)
-        try staged.write(frameName(k), PNG.encode(image, alpha: false, text: text))
         try encoder?.append(image)
+        let staged = staged, name = frameName(k)
+        try pipeline.submit(bytes: image.pixels.count) {
+            try staged.write(name, PNG.encode(image, alpha: false, text: text))
+        }
     }
 
     /// Stages frame k's PNG as it is (a merge copies frames); with a video, decoded for ffmpeg.
@@ -114,12 +126,15 @@ final class FrameSink {
     /// Stages another file (a shard folder's record): written after the frames, it moves into
     /// place after them.
     func writeFile(_ name: String, _ bytes: [UInt8]) throws {
+        try pipeline.drain()
         try staged.write(name, bytes)
     }
 
-    /// Waits for the video, then moves the video and every frame into place.
+    /// Waits for the frames still being encoded and for the video, then moves the video and
+    /// every frame into place.
     func finish() throws {
         do {
+            try pipeline.drain()
             try SequenceInterrupt.check(folder)
             try encoder?.finish()
             try encoder?.commit()
@@ -130,13 +145,64 @@ final class FrameSink {
         }
     }
 
-    /// Drops the staged frames and the unfinished video.
+    /// Drops the staged frames and the unfinished video (after the encodings under way end).
     func discard() {
+        pipeline.cancel()
         encoder?.discard()
         staged.discard()
     }
 
     deinit { discard() }
+}
+
+/// The background encoding of an animation's frames: each submitted job (a frame's PNG encoding
+/// and staging) runs on the global queue while the caller renders on, at most `limit` at once
+/// (as many as there are cores, fewer where the frames are large: `memoryBytes` of frames in
+/// all, but at least 2). `submit` waits while the limit is reached, so frames in memory stay
+/// within max(2 frames, 256 MB) beside the one being rendered. The first job that fails stops
+/// the rest; its error comes out of the next `submit` or `drain`.
+final class FramePipeline: @unchecked Sendable {
+    /// The memory the frames waiting for or in their encoding may take together.
+    static let memoryBytes = 256 << 20
+    let limit: Int
+    private let slots: DispatchSemaphore
+    private let group = DispatchGroup()
+    private let failure = Locked<(any Error)?>(nil)
+    private let cancelled = Locked(false)
+
+    init(frameBytes: Int) {
+        limit = Self.limit(frameBytes: frameBytes, cores: CPUFeatures.workerCount)
+        slots = DispatchSemaphore(value: limit)
+    }
+
+    /// Jobs at once for frames of `frameBytes`: one per core, within `memoryBytes`, at least 2.
+    static func limit(frameBytes: Int, cores: Int) -> Int {
+        max(2, min(max(cores, 1), memoryBytes / max(frameBytes, 1)))
+    }
+
+    /// Runs `job` in the background once fewer than `limit` jobs are under way.
+    func submit(bytes: Int, _ job: @escaping @Sendable () throws -> Void) throws {
+        if let error = failure.withLock({ $0 }) { throw error }
+        slots.wait()
+        if let error = failure.withLock({ $0 }) { slots.signal(); throw error }
+        DispatchQueue.global().async(group: group) { [self] in
+            defer { slots.signal() }
+            guard !cancelled.withLock({ $0 }), failure.withLock({ $0 }) == nil else { return }
+            do { try job() } catch { failure.withLock { if $0 == nil { $0 = error } } }
+        }
+    }
+
+    /// Waits for every job; throws the first failure.
+    func drain() throws {
+        group.wait()
+        if let error = failure.withLock({ $0 }) { throw error }
+    }
+
+    /// Lets no job that has not started run, and waits for those under way.
+    func cancel() {
+        cancelled.withLock { $0 = true }
+        group.wait()
+    }
 }
 
 /// Ctrl-C while a sequence is written: the first stops it before the next frame is written (the

@@ -45,6 +45,9 @@ struct Bench: AsyncParsableCommand {
     @Flag(help: "The suite. (default: --standard)")
     var kind = BenchSuiteKind.standard
 
+    @Flag(help: "Measure each OpenCL device's peak FMA rate and bandwidth first (as glint devices --peak does) and report what fraction of it each case's kernels reach (fractal float: 8 flops per escape iteration; blur and iso: the bytes the kernels must read and write).")
+    var peak = false
+
     @Option(name: .customLong("case"), help: ArgumentHelp("Run only the cases whose name contains TEXT (repeatable), e.g. --case deep.", valueName: "text"))
     var caseFilters: [String] = []
 
@@ -82,8 +85,11 @@ struct Bench: AsyncParsableCommand {
             if let file, file != "-" { try checkWritable(file, option: option) }
         }
         if let chart, !hasSuffix(chart, ["svg"]) { throw ValidationError("--chart \(chart): must be an .svg file") }
-        if results != nil && (device != nil || seconds != nil || kind != .standard || !workloads.isEmpty || !caseFilters.isEmpty) {
-            throw ValidationError("--results reports a saved run: it takes no workloads, --case, --device, --seconds, --quick or --full")
+        if results != nil && (device != nil || seconds != nil || kind != .standard || !workloads.isEmpty || !caseFilters.isEmpty || peak) {
+            throw ValidationError("--results reports a saved run: it takes no workloads, --case, --device, --seconds, --peak, --quick, --full or --device-sized")
+        }
+        if kind == .device, device == "cpu" {
+            throw ValidationError("--device-sized measures OpenCL devices; --device cpu has none")
         }
     }
 
@@ -149,17 +155,40 @@ struct Bench: AsyncParsableCommand {
             }
             if let problem = inventory.problem, !out.quiet { printError("note: \(problem)") }
         }
+        if kind == .device { backends.removeAll { !$0.backend.isOpenCL } }
+        if backends.isEmpty { throw GlintError("--device-sized measures OpenCL devices, and there is none here (\(inventory.problem ?? "none found"))") }
         var settings = BenchSettings(kind)
         if let seconds { settings.targetSeconds = seconds }
         let line = StatusLine(quiet: out.quiet)
+        // The peaks first, each device idle: the cases are reported against them.
+        var peaks: [String: DevicePeak] = [:]
+        if peak || kind == .device {
+            for (name, backend) in backends {
+                guard case .opencl(let cc) = backend else { continue }
+                line.show("\(name): measuring the device's peak rates")
+                peaks[name] = try DevicePeak.measure(on: cc)
+            }
+        }
         let outcome = try await BenchRunner.run(cases: cases, backends: backends, onlyAuto: choice == .auto,
                                                           swiftBase: swiftBase, settings: settings) { i, n, text in
             line.show("[\(i)/\(n)] \(text)")
         }
         line.finish()
-        return BenchReport(suite: kind.rawValue, settings: settings, environment: BenchEnvironment.collect(),
-                           builds: outcome.builds, records: outcome.results.map(BenchRecord.init),
-                           seconds: Clock.now() - start, driverResidentBytes: outcome.driverResidentBytes)
+        var results = outcome.results
+        for i in results.indices {
+            guard let p = peaks[results[i].backend], let work = results[i].caseInfo.peakWork,
+                  let kernel = results[i].kernel?.median else { continue }
+            results[i].peakFraction = work.fraction(of: p, work: results[i].work, kernelSeconds: kernel)
+        }
+        var report = BenchReport(suite: kind.rawValue, settings: settings, environment: BenchEnvironment.collect(),
+                                 builds: outcome.builds, records: results.map(BenchRecord.init),
+                                 seconds: Clock.now() - start, driverResidentBytes: outcome.driverResidentBytes)
+        report.devicePeaks = backends.compactMap { name, backend in
+            peaks[name].map { p in
+                .object([("backend", .string(name)), ("device", .string(BenchRunner.deviceName(backend))), ("peak", p.json)])
+            }
+        }
+        return report
     }
 }
 
@@ -170,6 +199,11 @@ extension BenchSuiteKind: EnumerableFlag {
         case .quick: "The quick suite: small images, short calibration."
         case .standard: "The standard suite: HD images (the default)."
         case .full: "The full suite: more cases and larger images."
+        case .device: "The device-sized suite, OpenCL only: each case grows (8K frames, more iterations) until its kernels take 80% of the wall time on the device; reported with copy time and the fraction of the device's measured peak (implies --peak); outputs are not checked (the other suites check the same kernels)."
         }
+    }
+
+    public static func name(for value: BenchSuiteKind) -> NameSpecification {
+        value == .device ? .customLong("device-sized") : .long
     }
 }

@@ -19,6 +19,14 @@ struct Devices: AsyncParsableCommand {
         discussion: "Without a GPU, auto takes the faster of the two CPU paths for each kind of job from a table of measurements; for plain escape-time fractals the answer can differ from processor to processor (PoCL compiles for the processor's widest vectors, the Swift path is AVX2 code everywhere; the measured table takes the Swift path with AVX2 and with AVX-512) and, for a command that runs once, with the size of the job (PoCL loads LLVM at start-up). This measures both paths' rates (escape counts per second, float and double: a warm-up, then the median of half a second of renders of the default view at 256 iterations) and OpenCL's start-up (whole tiny renders in child processes, the median on each path), and writes them beside the program cache (auto-calibration). From then on a fractal command with auto estimates its work (a render at one eighth of the size) and runs where it finishes sooner, start-up included; --verbose says why. A new driver, processor or glint build needs a new calibration."))
     var calibrate = false
 
+    @Flag(name: .long, help: ArgumentHelp(
+        "Measure each OpenCL device's peak single-precision FMA rate and global-memory bandwidth with Glint's own small kernels.",
+        discussion: "As clpeak does: the work of each kernel grows until a launch takes 10 ms (the copy buffers up to 256 MiB each, past any cache), a warm-up launch, then the median of about 0.2 s of launches timed by profiling events. FLOP/s counts 2 per FMA; bandwidth counts the bytes read and written by a float4 copy. Then the rate of Glint's own copies of that buffer between host memory and the device, wall clock (through pinned staging on a GPU). glint bench --peak and --device-sized report their kernels against these rates. With --json, one object per device."))
+    var peak = false
+
+    @Option(name: .long, help: "With --peak: measure only this OpenCL device (opencl, opencl:N, gpu; default: every one).")
+    var device: String?
+
     @Option(name: .long, help: "With --calibrate: the size of the calibration renders (default 1920x1080).")
     var size: String?
 
@@ -31,12 +39,21 @@ struct Devices: AsyncParsableCommand {
             if w * h < 64 { throw ValidationError("--size: the calibration renders need at least 64 pixels") }
         }
         if calibrate && json { throw ValidationError("--json lists the devices; it does not go with --calibrate") }
+        if peak && calibrate { throw ValidationError("--peak and --calibrate are separate runs; give one") }
+        if let device {
+            guard peak else { throw ValidationError("--device goes with --peak") }
+            do { _ = try DeviceChoice(parsing: device) } catch { throw error.usage }
+        }
     }
 
     func run() async throws {
         try await reportingErrors(verbose: output.verbose, buildReport: false) {
             if calibrate {
                 try await runCalibration()
+                return
+            }
+            if peak {
+                try runPeak()
                 return
             }
             let inventory = DeviceInventory.scan()
@@ -77,6 +94,37 @@ struct Devices: AsyncParsableCommand {
 }
 
 extension Devices {
+    func runPeak() throws {
+        let inventory = DeviceInventory.scan()
+        guard !inventory.devices.isEmpty else {
+            throw GlintError("no OpenCL device to measure (\(inventory.problem ?? "none found"))")
+        }
+        var chosen = Array(inventory.devices.enumerated())
+        if let device {
+            guard case .opencl(let cc) = try Backend.resolve(try DeviceChoice(parsing: device), for: .fractal) else {
+                throw GlintError("--device \(device): the peak is measured on an OpenCL device (opencl, opencl:N or gpu)")
+            }
+            chosen = chosen.filter { $0.element == cc.device }
+        }
+        var entries: [JSON] = []
+        for (i, device) in chosen {
+            let cc = try ComputeContext.shared(for: device)
+            if !json && !output.quiet { print("opencl:\(i)".padding(12) + cc.deviceName) }
+            let peak = try DevicePeak.measure(on: cc)
+            if json {
+                entries.append(.object([("index", .int(Int64(i))), ("name", .string(cc.deviceName)),
+                                        ("type", .string(cc.kind.rawValue)), ("peak", peak.json)]))
+                continue
+            }
+            let pad = String().padding(12)
+            print(pad + "FMA, float   \(Format.rate(peak.flops, unit: "FLOP/s"))  (\(peak.fmaItems) work-items x \(peak.fmaRounds) rounds x 16 FMAs of \(peak.fmaWidth) lane\(peak.fmaWidth == 1 ? "" : "s"), median of \(peak.fmaLaunches) launches)")
+            print(pad + "copy         \(Format.rate(peak.bytesPerSecond, unit: "B/s"))  (bytes read + written; \(bytesText(UInt64(peak.copyBytes))) buffers, median of \(peak.copyLaunches) launches)")
+            let how = cc.queue.stages(bytes: peak.copyBytes) ? "through pinned staging" : "directly"
+            print(pad + "host copies  \(Format.rate(peak.hostToDevice, unit: "B/s")) to the device, \(Format.rate(peak.deviceToHost, unit: "B/s")) back  (\(bytesText(UInt64(peak.copyBytes))) \(how), median of 5)")
+        }
+        if json { print(JSON.object([("devices", .array(entries))]).serialized()) }
+    }
+
     func runCalibration() async throws {
         let inventory = DeviceInventory.scan()
         let kinds = inventory.devices.map { (try? $0.kind) ?? .other }

@@ -31,6 +31,29 @@ struct AnimationCLITests {
         }
     }
 
+    @Test("frames read back through pinned staging and encoded in the background are the Swift path's, byte for byte, in order")
+    func stagedPipelinedFrames() throws {
+        try withSandbox { box in
+            // 800x400 RGBA is 1.28 MB a frame: above the staging threshold, so every read-back is staged.
+            let ramp = ["--frames", "6", "--ramp", "zoom=1:50", "--center", "-0.7435669,0.1314023", "--size", "800x400",
+                        "--iterations", "120", "--smooth", "--palette", "fire"]
+            let staged = try box.run(["fractal", "mandelbrot", "-o", "a", "--device", "opencl"] + ramp, env: ["GLINT_STAGING": "1"])
+            #expect(staged.status == 0, "\(staged)")
+            let cpu = try box.run(["fractal", "mandelbrot", "-o", "c", "--device", "cpu"] + ramp)
+            #expect(cpu.status == 0, "\(cpu)")
+            var frames: [[UInt8]] = []
+            for k in 0..<6 {
+                let name = "frame_0000\(k).png"
+                let a = try box.bytes("a/\(name)")
+                #expect(a == (try box.bytes("c/\(name)")), "\(name) differs between the staged OpenCL run and the Swift path")
+                frames.append(a)
+            }
+            #expect(Set(frames).count == 6, "each frame is its own view")
+            let names = try FileManager.default.contentsOfDirectory(atPath: box.path("a")).sorted()
+            #expect(names == (0..<6).map { "frame_0000\($0).png" }, "only the frames, nothing staged left: \(names)")
+        }
+    }
+
     /// The frames' zooms, 20 significant digits (10^(20 + 40/3) = 2.15443469003188372175929...e33).
     static let deepZooms = ["1e20", "2.1544346900318837218e33", "4.6415888336127788924e46", "1e60"]
 

@@ -41,6 +41,27 @@ extension CLITests {
         }
     }
 
+    @Test("glint devices --peak measures each OpenCL device's FMA rate and bandwidth; --json gives the figures")
+    func devicesPeak() throws {
+        try withSandbox { box in
+            let text = try box.run(["devices", "--peak"], timeout: 300)
+            #expect(text.status == 0, "\(text)")
+            #expect(text.stdout.contains("opencl:0") && text.stdout.contains("FLOP/s") && text.stdout.contains("B/s"), "\(text)")
+            let r = try box.run(["devices", "--peak", "--json"], timeout: 300)
+            #expect(r.status == 0, "\(r)")
+            let object = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8))
+            let devices = try #require((object as? [String: Any])?["devices"] as? [[String: Any]], "\(r)")
+            #expect(!devices.isEmpty)
+            for d in devices {
+                let peak = try #require(d["peak"] as? [String: Any], "\(d)")
+                #expect(((peak["fma_flops_per_second"] as? NSNumber)?.doubleValue ?? 0) > 1e6, "\(d)")
+                #expect(((peak["copy_bytes_per_second"] as? NSNumber)?.doubleValue ?? 0) > 1e6, "\(d)")
+            }
+            let both = try box.run(["devices", "--peak", "--calibrate"])
+            #expect(both.status == 2 && both.stderr.contains("--peak and --calibrate"), "\(both)")
+        }
+    }
+
     @Test("glint devices --json is JSON with an opencl array of described devices")
     func devicesJSON() throws {
         try withSandbox { box in

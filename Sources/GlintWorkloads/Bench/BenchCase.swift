@@ -58,6 +58,28 @@ public struct BenchUnit: Sendable, Equatable {
     public static let frames = BenchUnit(name: "frames/s", scale: 1)
 }
 
+/// How a case's work compares with a device's peak rates (`DevicePeak`): the flops of its
+/// kernels (per unit of work: a fractal's 8 flops per escape iteration) or the global-memory
+/// bytes they must move at least (per run), and how that is counted, in words.
+public struct BenchPeakWork: Sendable {
+    public enum Measure: Sendable { case flops(perWork: Double), bytes(perRun: Double) }
+    public let measure: Measure
+    public let counted: String
+    public init(_ measure: Measure, counted: String) {
+        self.measure = measure
+        self.counted = counted
+    }
+
+    /// The fraction of `peak` a kernel time reaches for `work` units of work.
+    public func fraction(of peak: DevicePeak, work: Double, kernelSeconds: Double) -> Double? {
+        guard kernelSeconds > 0 else { return nil }
+        switch measure {
+        case .flops(let perWork): return work * perWork / kernelSeconds / peak.flops
+        case .bytes(let perRun): return perRun / kernelSeconds / peak.bytesPerSecond
+        }
+    }
+}
+
 /// One benchmark case: a fixed job of one workload that any backend can run.
 public struct BenchCase: Sendable {
     /// The workload's `Workload.name` (`fractal`, `rtow`, `blur`, ...), as `glint bench WORKLOAD`
@@ -80,17 +102,24 @@ public struct BenchCase: Sendable {
     /// What validation requires, in words (the docs/DESIGN.md parity row).
     public let tolerance: String
     /// Why `backend` cannot run this case (e.g. no fp64), or nil.
-    public let unsupported: @Sendable (Backend) -> String?
+    public var unsupported: @Sendable (Backend) -> String?
     /// Runs the job once; `detailed` asks for the work done and the output.
     public let run: @Sendable (_ backend: Backend, _ detailed: Bool) async throws -> BenchRun
     /// Checks an output against the Swift CPU path's.
     public let validate: @Sendable (_ candidate: BenchOutput, _ reference: BenchOutput) throws -> BenchValidation
+    /// What the kernels' time is compared with in the device's peak rates; nil where no peak
+    /// applies (double precision against a float peak, the ray tracer's mixed work).
+    public var peakWork: BenchPeakWork?
+    /// A device-sized case's next size (more pixels or more work), or nil at the largest: the
+    /// runner grows a case until its kernels take most of the wall time (`BenchSettings`).
+    public var larger: (@Sendable () -> BenchCase)?
 
     public init(workload: String, name: String, width: Int, height: Int, parameters: JSON, unit: BenchUnit,
                 autoKind: AutoKind? = nil, autoDouble: Bool = false, imageBytes: Int? = nil,
                 tolerance: String, unsupported: @escaping @Sendable (Backend) -> String? = { _ in nil },
                 run: @escaping @Sendable (Backend, Bool) async throws -> BenchRun,
-                validate: @escaping @Sendable (BenchOutput, BenchOutput) throws -> BenchValidation) {
+                validate: @escaping @Sendable (BenchOutput, BenchOutput) throws -> BenchValidation,
+                peakWork: BenchPeakWork? = nil) {
         self.workload = workload
         self.name = name
         self.width = width
@@ -107,6 +136,7 @@ public struct BenchCase: Sendable {
         self.unsupported = unsupported
         self.run = run
         self.validate = validate
+        self.peakWork = peakWork
     }
 
     /// Stable across runs and machines: `fractal/mandelbrot-float@1920x1080`. Baselines match on it.
@@ -124,6 +154,9 @@ public enum BenchSuiteKind: String, Sendable, CaseIterable {
     case standard
     /// The standard cases plus larger sizes and heavier variants.
     case full
+    /// OpenCL devices only: cases that grow (8K frames, more iterations) until the kernels take
+    /// at least 80% of the wall time on the device, reported against its measured peak.
+    case device
 
     /// Seconds of timed repetitions each case aims for (clpeak-style calibration).
     public var targetSeconds: Double {
@@ -131,9 +164,10 @@ public enum BenchSuiteKind: String, Sendable, CaseIterable {
         case .quick: 0.25
         case .standard: 1.0
         case .full: 2.0
+        case .device: 1.0
         }
     }
-    public var minRepetitions: Int { self == .quick ? 3 : 5 }
+    public var minRepetitions: Int { self == .quick || self == .device ? 3 : 5 }
     public var maxRepetitions: Int { self == .quick ? 200 : 1000 }
 }
 

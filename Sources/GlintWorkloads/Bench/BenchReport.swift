@@ -17,6 +17,12 @@ public struct BenchRecord: Sendable {
     public var warmupMs: Double
     public var wallMs: BenchStats?
     public var kernelMs: BenchStats?
+    /// The device's copy time per run (OpenCL; nil in older results).
+    public var copyMs: BenchStats?
+    /// The fraction of the device's measured peak the kernels reach, and how the case's work is
+    /// counted for it (nil without a peak measurement or where none applies).
+    public var peakFraction: Double?
+    public var peakCounted: String?
     public var work: Double
     public var unit: String
     public var throughput: Double?
@@ -50,6 +56,9 @@ public struct BenchRecord: Sendable {
         warmupMs = r.warmupSeconds * 1000
         wallMs = r.wall.map { BenchStats(median: $0.median * 1000, min: $0.min * 1000, max: $0.max * 1000) }
         kernelMs = r.kernel.map { BenchStats(median: $0.median * 1000, min: $0.min * 1000, max: $0.max * 1000) }
+        copyMs = r.copy.map { BenchStats(median: $0.median * 1000, min: $0.min * 1000, max: $0.max * 1000) }
+        peakFraction = r.peakFraction
+        peakCounted = r.peakFraction == nil ? nil : c.peakWork?.counted
         work = r.work
         unit = c.unit.name
         throughput = r.throughput
@@ -76,6 +85,7 @@ public struct BenchRecord: Sendable {
         case "reference": return "reference"
         case "skipped": return "skipped: " + (skipReason ?? "")
         case "pass": return "pass (" + (validationSummary ?? "") + ")"
+        case "unchecked": return "timed only (device-sized)"
         default: return "FAIL (" + (validationSummary ?? "") + ")"
         }
     }
@@ -88,13 +98,18 @@ public struct BenchRecord: Sendable {
         let peak: JSON = peakResidentBytes.map { .int(Int64($0)) } ?? .null
         let bound: JSON = memoryBoundBytes.map { .int(Int64($0)) } ?? .null
         let jobPeak: JSON = jobPeakBytes.map { .int(Int64($0)) } ?? .null
-        return .object([
+        let fraction: JSON = peakFraction.map(JSON.number) ?? .null
+        let counted: JSON = peakCounted.map(JSON.string) ?? .null
+        let timing: [(String, JSON)] = [("wall_ms", stats(wallMs)), ("kernel_ms", stats(kernelMs)), ("copy_ms", stats(copyMs)),
+                                        ("peak_fraction", fraction), ("peak_counted", counted)]
+        let head: [(String, JSON)] = [
             ("id", .string(id)), ("workload", .string(workload)), ("case", .string(caseName)),
             ("width", .int(Int64(width))), ("height", .int(Int64(height))), ("parameters", parameters),
             ("backend", .string(backend)), ("device", .string(device)), ("status", .string(status)),
             ("skip_reason", skipReason.map(JSON.string) ?? .null),
             ("repetitions", .int(Int64(repetitions))), ("warmup_ms", .number(warmupMs)),
-            ("wall_ms", stats(wallMs)), ("kernel_ms", stats(kernelMs)),
+        ]
+        return .object(head + timing + [
             ("work", .number(work)),
             ("throughput", throughput.map { .object([("value", .number($0)), ("unit", .string(unit))]) } ?? .null),
             ("kernel_throughput", kernelThroughput.map(JSON.number) ?? .null),
@@ -146,14 +161,18 @@ public struct BenchRecord: Sendable {
         backend = try string("backend")
         device = try string("device")
         status = try string("status")
-        guard ["reference", "pass", "fail", "skipped"].contains(status) else {
-            throw GlintError("\(path).status must be reference, pass, fail or skipped (got '\(status)')")
+        guard ["reference", "pass", "fail", "skipped", "unchecked"].contains(status) else {
+            throw GlintError("\(path).status must be reference, pass, fail, skipped or unchecked (got '\(status)')")
         }
         skipReason = try field("skip_reason").stringValue
         repetitions = try int("repetitions")
         warmupMs = try number("warmup_ms")
         wallMs = try stats("wall_ms")
         kernelMs = try stats("kernel_ms")
+        // Results saved before copies and peaks were measured have none.
+        copyMs = json["copy_ms"] == nil ? nil : try stats("copy_ms")
+        peakFraction = json["peak_fraction"]?.doubleValue
+        peakCounted = json["peak_counted"]?.stringValue
         work = try number("work")
         let t = try field("throughput")
         if t == .null {
@@ -209,8 +228,24 @@ public struct BenchReport: Sendable {
 
     public var failures: Int { records.filter { $0.status == "fail" }.count }
 
+    /// The devices' measured peaks (`glint bench --peak`): one object per OpenCL backend with its
+    /// name, device and `DevicePeak.json`; empty when not measured.
+    public var devicePeaks: [JSON] = []
+
     public var json: JSON {
-        .object([
+        let counts: [(String, JSON)] = [
+            ("cases", .int(Int64(records.count))),
+            ("reference", .int(Int64(records.filter { $0.status == "reference" }.count))),
+            ("passed", .int(Int64(records.filter { $0.status == "pass" }.count))),
+            ("failed", .int(Int64(failures))),
+            ("skipped", .int(Int64(records.filter { $0.status == "skipped" }.count))),
+            ("unchecked", .int(Int64(records.filter { $0.status == "unchecked" }.count))),
+        ]
+        let summary: JSON = .object(counts + [
+            ("seconds", .number(seconds)),
+            ("opencl_driver_resident_bytes", driverResidentBytes.map { .int(Int64($0)) } ?? .null),
+        ])
+        return .object([
             ("schema", .string(Self.schema)),
             ("suite", .string(suite)),
             ("settings", .object([
@@ -219,21 +254,14 @@ public struct BenchReport: Sendable {
                 ("max_repetitions", .int(Int64(settings.maxRepetitions))),
             ])),
             ("environment", environment),
+            ("device_peaks", .array(devicePeaks)),
             ("builds", .array(builds.map { b in
                 .object([("backend", .string(b.backend)), ("device", .string(b.device)),
                          ("compiled", .int(Int64(b.compiled))), ("from_disk_cache", .int(Int64(b.fromDiskCache))),
                          ("ms", .number(b.seconds * 1000))])
             })),
             ("cases", .array(records.map(\.json))),
-            ("summary", .object([
-                ("cases", .int(Int64(records.count))),
-                ("reference", .int(Int64(records.filter { $0.status == "reference" }.count))),
-                ("passed", .int(Int64(records.filter { $0.status == "pass" }.count))),
-                ("failed", .int(Int64(failures))),
-                ("skipped", .int(Int64(records.filter { $0.status == "skipped" }.count))),
-                ("seconds", .number(seconds)),
-                ("opencl_driver_resident_bytes", driverResidentBytes.map { .int(Int64($0)) } ?? .null),
-            ])),
+            ("summary", summary),
         ])
     }
 
@@ -265,12 +293,13 @@ public struct BenchReport: Sendable {
                   },
                   records: records, seconds: root["summary"]?["seconds"]?.doubleValue ?? 0,
                   driverResidentBytes: root["summary"]?["opencl_driver_resident_bytes"]?.intValue.map { UInt64(max(0, $0)) })
+        devicePeaks = root["device_peaks"]?.arrayValue ?? []
     }
 
     // MARK: Text tables
 
-    static let columns = ["backend", "auto", "case", "size", "reps", "median ms", "min ms", "max ms", "kernel ms", "throughput",
-                          "job peak MB", "check"]
+    static let columns = ["backend", "auto", "case", "size", "reps", "median ms", "min ms", "max ms", "kernel ms", "copy ms",
+                          "throughput", "% of peak", "job peak MB", "check"]
 
     func cells(_ r: BenchRecord) -> [String] {
         func ms(_ x: Double?) -> String { x.map { Format.significant($0, 3) } ?? "-" }
@@ -278,8 +307,9 @@ public struct BenchReport: Sendable {
         if r.overMemoryBound, let bound = r.memoryBoundBytes { peak += " > " + Format.significant(Double(bound) / 1e6, 3) }
         return [r.backend, r.auto ? "auto" : "", "\(r.workload) \(r.caseName)", "\(r.width)x\(r.height)",
                 r.status == "skipped" ? "-" : String(r.repetitions),
-                ms(r.wallMs?.median), ms(r.wallMs?.min), ms(r.wallMs?.max), ms(r.kernelMs?.median),
-                r.throughput.map { Format.significant($0, 3) + " " + r.unit } ?? "-", peak, r.check]
+                ms(r.wallMs?.median), ms(r.wallMs?.min), ms(r.wallMs?.max), ms(r.kernelMs?.median), ms(r.copyMs?.median),
+                r.throughput.map { Format.significant($0, 3) + " " + r.unit } ?? "-",
+                r.peakFraction.map { Format.fixed($0 * 100, 1) } ?? "-", peak, r.check]
     }
 
     /// The cases whose peak resident memory went over their bound.
@@ -331,7 +361,8 @@ public struct BenchReport: Sendable {
     public func csv() -> String {
         let header = ["id", "workload", "case", "width", "height", "backend", "device", "status", "repetitions",
                       "wall_ms_median", "wall_ms_min", "wall_ms_max", "kernel_ms_median", "kernel_ms_min", "kernel_ms_max",
-                      "throughput", "unit", "kernel_throughput", "peak_rss_bytes", "job_peak_bytes", "memory_bound_bytes", "auto", "validation"]
+                      "throughput", "unit", "kernel_throughput", "peak_rss_bytes", "job_peak_bytes", "memory_bound_bytes", "auto", "validation",
+                      "copy_ms_median", "peak_fraction"]
         func q(_ s: String) -> String {
             s.contains(",") || s.contains("\"") || s.contains("\n") ? "\"" + s.replacingQuotes() + "\"" : s
         }
@@ -342,7 +373,8 @@ public struct BenchReport: Sendable {
                        String(r.repetitions), n(r.wallMs?.median), n(r.wallMs?.min), n(r.wallMs?.max),
                        n(r.kernelMs?.median), n(r.kernelMs?.min), n(r.kernelMs?.max), n(r.throughput), r.unit,
                        n(r.kernelThroughput), r.peakResidentBytes.map { String($0) } ?? "",
-                       r.jobPeakBytes.map { String($0) } ?? "", r.memoryBoundBytes.map { String($0) } ?? "", r.auto ? "true" : "false", r.check]
+                       r.jobPeakBytes.map { String($0) } ?? "", r.memoryBoundBytes.map { String($0) } ?? "", r.auto ? "true" : "false", r.check,
+                       n(r.copyMs?.median), n(r.peakFraction)]
             out += row.map(q).joined(separator: ",") + "\n"
         }
         return out

@@ -30,6 +30,9 @@ public struct BenchResult: Sendable {
         case fail
         /// The backend cannot run the case (e.g. double on a device without fp64).
         case skipped
+        /// Timed but not checked against the Swift CPU path: a device-sized case (the standard
+        /// cases check the same kernels at sizes the Swift path renders in time).
+        case unchecked
     }
 
     public let caseInfo: BenchCase
@@ -44,6 +47,11 @@ public struct BenchResult: Sendable {
     public var warmupSeconds = 0.0
     public var wall: BenchStats?
     public var kernel: BenchStats?
+    /// The device's time in copies between host and device per run (profiling events; OpenCL only).
+    public var copy: BenchStats?
+    /// The fraction of the device's measured peak (`DevicePeak`) the median kernel time reaches,
+    /// by the case's `peakWork`; set when the run measured the peak.
+    public var peakFraction: Double?
     /// Work per run, in the unit's base quantity.
     public var work = 0.0
     public var validation: BenchValidation?
@@ -82,13 +90,18 @@ public struct BenchSettings: Sendable {
     public var targetSeconds: Double
     public var minRepetitions: Int
     public var maxRepetitions: Int
-    public init(targetSeconds: Double, minRepetitions: Int, maxRepetitions: Int) {
+    /// Device-sized cases: grow each case (`BenchCase.larger`) until the kernels take at least
+    /// this share of a run's wall time on the backend, and check no output; nil otherwise.
+    public var kernelShare: Double?
+    public init(targetSeconds: Double, minRepetitions: Int, maxRepetitions: Int, kernelShare: Double? = nil) {
         self.targetSeconds = targetSeconds
         self.minRepetitions = minRepetitions
         self.maxRepetitions = maxRepetitions
+        self.kernelShare = kernelShare
     }
     public init(_ kind: BenchSuiteKind) {
-        self.init(targetSeconds: kind.targetSeconds, minRepetitions: kind.minRepetitions, maxRepetitions: kind.maxRepetitions)
+        self.init(targetSeconds: kind.targetSeconds, minRepetitions: kind.minRepetitions, maxRepetitions: kind.maxRepetitions,
+                  kernelShare: kind == .device ? 0.8 : nil)
     }
 
     /// Repetitions to fill the target time, given one run's time.
@@ -137,11 +150,12 @@ public enum BenchRunner {
             BenchScope.endCase()
             defer { BenchScope.endCase() }
             var reference: BenchOutput?
+            let unchecked = settings.kernelShare != nil
             let auto = (try? Backend.resolve(.auto, for: c.autoKind, estimate: AutoEstimate(double: c.autoDouble, iterations: nil))) ?? .cpu
             let runs = backends.filter { !onlyAuto || same($0.backend, auto) }
             // The reference comes first when the Swift path is not among the backends run, so
             // that its memory is in no backend's measurement.
-            if runs.contains(where: { $0.backend.isOpenCL }) && !runs.contains(where: { !$0.backend.isOpenCL }) {
+            if !unchecked && runs.contains(where: { $0.backend.isOpenCL }) && !runs.contains(where: { !$0.backend.isOpenCL }) {
                 progress?(index + 1, total, "\(c.id): reference on the Swift CPU path")
                 reference = try await c.run(.cpu, true).output
             }
@@ -149,8 +163,9 @@ public enum BenchRunner {
                 let isAuto = same(backend, auto)
                 index += 1
                 let device = deviceName(backend)
+                var c = c
                 var result = BenchResult(caseInfo: c, backend: name, device: device,
-                                         status: backend.isOpenCL ? .pass : .reference)
+                                         status: backend.isOpenCL ? (unchecked ? .unchecked : .pass) : .reference)
                 result.autoPick = isAuto
                 if let reason = c.unsupported(backend) {
                     result.status = .skipped
@@ -167,12 +182,29 @@ public enum BenchRunner {
                 // Warm-up: builds the programs (timed apart), and gives the work and the output.
                 let programsBefore = buildStats(backend)
                 let buildBefore = programsBefore.seconds
-                let warm = try await c.run(backend, true)
-                let build = buildStats(backend).seconds - buildBefore
+                var warm = try await c.run(backend, true)
+                var build = buildStats(backend).seconds - buildBefore
+                // A device-sized case grows until its kernels fill a plain run (the detailed warm-up
+                // also reads back counts and outputs), each size starting with its own warm-up.
+                if let share = settings.kernelShare {
+                    while let next = c.larger {
+                        let plain = try await c.run(backend, false)
+                        if plain.kernelSeconds >= share * plain.wallSeconds { break }
+                        c = next()
+                        progress?(index, total, "\(c.id) on \(name): warm-up")
+                        let before = buildStats(backend).seconds
+                        warm = try await c.run(backend, true)
+                        let more = buildStats(backend).seconds - before
+                        buildSeconds[name, default: 0] += build
+                        build = more
+                    }
+                    result = BenchResult(caseInfo: c, backend: name, device: device, status: result.status)
+                    result.autoPick = isAuto
+                }
                 buildSeconds[name, default: 0] += build
                 result.warmupSeconds = Swift.max(0, warm.wallSeconds - build)
                 result.work = warm.work ?? 0
-                if backend.isOpenCL {
+                if backend.isOpenCL && !unchecked {
                     if reference == nil {
                         progress?(index, total, "\(c.id): reference on the Swift CPU path")
                         reference = try await c.run(.cpu, true).output
@@ -182,7 +214,7 @@ public enum BenchRunner {
                         result.validation = v
                         result.status = v.passed ? .pass : .fail
                     }
-                } else if reference == nil {
+                } else if reference == nil && !unchecked {
                     reference = warm.output
                 }
                 // Programs built or loaded in the warm-up stay for the process, and like their time
@@ -197,16 +229,21 @@ public enum BenchRunner {
                 // Calibrate on one more run (the warm-up may include first-touch costs).
                 let probe = try await c.run(backend, false)
                 let reps = settings.repetitions(forRunSeconds: probe.wallSeconds)
-                var walls: [Double] = [], kernels: [Double] = []
+                var walls: [Double] = [], kernels: [Double] = [], copies: [Double] = []
                 for r in 0..<reps {
                     if r % 4 == 0 { progress?(index, total, "\(c.id) on \(name): run \(r + 1)/\(reps)") }
+                    let copied = backend.transferNanoseconds
                     let run = try await c.run(backend, false)
                     walls.append(run.wallSeconds)
                     kernels.append(run.kernelSeconds)
+                    copies.append(Double(backend.transferNanoseconds &- copied) * 1e-9)
                 }
                 result.repetitions = reps
                 result.wall = BenchStats(walls)
-                if backend.isOpenCL { result.kernel = BenchStats(kernels) }
+                if backend.isOpenCL {
+                    result.kernel = BenchStats(kernels)
+                    result.copy = BenchStats(copies)
+                }
                 result.peakResidentBytes = ProcessMemory.peakResidentBytes()
                 if measurable, let peak = result.peakResidentBytes, let base = jobBase, let caseBase {
                     result.jobPeakBytes = base + (peak > caseBase ? peak - caseBase : 0)
@@ -244,4 +281,12 @@ public enum BenchRunner {
     }
 
     static func buildStats(_ backend: Backend) -> ComputeContext.BuildStats { backend.buildStats }
+}
+
+extension Backend {
+    /// The device's time in host-device copies on this backend's queue so far (0 on the Swift path).
+    var transferNanoseconds: UInt64 {
+        if case .opencl(let cc) = self { return cc.queue.transferNanoseconds }
+        return 0
+    }
 }

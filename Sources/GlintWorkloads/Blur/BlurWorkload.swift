@@ -31,7 +31,20 @@ public enum BlurWorkload: Workload {
             return standard.map { make($0, 1920, 1080) }
         case .full:
             return standard.map { make($0, 1920, 1080) } + standard.map { make($0, 3840, 2160) }
+        case .device:
+            return [deviceSized(Spec(name: "u8-sigma10-exact", sigma: 10, method: .exact), step: 0),
+                    deviceSized(Spec(name: "f32-sigma8", sigma: 8, float: true), step: 0)]
         }
+    }
+
+    /// The device-sized ladder: 1080p, 4K, 8K (a blur's kernels only read and write the image,
+    /// so past 8K more pixels change the share of the copies little).
+    static func deviceSized(_ spec: Spec, step: Int) -> BenchCase {
+        let sizes = [(1920, 1080), (3840, 2160), (7680, 4320)]
+        var c = make(spec, sizes[step].0, sizes[step].1)
+        if step + 1 < sizes.count { c.larger = { deviceSized(spec, step: step + 1) } }
+        c.unsupported = { backend in backend.isOpenCL ? nil : "device-sized cases measure OpenCL devices" }
+        return c
     }
 
     static func make(_ s: Spec, _ width: Int, _ height: Int) -> BenchCase {
@@ -68,7 +81,9 @@ public enum BlurWorkload: Workload {
                 }
                 return BenchRun(wallSeconds: wall, kernelSeconds: kernel, work: Double(width * height), output: output)
             },
-            validate: { candidate, reference in try validateImages(candidate, reference) })
+            validate: { candidate, reference in try validateImages(candidate, reference) },
+            peakWork: BenchPeakWork(.bytes(perRun: Double(4 * n * (s.float ? 4 : 1))),
+                                    counted: "4x the image's bytes: two passes, each reading and writing the image (the least a separable blur moves)"))
     }
 
     /// 8-bit: within 1 level; float: max relative error 1e-5 (docs/DESIGN.md).

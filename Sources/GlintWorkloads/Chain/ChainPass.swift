@@ -28,7 +28,9 @@ public enum StageImage: Sendable {
             return i
         case .device(let buffer, let w, let h):
             guard let queue else { throw GlintError("a device image needs its queue to be read") }
-            return Image8(width: w, height: h, pixels: Array(try buffer.read(queue: queue).prefix(w * h * 4)))
+            let pixels = try buffer.read(queue: queue)
+            // A buffer of exactly the image (every pass's output) is the array as it is, no copy.
+            return Image8(width: w, height: h, pixels: pixels.count == w * h * 4 ? pixels : Array(pixels.prefix(w * h * 4)))
         }
     }
 }

@@ -68,8 +68,26 @@ public enum FractalWorkload: Workload {
             ]
             return (standard + heavy).map { make($0, 1920, 1080) } + standard.map { make($0, 3840, 2160) }
                 + deepCases(scale: 4)
+        case .device:
+            return [deviceSized(Spec(name: "mandelbrot-float-noskip", formula: .mandelbrot, iterations: 1024, skip: false), step: 0)]
         }
     }
+
+    /// The device-sized ladder: 1080p, 4K, 8K, then 8K with 4, 16 and 64 times the iterations.
+    static func deviceSized(_ spec: Spec, step: Int) -> BenchCase {
+        let sizes = [(1920, 1080), (3840, 2160), (7680, 4320)]
+        var s = spec
+        let (w, h) = sizes[min(step, sizes.count - 1)]
+        if step >= sizes.count { s.iterations = spec.iterations << (2 * (step - sizes.count + 1)) }
+        var c = make(s, w, h)
+        if step < sizes.count + 2 { c.larger = { deviceSized(spec, step: step + 1) } }
+        c.unsupported = { backend in backend.isOpenCL ? nil : "device-sized cases measure OpenCL devices" }
+        return c
+    }
+
+    /// A float escape iteration's flops: x², y², xy (3 multiplies), x² − y² + cx and 2xy + cy
+    /// (2 each), |z|² (1).
+    static let flopsPerIteration = 8.0
 
     static func make(_ s: Spec, _ width: Int, _ height: Int) -> BenchCase {
         var job = FractalJob(formula: s.formula)
@@ -127,7 +145,13 @@ public enum FractalWorkload: Workload {
             },
             validate: { candidate, reference in
                 try validateFractal(candidate, reference)
-            })
+            },
+            // Only where every counted iteration runs: interior skipping counts skipped points'
+            // iterations as done, which no kernel time covers.
+            peakWork: s.precision == .float && !s.skip
+                ? BenchPeakWork(.flops(perWork: flopsPerIteration),
+                                counted: "8 flops per escape iteration (x², y², xy; x² − y² + cx and 2xy + cy, 2 each; |z|²)")
+                : nil)
     }
 
     /// Drops `job`'s reference orbit from OrbitCache.shared, so that a timed perturbation render

@@ -22,12 +22,22 @@ public enum IsoWorkload: Workload {
     }
 
     public static func benchCases(_ kind: BenchSuiteKind) -> [BenchCase] {
+        if kind == .device { return [deviceSized(step: 0)] }
         let sizes: [(Int, Int)] = kind == .quick ? [(160, 120)] : kind == .standard ? [(3840, 2160)] : [(1920, 1080), (3840, 2160)]
         return sizes.flatMap { size in
             [("iso-square", 0.0), ("iso-rounded", 48.0)].map { name, radius in
                 isoCase(name: name, width: size.0, height: size.1, radius: kind == .quick ? radius / 4 : radius)
             }
         }
+    }
+
+    /// The device-sized ladder of the square view: 1080p, 4K, 8K sources.
+    static func deviceSized(step: Int) -> BenchCase {
+        let sizes = [(1920, 1080), (3840, 2160), (7680, 4320)]
+        var c = isoCase(name: "iso-square", width: sizes[step].0, height: sizes[step].1, radius: 0)
+        if step + 1 < sizes.count { c.larger = { deviceSized(step: step + 1) } }
+        c.unsupported = { backend in backend.isOpenCL ? nil : "device-sized cases measure OpenCL devices" }
+        return c
     }
 
     static func isoCase(name: String, width: Int, height: Int, radius: Double) -> BenchCase {
@@ -47,7 +57,9 @@ public enum IsoWorkload: Workload {
                 return BenchRun(wallSeconds: r.wallSeconds, kernelSeconds: r.kernelSeconds, work: Double(cw * ch),
                                 output: detailed ? BenchOutput(image: r.image) : nil)
             },
-            validate: { try BenchValidation.images($0, $1) })
+            validate: { try BenchValidation.images($0, $1) },
+            peakWork: BenchPeakWork(.bytes(perRun: Double((width * height + cw * ch) * 4)),
+                                    counted: "the source image read once and the view written once (RGBA8)"))
     }
 }
 

@@ -15,7 +15,18 @@ public enum RTWorkload: Workload {
         case .standard: return [make("cover", 400, 225, spp: 16), make("cover", 1200, 800, spp: 8)]
         case .full: return [make("ch8", 400, 225, spp: 16), make("ch10", 400, 225, spp: 16),
                             make("cover", 400, 225, spp: 32), make("cover", 1200, 800, spp: 16)]
+        case .device: return [deviceSized(spp: 16)]
         }
+    }
+
+    /// The device-sized ladder: the cover at 1200x800, 16 samples a pixel, 4 times more each step
+    /// up to 1024. No peak applies: a path's work is a mix of intersection tests, scattering and
+    /// random numbers that no flop count describes fairly.
+    static func deviceSized(spp: Int) -> BenchCase {
+        var c = make("cover", 1200, 800, spp: spp)
+        if spp < 1024 { c.larger = { deviceSized(spp: spp * 4) } }
+        c.unsupported = { backend in backend.isOpenCL ? nil : "device-sized cases measure OpenCL devices" }
+        return c
     }
 
     static func make(_ sceneName: String, _ width: Int, _ height: Int, spp: Int) -> BenchCase {
