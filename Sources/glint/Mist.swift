@@ -218,22 +218,22 @@ struct Mist: WorkloadCommand {
             let bar = ProgressBar("mist", quiet: out.quiet)
             let start = Clock.now()
             var renderSeconds = 0.0
-            var pending: Task<Void, Error>?
+            // The frames' PNGs are encoded in the background, several at once, while the next
+            // frames render (FramePipeline, as for --frames).
+            let pipeline = FramePipeline(frameBytes: camera.width * camera.height * 4)
             do {
                 for f in 0 ..< written.upperBound {
                     let image = try camera.image(f)
                     let t0 = Clock.now()
                     let frame = try await renderer.renderNext(camera: image)
                     renderSeconds += Clock.now() - t0
-                    // The previous frame's PNG is written while this one rendered.
-                    try await pending?.value
                     try SequenceInterrupt.check(output)
                     bar.update(Double(f + 1) / Double(written.upperBound))
                     guard written.contains(f) else { continue }
                     let name = Mist.frameName(f)
-                    pending = Task { try staged.write(name, PNG.encode(frame, alpha: false)) }
+                    try pipeline.submit(bytes: frame.pixels.count) { try staged.write(name, PNG.encode(frame, alpha: false)) }
                 }
-                try await pending?.value
+                try pipeline.drain()
                 if let part {
                     try staged.write(FrameShard.manifestName, part.manifest(device: backend, width: camera.width, height: camera.height, fps: fps))
                 }
@@ -241,7 +241,7 @@ struct Mist: WorkloadCommand {
                 try staged.commit()
             } catch {
                 // No write may still run when the staging folder goes.
-                _ = try? await pending?.value
+                pipeline.cancel()
                 bar.finish()
                 staged.discard()
                 throw error
