@@ -35,7 +35,6 @@ int main(int argc, char **argv) {
            mpfr_get_version(), PASSES, REPS);
     printf("mpn_mul_n %.2f\nmpn_sqr   %.2f\nmpfr_mul  %.2f\nmpfr_sqr  %.2f\n", best[0] / REPS * 1e6,
            best[1] / REPS * 1e6, best[2] / REPS * 1e6, best[3] / REPS * 1e6);
-    (void)median;
     mpfr_clears(x, y, z, (mpfr_ptr)0);
     free(a); free(b); free(r);
     return 0;

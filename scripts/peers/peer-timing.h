@@ -18,7 +18,7 @@ static int by_value(const void *a, const void *b) {
 }
 
 /* The median of `n` values (n odd), which it sorts in place. */
-static double median(double *v, size_t n) {
+__attribute__((unused)) static double median(double *v, size_t n) {
     qsort(v, n, sizeof *v, by_value);
     return v[n / 2];
 }
