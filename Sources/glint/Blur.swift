@@ -106,7 +106,9 @@ struct Blur: PassCommand {
                 tile = try StillShard(shard, command: "glint blur", width: size.width, height: size.height, inputs: [input])
                 if try tile?.claim([output], skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
             }
-            let backend = try device.backend(for: .blur)
+            // The picture's pixels from its header, for a GPU calibration's estimate (none from a pipe).
+            let pixels = isRegularFile(input) ? (try? isFloat ? PFM.size(input) : PNG.size(input)).map { Double($0.width * $0.height) } : nil
+            let backend = try device.backend(for: .blur, work: pixels)
             // One image, then the process ends: its result may take huge pages (fewer page faults).
             LargeArrays.hugePages = true
             let wall: Double, kernels: Double, method: BlurMethod, sizeText: String, form: String?

@@ -15,8 +15,11 @@ struct DeviceOptions: ParsableArguments {
     var device: String?
 
     /// The backend for a job of `kind` (which decides `auto` on machines without a GPU).
-    func backend(for kind: AutoKind) throws -> Backend {
-        try Backend.resolve(try DeviceChoice.from(option: device), for: kind)
+    /// `work`: the job's work in `GPUCalibration`'s units (pixels; samples for rtow), which a GPU
+    /// calibration weighs against the GPU's start-up.
+    func backend(for kind: AutoKind, work: Double? = nil) throws -> Backend {
+        try Backend.resolve(try DeviceChoice.from(option: device), for: kind,
+                            estimate: AutoEstimate(double: false, iterations: nil, work: work))
     }
 
     /// The backend for a command that renders `job` (`frames` times as much work, or a share of
@@ -25,11 +28,13 @@ struct DeviceOptions: ParsableArguments {
     func backend(forFractal job: FractalJob, work share: Double = 1) async throws -> Backend {
         let choice = try DeviceChoice.from(option: device)
         let double = job.precision == .double
+        // A GPU calibration's units: samples times the iteration limit.
+        let work = Double(job.width * job.height * job.supersampling * job.supersampling) * Double(job.maxIterations) * share
         guard Backend.autoWantsEstimate(choice, for: job.autoKind, double: double) else {
-            return try Backend.resolve(choice, for: job.autoKind, estimate: AutoEstimate(double: double, iterations: nil))
+            return try Backend.resolve(choice, for: job.autoKind, estimate: AutoEstimate(double: double, iterations: nil, work: work))
         }
         let iterations = try await AutoCalibration.estimateIterations(job) * share
-        return try Backend.resolve(choice, for: job.autoKind, estimate: AutoEstimate(double: double, iterations: iterations))
+        return try Backend.resolve(choice, for: job.autoKind, estimate: AutoEstimate(double: double, iterations: iterations, work: work))
     }
 }
 

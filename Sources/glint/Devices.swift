@@ -15,8 +15,8 @@ struct Devices: AsyncParsableCommand {
     var json = false
 
     @Flag(name: .long, help: ArgumentHelp(
-        "Measure whether plain fractals render faster on the Swift path or on the OpenCL CPU device here, and remember it for --device auto.",
-        discussion: "Without a GPU, auto takes the faster of the two CPU paths for each kind of job from a table of measurements; for plain escape-time fractals the answer can differ from processor to processor (PoCL compiles for the processor's widest vectors, the Swift path is AVX2 code everywhere; the measured table takes the Swift path with AVX2 and with AVX-512) and, for a command that runs once, with the size of the job (PoCL loads LLVM at start-up). This measures both paths' rates (escape counts per second, float and double: a warm-up, then the median of half a second of renders of the default view at 256 iterations) and OpenCL's start-up (whole tiny renders in child processes, the median on each path), and writes them beside the program cache (auto-calibration). From then on a fractal command with auto estimates its work (a render at one eighth of the size) and runs where it finishes sooner, start-up included; --verbose says why. A new driver, processor or glint build needs a new calibration."))
+        "Measure where each kind of job runs faster here, the Swift path or OpenCL, and remember it for --device auto.",
+        discussion: "Without a GPU, auto takes the faster of the two CPU paths for each kind of job from a table of measurements; for plain escape-time fractals the answer can differ from processor to processor (PoCL compiles for the processor's widest vectors, the Swift path is AVX2 code everywhere; the measured table takes the Swift path with AVX2 and with AVX-512) and, for a command that runs once, with the size of the job (PoCL loads LLVM at start-up). This measures both paths' rates (escape counts per second, float and double: a warm-up, then the median of half a second of renders of the default view at 256 iterations) and OpenCL's start-up (whole tiny renders in child processes, the median on each path), and writes them beside the program cache (auto-calibration). From then on a fractal command with auto estimates its work (a render at one eighth of the size) and runs where it finishes sooner, start-up included; --verbose says why. With a GPU, it measures a job of each kind but deep zooms and mist (at --size) on the Swift path and on the GPU, in a process that has the GPU open, and the GPU's start-up, and writes them beside the program cache (auto-calibration-gpu); auto then runs such a job where it finishes sooner, a single command weighing the GPU's start-up against its work. A new driver, processor or glint build needs a new calibration."))
     var calibrate = false
 
     @Flag(name: .long, help: ArgumentHelp(
@@ -129,7 +129,7 @@ extension Devices {
         let inventory = DeviceInventory.scan()
         let kinds = inventory.devices.map { (try? $0.kind) ?? .other }
         if let gpu = kinds.firstIndex(of: .gpu) {
-            print("auto runs every job on the GPU here (opencl:\(gpu)): there is nothing to calibrate")
+            try await calibrateGPU(inventory.devices[gpu], index: gpu)
             return
         }
         guard let index = kinds.firstIndex(of: .cpu) else {
@@ -164,6 +164,30 @@ extension Devices {
             }
         }
         print("wrote \(AutoCalibration.path ?? "auto-calibration")")
+    }
+
+    /// With a GPU: each measured kind's calibration job on the Swift path and on the GPU, and the
+    /// GPU's start-up, written for `auto` (`GPUCalibration`).
+    func calibrateGPU(_ device: Device, index: Int) async throws {
+        _ = try AutoCalibration.requirePath()
+        let (width, height) = try parseSize(size ?? "1920x1080")
+        let cc = try ComputeContext.shared(for: device)
+        if !output.quiet { print("calibrating: the Swift path against opencl:\(index) (\(cc.deviceName)), \(width)x\(height) jobs") }
+        let start = try startUpMilliseconds(device: "opencl:\(index)")
+        let entries = try await GPUCalibration.measureKinds(on: cc, width: width, height: height)
+        let calibration = GPUCalibration(entries: entries, startMs: start, device: cc.deviceName, written: Int(time(nil)))
+        try calibration.save()
+        if output.quiet { return }
+        print("GPU start-up: \(fmt(start, 1)) ms more per command than the Swift path")
+        for kind in GPUCalibration.kinds {
+            guard let e = entries[kind] else { continue }
+            let open = calibration.prefersGPU(kind, work: nil, gpuOpen: true)
+            let once = calibration.prefersGPU(kind, work: nil, gpuOpen: false)
+            print("\(kind.rawValue.padding(15))Swift path \(fmt(e.swiftSeconds * 1000, 2)) ms, GPU \(fmt(e.gpuSeconds * 1000, 2)) ms: auto takes "
+                  + (open == once ? (open ? "the GPU" : "the Swift path")
+                                  : "the \(open ? "GPU" : "Swift path") once it is open, the \(once ? "GPU" : "Swift path") for a single command of this size"))
+        }
+        print("wrote \(GPUCalibration.path ?? "auto-calibration-gpu")")
     }
 
     /// How much longer a whole tiny fractal command takes on `device` than on the Swift path:

@@ -259,7 +259,7 @@ struct RTOW: PassSource {
         let part = try shard.map { try FrameShard($0, command: "glint rtow", frames: n, inputs: sceneInputs) }
         if try part?.claim(folder, skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
         let first = try job(0)
-        let backend = try device.backend(for: .rtow)
+        let backend = try device.backend(for: .rtow, work: Double(first.width * first.height * first.samplesPerPixel * (part?.frames.count ?? n)))
         let sink = try FrameSink(folder: folder, video: animation.video, width: first.width, height: first.height, fps: animation.fps)
         let bar = ProgressBar("rtow", quiet: out.quiet)
         let start = Clock.now()
@@ -282,7 +282,7 @@ struct RTOW: PassSource {
     /// The render, then each `--then` pass; on OpenCL the image goes from the sums to the last
     /// pass in device buffers and is read back once.
     func runChain(_ job: RTJob) async throws {
-        let backend = try device.backend(for: .rtow)
+        let backend = try device.backend(for: .rtow, work: Double(job.width * job.height * job.samplesPerPixel))
         let start = Clock.now()
         let first: StageImage
         switch backend {
@@ -323,7 +323,7 @@ struct RTOW: PassSource {
             let tile = try shard.map { try StillShard($0, command: "glint rtow", width: job.width, height: job.height, inputs: sceneInputs) }
             if try tile?.claim([output] + (pfm.map { [$0] } ?? []), skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
             let resumed = try resumeFile.map { try RTAccumulation.read($0) }
-            let backend = try device.backend(for: .rtow)
+            let backend = try device.backend(for: .rtow, work: Double(job.width * job.height * job.samplesPerPixel))
             let bar = RTProgressBar(quiet: out.quiet)
             let sixteen = bitDepth == 16
             let device = backend

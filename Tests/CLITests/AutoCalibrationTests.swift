@@ -10,6 +10,37 @@ extension CLITests {
     static let sampleCalibration = AutoCalibration(swiftFloat: 10e9, openCLFloat: 20e9, swiftDouble: 6e9, openCLDouble: 5e9,
                                                    openCLStartMs: 50, device: "a CPU device", written: 1_800_000_000)
 
+    @Test("a GPU calibration's file reads back whole, only with its fingerprint; auto weighs start-up against the job's work")
+    func gpuCalibrationFileAndChoice() throws {
+        // The GPU 10x faster at blur once open, but 300 ms to start; slower at pulse.
+        let c = GPUCalibration(entries: [.blur: .init(work: 2_073_600, swiftSeconds: 0.004, gpuSeconds: 0.0004),
+                                         .pulse: .init(work: 2_073_600, swiftSeconds: 0.0005, gpuSeconds: 0.001)],
+                               startMs: 300, device: "a GPU", written: 1_800_000_000)
+        let text = c.text(fingerprint: "f1")
+        #expect(GPUCalibration.parse(text, fingerprint: "f1") == c)
+        #expect(GPUCalibration.parse(text, fingerprint: "f2") == nil)
+        let lines = text.split(separator: "\n").map(String.init)
+        for k in 2..<lines.count where !lines[k].hasPrefix("kind") {
+            var damaged = lines
+            damaged.remove(at: k)
+            #expect(GPUCalibration.parse(damaged.joined(separator: "\n"), fingerprint: "f1") == nil, "without line \(k)")
+        }
+        for bad in ["kind blur 0 0.004 0.0004", "kind blur 2073600 nan 0.0004", "kind warp 1 1 1", "start-ms -5"] {
+            // Each replaces the blur line, or the line of its own key.
+            let key = bad.hasPrefix("kind") ? "kind blur" : String(bad.split(separator: " ")[0])
+            let damaged = lines.map { $0.hasPrefix(key) ? bad : $0 }
+            #expect(GPUCalibration.parse(damaged.joined(separator: "\n"), fingerprint: "f1") == nil, "\(bad)")
+        }
+        // Open: the faster path. A single command: start-up counts, so a big blur goes to the GPU
+        // (about 40 ms of work) and a 1080p one (4 ms) to the Swift path.
+        #expect(c.prefersGPU(.blur, work: nil, gpuOpen: true))
+        #expect(!c.prefersGPU(.blur, work: nil, gpuOpen: false))
+        #expect(c.prefersGPU(.blur, work: 2_073_600 * 100, gpuOpen: false))
+        #expect(!c.prefersGPU(.pulse, work: nil, gpuOpen: true))
+        // Kinds without a figure stay on the GPU.
+        #expect(c.prefersGPU(.mist, work: 1e12, gpuOpen: false) && c.prefersGPU(.fractalDeep, work: nil, gpuOpen: true))
+    }
+
     @Test("a calibration's file reads back whole, and only with its fingerprint and every field sane")
     func calibrationFile() throws {
         let c = Self.sampleCalibration

@@ -302,6 +302,29 @@ struct OclgrindLaneTests {
         }
     }
 
+    /// `glint devices --calibrate` with a GPU measures each kind on both paths; on the simulator,
+    /// slower than the Swift path at everything, `auto` then sends every measured kind there and
+    /// says why, and the kinds without a figure still go to the GPU.
+    @Test func gpuCalibrationWeighsTheGPU() throws {
+        try withSandbox { s in
+            let env = try oclgrindEnvironment()
+            let cal = try s.run(["devices", "--calibrate", "--size", "16x12"], env: env, timeout: 600)
+            #expect(cal.status == 0, "\(cal)")
+            #expect(cal.stdout.contains("GPU start-up:") && cal.stdout.contains("blur") && cal.stdout.contains("auto takes the Swift path"), "\(cal)")
+            let devices = try s.run(["devices", "--json"], env: env)
+            let object = try JSONSerialization.jsonObject(with: Data(devices.stdout.utf8)) as? [String: Any]
+            let byKind = try #require(object?["auto_by_kind"] as? [String: String], "\(devices)")
+            for kind in ["fractal", "fractal-smooth", "rtow", "blur", "iso", "pulse"] {
+                #expect(byKind[kind] == "cpu", "\(kind): \(byKind)")
+            }
+            #expect(byKind["fractal-deep"] == "opencl:0" && byKind["mist"] == "opencl:0", "\(byKind)")
+            try makeInputs(s)
+            let blur = try s.run(["blur", "in.png", "--sigma", "1.5", "--verbose", "-o", "out.png"], env: env, timeout: 600)
+            #expect(blur.status == 0 && blur.stdout.contains("cpu (Swift"), "\(blur)")
+            #expect((blur.stdout + blur.stderr).contains("auto chose the Swift path for this blur job by this machine's calibration"), "\(blur)")
+        }
+    }
+
     /// `glint devices` lists the simulator as a GPU, and `auto` picks it.
     @Test func devicesSeeOclgrindAsGPU() throws {
         try withSandbox { s in

@@ -166,7 +166,16 @@ extension Backend {
         case .cpu:
             return .cpu
         case .auto:
-            if let i = kinds.firstIndex(of: .gpu) { return try open(inventory.devices[i]) }
+            if let i = kinds.firstIndex(of: .gpu) {
+                // With this machine's GPU calibration: the Swift path where the GPU would finish later.
+                let gpu = inventory.devices[i]
+                if let c = GPUCalibration.current, c.device == (try? gpu.name), c.entries[kind] != nil {
+                    let isOpen = ComputeContext.opened.contains { $0.device == gpu }
+                    AutoDecision.record(c.explain(kind, work: job.work, gpuOpen: isOpen))
+                    if !c.prefersGPU(kind, work: job.work, gpuOpen: isOpen) { return .cpu }
+                }
+                return try open(gpu)
+            }
             guard let i = kinds.firstIndex(of: .cpu) else { return .cpu }
             if let calibration {
                 let loaded = ComputeContext.opened.contains { $0.device == inventory.devices[i] }
