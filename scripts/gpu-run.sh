@@ -550,6 +550,33 @@ else
     record_step bench-device "$(not_ok "$RC")" "$SECS" "exit $RC: $(last_line "$OUTFILE")"
     goal_row "device-sized bench cases" "-" "$(not_measured)" "$(unmet)"
 fi
+# auto after a calibration: each standard case on the Swift path and on the device, and auto's
+# pick against the faster of the two (the calibration is written into this run's own cache).
+if (( QUICK )); then
+    goal_row "auto within 1.2 × the faster backend on every bench case" "≤ 1.2" "not measured (--quick)" "-"
+else
+    run_cmd calibrate "$LIM_GOAL" "$GLINT" devices --calibrate
+    cp "$OUTFILE" "$OUT/goals/calibrate.txt"
+    cal_rc=$RC
+    run_cmd bench-auto-cpu "$LIM_BENCH" "$GLINT" bench --standard --seconds 0.3 --device cpu --csv "$OUT/goals/bench-auto-cpu.csv"
+    cpu_rc=$RC
+    run_cmd bench-auto-device "$LIM_BENCH" "$GLINT" bench --standard --seconds 0.3 --device "$DEVICE" --csv "$OUT/goals/bench-auto-device.csv"
+    if (( cal_rc == 0 && cpu_rc == 0 && RC == 0 && HAVE_AWK )) && [[ -f $OUT/goals/bench-auto-cpu.csv && -f $OUT/goals/bench-auto-device.csv ]]; then
+        record_step goal-auto ok "$SECS" "calibrated; standard suite on cpu and $DEVICE"
+        # Columns: 1 id, 10 wall median, 22 auto (true where auto picks this backend).
+        worst=$(awk -F, 'FNR == 1 { next }
+            FILENAME ~ /bench-auto-cpu[.]csv$/ { cpu[$1] = $10 + 0; next }
+            { dev = $10 + 0; c = cpu[$1]; if (!c || !dev) next
+              picked = ($22 == "true") ? dev : c; best = (dev < c) ? dev : c
+              r = picked / best; if (r > w) { w = r; id = $1 } }
+            END { printf "%.3f %s", w, id }' "$OUT/goals/bench-auto-cpu.csv" "$OUT/goals/bench-auto-device.csv")
+        met=no; meets "${worst%% *} <= 1.2" && met=yes
+        goal_row "auto within 1.2 × the faster backend on every standard bench case (after --calibrate)" "≤ 1.2" "worst ${worst%% *} (${worst#* })" "$met"
+    else
+        record_step goal-auto "$(not_ok "$RC")" "$SECS" "calibrate exit $cal_rc, bench cpu $cpu_rc, bench $DEVICE $RC"
+        goal_row "auto within 1.2 × the faster backend on every standard bench case" "≤ 1.2" "$(not_measured)" "$(unmet)"
+    fi
+fi
 {
     echo "| goal | target | measured | met |"
     echo "|---|---|---|---|"
