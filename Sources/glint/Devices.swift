@@ -181,8 +181,8 @@ extension Devices {
         print("GPU start-up: \(fmt(start, 1)) ms more per command than the Swift path")
         for kind in GPUCalibration.kinds {
             guard let e = entries[kind] else { continue }
-            let open = calibration.prefersGPU(kind, work: nil, gpuOpen: true)
-            let once = calibration.prefersGPU(kind, work: nil, gpuOpen: false)
+            let open = calibration.prefersGPU(kind, work: e.work, gpuOpen: true)
+            let once = calibration.prefersGPU(kind, work: e.work, gpuOpen: false)
             print("\(kind.rawValue.padding(15))Swift path \(fmt(e.swiftSeconds * 1000, 2)) ms, GPU \(fmt(e.gpuSeconds * 1000, 2)) ms: auto takes "
                   + (open == once ? (open ? "the GPU" : "the Swift path")
                                   : "the \(open ? "GPU" : "Swift path") once it is open, the \(once ? "GPU" : "Swift path") for a single command of this size"))

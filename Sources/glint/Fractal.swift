@@ -385,8 +385,13 @@ struct Fractal: PassSource {
             // it against OpenCL's start-up).
             let count = Double((part?.frames ?? 0 ..< n).count)
             backend = try await device.backend(forFractal: frameJob(job, ramps: ramps, frame: n / 2, of: n), work: count)
+        } else if ends.contains(.fractalDeep) {
+            backend = try device.backend(for: .fractalDeep)
         } else {
-            backend = try device.backend(for: ends.contains(.fractalDeep) ? .fractalDeep : ends[1])
+            // Smooth frames: their samples times the iteration limit, for a GPU calibration.
+            let count = Double((part?.frames ?? 0 ..< n).count)
+            let work = Double(job.width * job.height * job.supersampling * job.supersampling) * Double(job.maxIterations) * count
+            backend = try device.backend(for: ends[1], work: work)
         }
         let sink = try FrameSink(folder: outputFolder, video: animation.video, width: job.width, height: job.height, fps: animation.fps)
         let bar = ProgressBar("fractal", quiet: out.quiet)

@@ -165,8 +165,8 @@ extension AutoCalibration {
 public struct AutoEstimate: Sendable {
     public var double: Bool
     public var iterations: Double?
-    /// The job's work in `GPUCalibration`'s units (pixels; samples for rtow; pixels times
-    /// iterations for fractals), where the command knows it.
+    /// The job's work in `GPUCalibration`'s units (`GPUCalibration.Entry`), where the command
+    /// knows it.
     public var work: Double?
     public init(double: Bool, iterations: Double?, work: Double? = nil) {
         self.double = double

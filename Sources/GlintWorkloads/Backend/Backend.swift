@@ -169,7 +169,8 @@ extension Backend {
             if let i = kinds.firstIndex(of: .gpu) {
                 // With this machine's GPU calibration: the Swift path where the GPU would finish later.
                 let gpu = inventory.devices[i]
-                if let c = GPUCalibration.current, c.device == (try? gpu.name), c.entries[kind] != nil {
+                // (Double-precision fractals keep the GPU: the calibration measures float.)
+                if let c = GPUCalibration.current, c.device == (try? gpu.name), c.entries[kind] != nil, !job.double {
                     let isOpen = ComputeContext.opened.contains { $0.device == gpu }
                     AutoDecision.record(c.explain(kind, work: job.work, gpuOpen: isOpen))
                     if !c.prefersGPU(kind, work: job.work, gpuOpen: isOpen) { return .cpu }

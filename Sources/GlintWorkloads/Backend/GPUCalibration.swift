@@ -16,8 +16,9 @@ import Glibc
 /// Kept beside the program cache (`auto-calibration-gpu`) with `AutoCalibration`'s fingerprint
 /// (drivers, processor, workers, build); a file with another fingerprint or GPU is not used.
 public struct GPUCalibration: Sendable, Equatable {
-    /// One kind's calibration job: its work (output pixels; samples for rtow; pixels times
-    /// iterations for fractals) and its median wall time on each path, in seconds.
+    /// One kind's calibration job: its work (output pixels; canvas samples for iso; pixel samples
+    /// for rtow; samples times the iteration limit for fractals, float only) and its median wall
+    /// time on each path, in seconds.
     public struct Entry: Sendable, Equatable {
         public var work: Double
         public var swiftSeconds: Double
@@ -96,15 +97,22 @@ public struct GPUCalibration: Sendable, Equatable {
     /// Writes this calibration for this machine (atomically).
     public func save() throws {
         let path = try AutoCalibration.requirePath() + "-gpu"
+        let contents = text(fingerprint: AutoCalibration.fingerprint)
+        guard Self.parse(contents, fingerprint: AutoCalibration.fingerprint) != nil else {
+            throw GlintError("the calibration's figures are out of range (start-up \(Format.fixed(startMs, 0)) ms, \(entries.count) kinds measured): nothing written")
+        }
         try FileIO.makeDirectories(String(path[..<path.lastIndex(of: "/")!]))
-        try FileIO.writeAtomically(path, Array(text(fingerprint: AutoCalibration.fingerprint).utf8))
+        try FileIO.writeAtomically(path, Array(contents.utf8))
     }
 
-    /// Each path's estimated wall time for a job of `kind` with `work` (the calibration job's
-    /// when nil), the GPU's with its start-up unless it is open; nil for a kind not measured.
+    /// Each path's estimated wall time for a job of `kind` with `work`, the GPU's with its
+    /// start-up unless it is open; nil for a kind not measured. With the work unknown (a server's
+    /// requests, the devices listing) the calibration job's times, without start-up: such a
+    /// caller lives on after one job, as a process with the GPU open does.
     public func seconds(_ kind: AutoKind, work: Double?, gpuOpen: Bool) -> (swift: Double, gpu: Double)? {
         guard let e = entries[kind] else { return nil }
-        let scale = work.map { $0 / e.work } ?? 1
+        guard let work else { return (e.swiftSeconds, e.gpuSeconds) }
+        let scale = work / e.work
         return (e.swiftSeconds * scale, e.gpuSeconds * scale + (gpuOpen ? 0 : startMs / 1000))
     }
 
@@ -120,11 +128,17 @@ public struct GPUCalibration: Sendable, Equatable {
         let chose = t.gpu <= t.swift ? device : "the Swift path"
         return "device: auto chose \(chose) for this \(kind.rawValue) job by this machine's calibration (\(Self.path ?? "auto-calibration-gpu")): "
             + "about \(Format.fixed(t.swift * 1000, 1)) ms on the Swift path against \(Format.fixed(t.gpu * 1000, 1)) ms on \(device)"
-            + (gpuOpen ? " (already open)" : " (\(Format.fixed(startMs, 0)) ms of it start-up)")
+            + (gpuOpen || work == nil ? " (start-up not counted)" : " (\(Format.fixed(startMs, 0)) ms of it start-up)")
     }
 }
 
 // MARK: Measuring
+
+/// An iso job's work in the calibration's units: canvas pixels times samples per pixel.
+public func isoWork(_ job: IsoJob) -> Double {
+    let (w, h) = job.canvasSize
+    return Double(w * h * job.supersampling * job.supersampling)
+}
 
 extension GPUCalibration {
     /// Measures each kind's calibration job at `width` x `height` on the Swift path and on `cc`:
@@ -173,7 +187,7 @@ extension GPUCalibration {
             var job = IsoJob(sourceWidth: width, sourceHeight: height)
             job.depth = 20
             let frozen = job.reapplied(to: TestPicture.make(width: width, height: height), width: width, height: height)
-            return (pixels, { try await IsoRenderer.render(frozen, on: $0).wallSeconds })
+            return (isoWork(frozen), { try await IsoRenderer.render(frozen, on: $0).wallSeconds })
         case .pulse:
             var job = PulseJob()
             job.width = width
