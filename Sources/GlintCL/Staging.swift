@@ -95,13 +95,19 @@ final class PinnedStaging: @unchecked Sendable {
     /// refill a slot the device is still reading or writing.
     private func settle() { gate.pass { _ = clFinish(handle) } }
 
+    /// Piece i of a copy of `bytes`: its offset and length.
+    private static func piece(_ i: Int, of bytes: Int) -> (start: Int, length: Int) {
+        let start = i * chunkBytes
+        return (start, min(chunkBytes, bytes - start))
+    }
+
     private func readPieces(_ buffer: cl_mem, offset: Int, bytes: Int, into destination: UnsafeMutableRawPointer) throws(CLError) -> UInt64 {
         let pieces = (bytes + Self.chunkBytes - 1) / Self.chunkBytes
         var events = [cl_event?](repeating: nil, count: pieces)
         var nanoseconds: UInt64 = 0
         defer { for e in events { if let e { gate.pass { _ = clReleaseEvent(e) } } } }
         func enqueue(_ i: Int) throws(CLError) {
-            let start = i * Self.chunkBytes, length = min(Self.chunkBytes, bytes - start)
+            let (start, length) = Self.piece(i, of: bytes)
             var event: cl_event?
             let status = gate.pass {
                 clEnqueueReadBuffer(handle, buffer, cl_bool(CL_FALSE), offset + start, length,
@@ -114,7 +120,7 @@ final class PinnedStaging: @unchecked Sendable {
         try flush()
         for i in 0..<pieces {
             nanoseconds += try Self.wait(events[i], gate: gate)
-            let start = i * Self.chunkBytes, length = min(Self.chunkBytes, bytes - start)
+            let (start, length) = Self.piece(i, of: bytes)
             Self.parallelCopy(to: destination + start, from: pointers[i % Self.slots], bytes: length)
             // The slot is free again: the piece after the ones in flight goes into it.
             if i + Self.slots < pieces {
@@ -133,7 +139,7 @@ final class PinnedStaging: @unchecked Sendable {
         for i in 0..<pieces {
             // The slot's previous piece must have left before it is filled again.
             if i >= Self.slots { nanoseconds += try Self.wait(events[i - Self.slots], gate: gate) }
-            let start = i * Self.chunkBytes, length = min(Self.chunkBytes, bytes - start)
+            let (start, length) = Self.piece(i, of: bytes)
             Self.parallelCopy(to: pointers[i % Self.slots], from: source + start, bytes: length)
             var event: cl_event?
             let status = gate.pass {

@@ -28,8 +28,7 @@ struct DeviceOptions: ParsableArguments {
     func backend(forFractal job: FractalJob, work share: Double = 1) async throws -> Backend {
         let choice = try DeviceChoice.from(option: device)
         let double = job.precision == .double
-        // A GPU calibration's units: samples times the iteration limit.
-        let work = Double(job.width * job.height * job.supersampling * job.supersampling) * Double(job.maxIterations) * share
+        let work = job.calibrationWork * share
         guard Backend.autoWantsEstimate(choice, for: job.autoKind, double: double) else {
             return try Backend.resolve(choice, for: job.autoKind, estimate: AutoEstimate(double: double, iterations: nil, work: work))
         }

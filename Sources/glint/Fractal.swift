@@ -388,10 +388,9 @@ struct Fractal: PassSource {
         } else if ends.contains(.fractalDeep) {
             backend = try device.backend(for: .fractalDeep)
         } else {
-            // Smooth frames: their samples times the iteration limit, for a GPU calibration.
+            // Smooth frames: their work, for a GPU calibration.
             let count = Double((part?.frames ?? 0 ..< n).count)
-            let work = Double(job.width * job.height * job.supersampling * job.supersampling) * Double(job.maxIterations) * count
-            backend = try device.backend(for: ends[1], work: work)
+            backend = try device.backend(for: ends[1], work: job.calibrationWork * count)
         }
         let sink = try FrameSink(folder: outputFolder, video: animation.video, width: job.width, height: job.height, fps: animation.fps)
         let bar = ProgressBar("fractal", quiet: out.quiet)

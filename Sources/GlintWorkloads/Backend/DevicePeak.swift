@@ -123,7 +123,8 @@ public struct DevicePeak: Sendable {
             if k > 0 { up.append(t1 - t0); down.append(t2 - t1) }
         }
         return DevicePeak(flops: flops, bytesPerSecond: rate, fmaItems: items, fmaRounds: rounds, fmaWidth: width, copyBytes: bytes,
-                          hostToDevice: Double(bytes) / max(median(up), 1e-9), deviceToHost: Double(bytes) / max(median(down), 1e-9),
+                          hostToDevice: Double(bytes) / max(BenchStats(up).median, 1e-9),
+                          deviceToHost: Double(bytes) / max(BenchStats(down).median, 1e-9),
                           fmaLaunches: fmaTimes.count, copyLaunches: copyTimes.count)
     }
 
@@ -135,17 +136,12 @@ public struct DevicePeak: Sendable {
 
     /// The median of a kernel's launch times; an error where the driver's profiling gave none.
     static func timed(_ times: [Double], _ kernel: String) throws -> Double {
-        let m = median(times)
+        let m = BenchStats(times).median
         guard m > 0 else { throw GlintError("\(kernel): the device's profiling events report no time; its peak cannot be measured") }
         return m
     }
 
     static func seconds(_ event: Event) throws(CLError) -> Double { Double(try event.durationNanoseconds()) * 1e-9 }
-
-    static func median(_ values: [Double]) -> Double {
-        let v = values.sorted()
-        return v.count % 2 == 1 ? v[v.count / 2] : (v[v.count / 2 - 1] + v[v.count / 2]) / 2
-    }
 
     public var json: JSON {
         .object([

@@ -134,10 +134,19 @@ public struct GPUCalibration: Sendable, Equatable {
 
 // MARK: Measuring
 
-/// An iso job's work in the calibration's units: canvas pixels times samples per pixel.
-public func isoWork(_ job: IsoJob) -> Double {
-    let (w, h) = job.canvasSize
-    return Double(w * h * job.supersampling * job.supersampling)
+extension IsoJob {
+    /// The job's work in `GPUCalibration`'s units: canvas pixels times samples per pixel.
+    public var calibrationWork: Double {
+        let (w, h) = canvasSize
+        return Double(w * h * supersampling * supersampling)
+    }
+}
+
+extension FractalJob {
+    /// The job's work in `GPUCalibration`'s units: samples times the iteration limit.
+    public var calibrationWork: Double {
+        Double(width * height * supersampling * supersampling) * Double(maxIterations)
+    }
 }
 
 extension GPUCalibration {
@@ -171,7 +180,7 @@ extension GPUCalibration {
             var job = AutoCalibration.calibrationJob(double: false, width: width, height: height)
             job.smooth = kind == .fractalSmooth
             let frozen = job
-            return (pixels * Double(job.maxIterations), { try await FractalRenderer.render(frozen, on: $0).wallSeconds })
+            return (job.calibrationWork, { try await FractalRenderer.render(frozen, on: $0).wallSeconds })
         case .rtow:
             var job = RTJob(scene: RTScene.cover(seed: 0))
             job.width = width
@@ -187,7 +196,7 @@ extension GPUCalibration {
             var job = IsoJob(sourceWidth: width, sourceHeight: height)
             job.depth = 20
             let frozen = job.reapplied(to: TestPicture.make(width: width, height: height), width: width, height: height)
-            return (isoWork(frozen), { try await IsoRenderer.render(frozen, on: $0).wallSeconds })
+            return (frozen.calibrationWork, { try await IsoRenderer.render(frozen, on: $0).wallSeconds })
         case .pulse:
             var job = PulseJob()
             job.width = width
