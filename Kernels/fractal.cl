@@ -6,6 +6,8 @@
               data-dependent loop by itself, so the vector is written out here
      SKIP     1: Mandelbrot main-cardioid and period-2-bulb test before iterating
      TRACK_MAG 1: record |z|^2 at escape (smooth colouring needs it; it costs a select a step)
+     BLOCK    escape steps per test after the first BLOCK_AFTER (quadratic formulas; 1: every
+              step), for a GPU's long orbits: the counts are the same either way
      FUSED_COLOR 1: fractal_escape also writes each pixel's colour from fractal_palette8's table
               (one sample per pixel, banded colouring), saving the colour pass
      COLOR_F32 1: fractal_color also writes each pixel's mean colour as floats, before the 8-bit
@@ -95,6 +97,50 @@ inline REAL Fractal_Im(const Fractal_View v, REAL sy) {
     return v.im_hi + (v.im_lo - off);
 }
 
+/* One escape step, z -> f(z), with x2 and y2 (the squares) updated. */
+#if FORMULA == GLINT_FORMULA_SIERPINSKI_JULIA
+/* z^2 + 0.5c/z^2 */
+#define FRACTAL_STEP { \
+        REALV a = x2 - y2; \
+        REALV b = (x + x) * y; \
+        REALV d = a * a + b * b; \
+        REALV ar = a / d, ai = -(b / d); \
+        x = a + (hr * ar - hi * ai); \
+        y = b + (hr * ai + hi * ar); \
+        x2 = x * x; y2 = y * y; }
+#elif FORMULA == GLINT_FORMULA_BURNING_SHIP
+/* The tutorial's Burning Ship: abs after adding c. */
+#define FRACTAL_STEP { \
+        REALV ny = fabs((x + x) * y + ci); \
+        x = fabs((x2 - y2) + cr); y = ny; \
+        x2 = x * x; y2 = y * y; }
+#else
+#define FRACTAL_STEP { \
+        REALV ny = (x + x) * y + ci; \
+        x = (x2 - y2) + cr; y = ny; \
+        x2 = x * x; y2 = y * y; }
+#endif
+
+/* The test after a step: "not <=" so that a NaN orbit counts as escaped. */
+#if TRACK_MAG
+#define FRACTAL_TEST_MAG(m, esc) mag = SEL(mag, m, active & esc);
+#else
+#define FRACTAL_TEST_MAG(m, esc)
+#endif
+#define FRACTAL_TEST { \
+        REALV m = x2 + y2; \
+        MASKV esc = !islessequal(m, b2); \
+        FRACTAL_TEST_MAG(m, esc) \
+        active = active & !esc; \
+        count = SEL(count, count + (REAL)1.0, active); }
+
+#ifndef BLOCK
+#define BLOCK 1
+#endif
+#ifndef BLOCK_AFTER
+#define BLOCK_AFTER 32
+#endif
+
 __kernel void fractal_escape(__global uint* counts,      /* escape count per sample        */
                              __global float* mag2_out,   /* |z|^2 at escape (smooth)       */
 #if FUSED_COLOR
@@ -145,36 +191,47 @@ __kernel void fractal_escape(__global uint* counts,      /* escape count per sam
     REALV x = pre, y = pim;
     REALV x2 = x * x, y2 = y * y;
 
-    for (int i = 0; i < p.max_iter; i++) {
-        REALV nx, ny;
-#if FORMULA == GLINT_FORMULA_SIERPINSKI_JULIA
-        /* z^2 + 0.5c/z^2 */
-        REALV a = x2 - y2;
-        REALV b = (x + x) * y;
-        REALV d = a * a + b * b;
-        REALV ar = a / d, ai = -(b / d);
-        nx = a + (hr * ar - hi * ai);
-        ny = b + (hr * ai + hi * ar);
-#else
-        ny = (x + x) * y + ci;
-        nx = (x2 - y2) + cr;
-#if FORMULA == GLINT_FORMULA_BURNING_SHIP
-        /* The tutorial's Burning Ship: abs after adding c. */
-        nx = fabs(nx); ny = fabs(ny);
-#endif
-#endif
-        x = nx; y = ny;
-        x2 = nx * nx; y2 = ny * ny;
-        REALV m = x2 + y2;
-        /* "not <=" so that a NaN orbit counts as escaped */
-        MASKV esc = !islessequal(m, b2);
-#if TRACK_MAG
-        mag = SEL(mag, m, active & esc);
-#endif
-        active = active & !esc;
-        count = SEL(count, count + (REAL)1.0, active);
+#if BLOCK > 1 && FORMULA != GLINT_FORMULA_SIERPINSKI_JULIA
+    /* Steps in blocks of BLOCK with no escape test or count, keeping only the largest |z|^2: a
+       block in which no active sample passed the bailout adds BLOCK to their counts; otherwise
+       it is stepped again from its start as below, so counts and magnitudes are the same. (A
+       quadratic orbit turns NaN only after |z|^2 overflowed to inf, which fmax keeps.) */
+    int i = 0;
+    /* Most samples escape within a few steps, where a block would be mostly stepped twice: the
+       first BLOCK_AFTER steps one at a time. */
+    for (; i < min(BLOCK_AFTER, p.max_iter) && ANY(active); i++) {
+        FRACTAL_STEP
+        FRACTAL_TEST
+    }
+    for (; i + BLOCK <= p.max_iter && ANY(active); i += BLOCK) {
+        const REALV bx = x, by = y, bx2 = x2, by2 = y2;
+        REALV peak = (REALV)((REAL)0);
+        for (int k = 0; k < BLOCK; k++) {
+            FRACTAL_STEP
+            peak = fmax(peak, x2 + y2);
+        }
+        if (!ANY(active & !islessequal(peak, b2))) {
+            count = SEL(count, count + (REAL)BLOCK, active);
+            continue;
+        }
+        x = bx; y = by; x2 = bx2; y2 = by2;
+        for (int k = 0; k < BLOCK; k++) {
+            FRACTAL_STEP
+            FRACTAL_TEST
+        }
         if (!ANY(active)) break;
     }
+    for (; i < p.max_iter && ANY(active); i++) {
+        FRACTAL_STEP
+        FRACTAL_TEST
+    }
+#else
+    for (int i = 0; i < p.max_iter; i++) {
+        FRACTAL_STEP
+        FRACTAL_TEST
+        if (!ANY(active)) break;
+    }
+#endif
 
     const int base = r * sw + x0;
 #if LANES == 1

@@ -955,6 +955,12 @@ case $bench_rc in
     *) record_step bench "$(not_ok "$bench_rc")" "$bench_secs" "exit $bench_rc: $(last_line "$OUTFILE")" ;;
 esac
 
+# A kernel build that succeeds prints nothing: compiler chatter in the log is a step that failed.
+chatter=$(grep -cE '^[0-9]+ warnings? generated\.$' "$LOG" 2>/dev/null) || chatter=0
+if (( chatter == 0 )); then record_step quiet-builds ok 0.00 "no compiler output in run.log"
+else record_step quiet-builds FAILED 0.00 "$chatter lines of compiler output in run.log (\"N warning(s) generated.\")"
+fi
+
 # ---------------------------------------------------------------- summary and archive
 
 TOTAL_SECS=$(secs "$(elapsed_us)")

@@ -8,12 +8,12 @@ struct Blur: PassCommand {
     static let discussion = """
         exact: the sampled Gaussian, separable, as OpenCV's cv2.GaussianBlur(img, (0,0), sigma) \
         computes it: kernel size round(sigma*6+1)|1 for 8-bit (round(sigma*8+1)|1 for float), \
-        OpenCV's fixed-point arithmetic for 8-bit (results match cv2 within 1 level; see README). \
+        OpenCV's fixed-point arithmetic for 8-bit (results match cv2 within 1 level; see docs/BLUR-MIST.md). \
         Its cost grows with sigma.
 
         recursive: four box filters (running sums) per direction whose widths give the \
         Gaussian's variance: the same cost at any sigma. It is an approximation: against \
-        exact, at most a few levels on hard edges and well under one level on average (README \
+        exact, at most a few levels on hard edges and well under one level on average (docs/BLUR-MIST.md \
         gives the measured figures).
 
         auto (the default): exact up to sigma \(Format.short(BlurJob.autoRecursiveAbove)), recursive above.
@@ -106,9 +106,11 @@ struct Blur: PassCommand {
                 tile = try StillShard(shard, command: "glint blur", width: size.width, height: size.height, inputs: [input])
                 if try tile?.claim([output], skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
             }
-            // The picture's pixels from its header, for a GPU calibration's estimate (none from a pipe).
-            let pixels = isRegularFile(input) ? (try? isFloat ? PFM.size(input) : PNG.size(input)).map { Double($0.width * $0.height) } : nil
-            let backend = try device.backend(for: .blur, work: pixels)
+            // The picture's size from its header, for a GPU calibration's estimate (none from a pipe).
+            let size = isRegularFile(input) ? try? isFloat ? PFM.size(input) : PNG.size(input) : nil
+            let format: PixelFormat = isFloat ? .f32 : .u8
+            let plan = size.map { BlurPlan(job: job, format: format, width: $0.width, height: $0.height) }
+            let backend = try device.backend(for: .blur, work: plan?.autoWork, variant: plan?.autoVariant ?? BlurPlan.autoVariant(job, format: format))
             // One image, then the process ends: its result may take huge pages (fewer page faults).
             LargeArrays.hugePages = true
             let wall: Double, kernels: Double, method: BlurMethod, sizeText: String, form: String?

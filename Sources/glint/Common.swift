@@ -15,25 +15,28 @@ struct DeviceOptions: ParsableArguments {
     var device: String?
 
     /// The backend for a job of `kind` (which decides `auto` on machines without a GPU).
-    /// `work`: the job's work in `GPUCalibration`'s units (pixels; samples for rtow), which a GPU
-    /// calibration weighs against the GPU's start-up.
-    func backend(for kind: AutoKind, work: Double? = nil) throws -> Backend {
+    /// `work`: one job's work in `GPUCalibration`'s units (pixels; samples for rtow), `repeats`
+    /// jobs of it (frames), and the job's `variant` (blur's), which a GPU calibration weighs
+    /// against the GPU's start-up.
+    func backend(for kind: AutoKind, work: Double? = nil, repeats: Int = 1, variant: String? = nil) throws -> Backend {
         try Backend.resolve(try DeviceChoice.from(option: device), for: kind,
-                            estimate: AutoEstimate(double: false, iterations: nil, work: work))
+                            estimate: AutoEstimate(double: false, iterations: nil, work: work, repeats: Double(repeats), variant: variant))
     }
 
-    /// The backend for a command that renders `job` (`frames` times as much work, or a share of
-    /// it for a shard): with `auto`, a calibration (glint devices --calibrate) and no GPU, the
-    /// job's work is estimated first, so that OpenCL's start-up is weighed against the render.
-    func backend(forFractal job: FractalJob, work share: Double = 1) async throws -> Backend {
+    /// The backend for a command that renders `job` (`frames` times, or a `share` of it for a
+    /// shard): with `auto`, a calibration (glint devices --calibrate) and no GPU, the job's work
+    /// is estimated first, so that OpenCL's start-up is weighed against the render.
+    func backend(forFractal job: FractalJob, share: Double = 1, frames: Int = 1) async throws -> Backend {
         let choice = try DeviceChoice.from(option: device)
         let double = job.precision == .double
         let work = job.calibrationWork * share
         guard Backend.autoWantsEstimate(choice, for: job.autoKind, double: double) else {
-            return try Backend.resolve(choice, for: job.autoKind, estimate: AutoEstimate(double: double, iterations: nil, work: work))
+            return try Backend.resolve(choice, for: job.autoKind,
+                                       estimate: AutoEstimate(double: double, iterations: nil, work: work, repeats: Double(frames)))
         }
-        let iterations = try await AutoCalibration.estimateIterations(job) * share
-        return try Backend.resolve(choice, for: job.autoKind, estimate: AutoEstimate(double: double, iterations: iterations, work: work))
+        let iterations = try await AutoCalibration.estimateIterations(job) * share * Double(frames)
+        return try Backend.resolve(choice, for: job.autoKind,
+                                   estimate: AutoEstimate(double: double, iterations: iterations, work: work, repeats: Double(frames)))
     }
 }
 

@@ -16,7 +16,7 @@ struct Devices: AsyncParsableCommand {
 
     @Flag(name: .long, help: ArgumentHelp(
         "Measure where each kind of job runs faster here, the Swift path or OpenCL, and remember it for --device auto.",
-        discussion: "Without a GPU, auto takes the faster of the two CPU paths for each kind of job from a table of measurements; for plain escape-time fractals the answer can differ from processor to processor (PoCL compiles for the processor's widest vectors, the Swift path is AVX2 code everywhere; the measured table takes the Swift path with AVX2 and with AVX-512) and, for a command that runs once, with the size of the job (PoCL loads LLVM at start-up). This measures both paths' rates (escape counts per second, float and double: a warm-up, then the median of half a second of renders of the default view at 256 iterations) and OpenCL's start-up (whole tiny renders in child processes, the median on each path), and writes them beside the program cache (auto-calibration). From then on a fractal command with auto estimates its work (a render at one eighth of the size) and runs where it finishes sooner, start-up included; --verbose says why. With a GPU, it measures a job of each kind but deep zooms and mist (at --size) on the Swift path and on the GPU, in a process that has the GPU open, and the GPU's start-up, and writes them beside the program cache (auto-calibration-gpu); auto then runs such a job where it finishes sooner, a single command weighing the GPU's start-up against its work. A new driver, processor or glint build needs a new calibration."))
+        discussion: "Without a GPU, auto takes the faster of the two CPU paths for each kind of job from a table of measurements; for plain escape-time fractals the answer can differ from processor to processor (PoCL compiles for the processor's widest vectors, the Swift path is AVX2 code everywhere; the measured table takes the Swift path with AVX2 and with AVX-512) and, for a command that runs once, with the size of the job (PoCL loads LLVM at start-up). This measures both paths' rates (escape counts per second, float and double: a warm-up, then the median of half a second of renders of the default view at 256 iterations) and OpenCL's start-up (whole tiny renders in child processes, the median on each path), and writes them beside the program cache (auto-calibration). From then on a fractal command with auto estimates its work (a render at one eighth of the size) and runs where it finishes sooner, start-up included; --verbose says why. With a GPU, it measures the bench's job of each kind but deep zooms (blur in each format and method) at --size and at twice each side, on the Swift path and on the GPU in a process that has the GPU open, and the GPU's start-up, and writes them beside the program cache (auto-calibration-gpu); auto then runs such a job where it finishes sooner, reading its time off the two sizes, a single command weighing the GPU's start-up against its work. A new driver, processor or glint build needs a new calibration."))
     var calibrate = false
 
     @Flag(name: .long, help: ArgumentHelp(
@@ -27,7 +27,7 @@ struct Devices: AsyncParsableCommand {
     @Option(name: .long, help: "With --peak: measure only this OpenCL device (opencl, opencl:N, gpu; default: every one).")
     var device: String?
 
-    @Option(name: .long, help: "With --calibrate: the size of the calibration renders (default 1920x1080).")
+    @Option(name: .long, help: "With --calibrate: the size of the calibration renders (default 1920x1080; with a GPU also twice each side).")
     var size: String?
 
     @OptionGroup var output: OutputOptions
@@ -37,6 +37,7 @@ struct Devices: AsyncParsableCommand {
             guard calibrate else { throw ValidationError("--size goes with --calibrate") }
             let (w, h) = try parseSize(size)
             if w * h < 64 { throw ValidationError("--size: the calibration renders need at least 64 pixels") }
+            if w > 4096 || h > 4096 { throw ValidationError("--size: at most 4096x4096 (with a GPU the calibration also renders at twice each side), got \(size)") }
         }
         if calibrate && json { throw ValidationError("--json lists the devices; it does not go with --calibrate") }
         if peak && calibrate { throw ValidationError("--peak and --calibrate are separate runs; give one") }
@@ -172,20 +173,29 @@ extension Devices {
         _ = try AutoCalibration.requirePath()
         let (width, height) = try parseSize(size ?? "1920x1080")
         let cc = try ComputeContext.shared(for: device)
-        if !output.quiet { print("calibrating: the Swift path against opencl:\(index) (\(cc.deviceName)), \(width)x\(height) jobs") }
+        if !output.quiet { print("calibrating: the Swift path against opencl:\(index) (\(cc.deviceName)), the bench's jobs at \(width)x\(height) and \(2 * width)x\(2 * height)") }
         let start = try startUpMilliseconds(device: "opencl:\(index)")
-        let entries = try await GPUCalibration.measureKinds(on: cc, width: width, height: height)
+        let bar = ProgressBar("calibrate", quiet: output.quiet)
+        var done = 0
+        let entries = try await GPUCalibration.measure(on: cc, width: width, height: height) { key in
+            bar.update(Double(done) / Double(GPUCalibration.keys.count))
+            done += 1
+        }
+        bar.finish()
         let calibration = GPUCalibration(entries: entries, startMs: start, device: cc.deviceName, written: Int(time(nil)))
         try calibration.save()
         if output.quiet { return }
         print("GPU start-up: \(fmt(start, 1)) ms more per command than the Swift path")
-        for kind in GPUCalibration.kinds {
-            guard let e = entries[kind] else { continue }
-            let open = calibration.prefersGPU(kind, work: e.work, gpuOpen: true)
-            let once = calibration.prefersGPU(kind, work: e.work, gpuOpen: false)
-            print("\(kind.rawValue.padding(15))Swift path \(fmt(e.swiftSeconds * 1000, 2)) ms, GPU \(fmt(e.gpuSeconds * 1000, 2)) ms: auto takes "
-                  + (open == once ? (open ? "the GPU" : "the Swift path")
-                                  : "the \(open ? "GPU" : "Swift path") once it is open, the \(once ? "GPU" : "Swift path") for a single command of this size"))
+        for key in GPUCalibration.keys {
+            guard let e = entries[key] else { continue }
+            let times = e.points.map { "\(fmt($0.swiftSeconds * 1000, 3)) / \(fmt($0.gpuSeconds * 1000, 3)) ms" }
+            let (small, large) = (e.points[0], e.points[e.points.count - 1])
+            let open = [small, large].map { $0.gpuSeconds <= $0.swiftSeconds }
+            let once = small.gpuSeconds + start / 1000 <= small.swiftSeconds
+            func path(_ gpu: Bool) -> String { gpu ? "the GPU" : "the Swift path" }
+            var verdict = open[0] == open[1] ? path(open[0]) : "\(path(open[0])) for the smaller job, \(path(open[1])) for the larger"
+            if once != open[0] { verdict += " (\(path(once)) for a single command of the smaller)" }
+            print("\(key.padding(19))Swift path / GPU \(times.joined(separator: "; ")): auto takes \(verdict)")
         }
         print("wrote \(GPUCalibration.path ?? "auto-calibration-gpu")")
     }

@@ -383,14 +383,13 @@ struct Fractal: PassSource {
         if ends.allSatisfy({ $0 == .fractal }) {
             // The frames' work as the middle frame's times their number (a calibrated auto weighs
             // it against OpenCL's start-up).
-            let count = Double((part?.frames ?? 0 ..< n).count)
-            backend = try await device.backend(forFractal: frameJob(job, ramps: ramps, frame: n / 2, of: n), work: count)
+            let count = (part?.frames ?? 0 ..< n).count
+            backend = try await device.backend(forFractal: frameJob(job, ramps: ramps, frame: n / 2, of: n), frames: count)
         } else if ends.contains(.fractalDeep) {
             backend = try device.backend(for: .fractalDeep)
         } else {
             // Smooth frames: their work, for a GPU calibration.
-            let count = Double((part?.frames ?? 0 ..< n).count)
-            backend = try device.backend(for: ends[1], work: job.calibrationWork * count)
+            backend = try device.backend(for: ends[1], work: job.calibrationWork, repeats: (part?.frames ?? 0 ..< n).count)
         }
         let sink = try FrameSink(folder: outputFolder, video: animation.video, width: job.width, height: job.height, fps: animation.fps)
         let bar = ProgressBar("fractal", quiet: out.quiet)
@@ -471,7 +470,7 @@ struct Fractal: PassSource {
             // With --shard: this shard's band of rows, written as tiles for glint merge.
             let tile = try shard.map { try StillShard($0, command: "glint fractal", width: job.width, height: job.height, inputs: inputFiles) }
             if try tile?.claim([file] + (countsFile.map { [$0] } ?? []), skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
-            let backend = try await device.backend(forFractal: job, work: tile.map { Double($0.rows.count) / Double(job.height) } ?? 1)
+            let backend = try await device.backend(forFractal: job, share: tile.map { Double($0.rows.count) / Double(job.height) } ?? 1)
             let bar = ProgressBar("fractal", quiet: out.quiet)
             // One image, then the process ends: its frame may take huge pages (fewer page faults).
             LargeArrays.hugePages = true

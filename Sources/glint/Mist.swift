@@ -208,7 +208,7 @@ struct Mist: WorkloadCommand {
             let job = try makeJob()
             let camera = try Camera(input)
             if FileIO.isDirectory(output) && access(output, W_OK) != 0 { throw GlintError("-o \(output): the folder is not writable") }
-            let backend = try device.backend(for: .mist)
+            let backend = try device.backend(for: .mist, work: Double(camera.width * camera.height), repeats: frames)
             let renderer = try MistRenderer(job: job, width: camera.width, height: camera.height, backend: backend)
             // The frames go to a staging folder inside -o and move into place only once all
             // are written: a failure (a damaged camera frame, a full disk) or a Ctrl-C leaves
@@ -269,7 +269,8 @@ struct Mist: WorkloadCommand {
             throw GlintError("--input -: standard input is a terminal; pipe raw RGBA frames into it (e.g. ffmpeg ... -pix_fmt rgba -f rawvideo - | glint mist --input - --size \(size) ...)")
         }
         if FileIO.isDirectory(output) && access(output, W_OK) != 0 { throw GlintError("-o \(output): the folder is not writable") }
-        let backend = try device.backend(for: .mist)
+        // A live run's length is unknown: one frame's work, start-up counted once.
+        let backend = try device.backend(for: .mist, work: Double(size.width * size.height))
         let renderer = try MistRenderer(job: job, width: size.width, height: size.height, backend: backend)
         Interrupt.install()
         let status = StatusLine(quiet: out.quiet)

@@ -102,7 +102,7 @@ struct Pulse: WorkloadCommand {
             let part = try shard.map { try FrameShard($0, command: "glint pulse", frames: job.frames) }
             if try part?.claim(output, skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
             let frames = part?.frames ?? 0 ..< job.frames
-            let backend = try device.backend(for: .pulse, work: Double(job.width * job.height * frames.count))
+            let backend = try device.backend(for: .pulse, work: Double(job.width * job.height), repeats: frames.count)
             let sink = try FrameSink(folder: output, video: video, width: job.width, height: job.height, fps: job.fps)
             let bar = ProgressBar("pulse", quiet: out.quiet)
             let start = Clock.now()

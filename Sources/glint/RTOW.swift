@@ -12,7 +12,7 @@ struct RTOW: PassSource {
         Scenes are SwiftRTOW's (all seen through the book cover's camera): ch8 (a diffuse \
         sphere), ch10 (diffuse, metal and a hollow glass sphere; the app's start scene) and \
         cover (chapter 13, the book cover: its small spheres are drawn from the counter-based \
-        RNG under --seed, so one seed is always one scene), or a JSON scene file (README, \
+        RNG under --seed, so one seed is always one scene), or a JSON scene file (docs/RTOW.md, \
         "Scene files"). Glass does not tint: SwiftRTOW attenuates glass by (1, 1, 1.1), which \
         adds energy; --app-glass reproduces that.
 
@@ -259,7 +259,7 @@ struct RTOW: PassSource {
         let part = try shard.map { try FrameShard($0, command: "glint rtow", frames: n, inputs: sceneInputs) }
         if try part?.claim(folder, skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
         let first = try job(0)
-        let backend = try device.backend(for: .rtow, work: Double(first.width * first.height * first.samplesPerPixel * (part?.frames.count ?? n)))
+        let backend = try device.backend(for: .rtow, work: Double(first.width * first.height * first.samplesPerPixel), repeats: part?.frames.count ?? n)
         let sink = try FrameSink(folder: folder, video: animation.video, width: first.width, height: first.height, fps: animation.fps)
         let bar = ProgressBar("rtow", quiet: out.quiet)
         let start = Clock.now()

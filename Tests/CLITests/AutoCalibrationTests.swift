@@ -10,12 +10,16 @@ extension CLITests {
     static let sampleCalibration = AutoCalibration(swiftFloat: 10e9, openCLFloat: 20e9, swiftDouble: 6e9, openCLDouble: 5e9,
                                                    openCLStartMs: 50, device: "a CPU device", written: 1_800_000_000)
 
-    @Test("a GPU calibration's file reads back whole, only with its fingerprint; auto weighs start-up against the job's work")
+    @Test("a GPU calibration's file reads back whole, only with its fingerprint; auto reads a job's time off two sizes and weighs start-up")
     func gpuCalibrationFileAndChoice() throws {
-        // The GPU 10x faster at blur once open, but 300 ms to start; slower at pulse.
-        let c = GPUCalibration(entries: [.blur: .init(work: 2_073_600, swiftSeconds: 0.004, gpuSeconds: 0.0004),
-                                         .pulse: .init(work: 2_073_600, swiftSeconds: 0.0005, gpuSeconds: 0.001)],
-                               startMs: 300, device: "a GPU", written: 1_800_000_000)
+        // Blur, 8-bit recursive: the GPU 10x faster once open, but 300 ms to start. 8-bit exact:
+        // the Swift path faster at 1080p, the GPU at 4K. Pulse: the Swift path always.
+        let hd = 2_073_600.0, uhd = 4 * 2_073_600.0
+        let c = GPUCalibration(entries: [
+            "blur/u8-recursive": .init([.init(work: hd, swiftSeconds: 0.004, gpuSeconds: 0.0004), .init(work: uhd, swiftSeconds: 0.016, gpuSeconds: 0.0016)]),
+            "blur/u8-exact": .init([.init(work: uhd, swiftSeconds: 0.040, gpuSeconds: 0.010), .init(work: hd, swiftSeconds: 0.002, gpuSeconds: 0.004)]),
+            "pulse": .init([.init(work: hd, swiftSeconds: 0.0005, gpuSeconds: 0.001), .init(work: uhd, swiftSeconds: 0.002, gpuSeconds: 0.004)]),
+        ], startMs: 300, device: "a GPU", written: 1_800_000_000)
         let text = c.text(fingerprint: "f1")
         #expect(GPUCalibration.parse(text, fingerprint: "f1") == c)
         #expect(GPUCalibration.parse(text, fingerprint: "f2") == nil)
@@ -25,20 +29,37 @@ extension CLITests {
             damaged.remove(at: k)
             #expect(GPUCalibration.parse(damaged.joined(separator: "\n"), fingerprint: "f1") == nil, "without line \(k)")
         }
-        for bad in ["kind blur 0 0.004 0.0004", "kind blur 2073600 nan 0.0004", "kind warp 1 1 1", "start-ms -5"] {
-            // Each replaces the blur line, or the line of its own key.
-            let key = bad.hasPrefix("kind") ? "kind blur" : String(bad.split(separator: " ")[0])
+        for bad in ["kind pulse 0 0.004 0.0004", "kind pulse 2073600 nan 0.0004", "kind pulse 2073600 0.004", "kind warp 1 1 1",
+                    "kind pulse 2073600 0.004 0.0004 2073600 0.005 0.0005", "start-ms -5"] {
+            // Each replaces the pulse line, or the line of its own key.
+            let key = bad.hasPrefix("kind") ? "kind pulse" : String(bad.split(separator: " ")[0])
             let damaged = lines.map { $0.hasPrefix(key) ? bad : $0 }
             #expect(GPUCalibration.parse(damaged.joined(separator: "\n"), fingerprint: "f1") == nil, "\(bad)")
         }
+        // An older file's format is not read.
+        #expect(GPUCalibration.parse(text.replacingOccurrences(of: "CALIBRATION 2", with: "CALIBRATION 1"), fingerprint: "f1") == nil)
         // Open, or the work unknown: the faster path. A single command: start-up counts, so a 1080p
         // blur (4 ms on the Swift path against 0.4 + 300 on the GPU) goes to the Swift path and
-        // one of 100 times the pixels (400 against 340 ms) to the GPU.
-        #expect(c.prefersGPU(.blur, work: 2_073_600, gpuOpen: true))
-        #expect(c.prefersGPU(.blur, work: nil, gpuOpen: false))
-        #expect(!c.prefersGPU(.blur, work: 2_073_600, gpuOpen: false))
-        #expect(c.prefersGPU(.blur, work: 2_073_600 * 100, gpuOpen: false))
+        // one of 100 times the pixels (400 against 340 ms) to the GPU, as do 100 such frames.
+        #expect(c.prefersGPU(.blur, variant: "u8-recursive", work: hd, gpuOpen: true))
+        #expect(c.prefersGPU(.blur, variant: "u8-recursive", work: nil, gpuOpen: false))
+        #expect(!c.prefersGPU(.blur, variant: "u8-recursive", work: hd, gpuOpen: false))
+        #expect(c.prefersGPU(.blur, variant: "u8-recursive", work: hd * 100, gpuOpen: false))
+        #expect(c.prefersGPU(.blur, variant: "u8-recursive", work: hd, repeats: 100, gpuOpen: false))
         #expect(!c.prefersGPU(.pulse, work: nil, gpuOpen: true))
+        // The exact blur's time is read off both sizes: the Swift path below about 1.19x 1080p
+        // (where the lines cross: 2 + 38 t = 4 + 6 t at t = 1/16 of the way to 4K), the GPU above;
+        // proportional outside them.
+        #expect(!c.prefersGPU(.blur, variant: "u8-exact", work: hd, gpuOpen: true))
+        #expect(!c.prefersGPU(.blur, variant: "u8-exact", work: hd * 1.1, gpuOpen: true))
+        #expect(c.prefersGPU(.blur, variant: "u8-exact", work: hd * 1.3, gpuOpen: true))
+        #expect(c.prefersGPU(.blur, variant: "u8-exact", work: uhd * 4, gpuOpen: true))
+        #expect(!c.prefersGPU(.blur, variant: "u8-exact", work: hd / 4, gpuOpen: true))
+        let t = try #require(c.seconds(.blur, variant: "u8-exact", work: uhd * 2, gpuOpen: true))
+        #expect(abs(t.swift - 0.080) < 1e-12 && abs(t.gpu - 0.020) < 1e-12, "\(t)")
+        // A variant not measured takes its kind's first measured one; a blur with none, too.
+        #expect(c.entry(.blur, variant: "f32-exact") == c.entries["blur/u8-recursive"])
+        #expect(c.entry(.blur) == c.entries["blur/u8-recursive"])
         // Kinds without a figure stay on the GPU.
         #expect(c.prefersGPU(.mist, work: 1e12, gpuOpen: false) && c.prefersGPU(.fractalDeep, work: nil, gpuOpen: true))
     }

@@ -165,13 +165,23 @@ extension AutoCalibration {
 public struct AutoEstimate: Sendable {
     public var double: Bool
     public var iterations: Double?
-    /// The job's work in `GPUCalibration`'s units (`GPUCalibration.Entry`), where the command
-    /// knows it.
+    /// One job's work in `GPUCalibration`'s units (`GPUCalibration.Point`), where the caller
+    /// knows it, and how many such jobs the command runs (an animation's frames).
     public var work: Double?
-    public init(double: Bool, iterations: Double?, work: Double? = nil) {
+    public var repeats: Double
+    /// The job's variant where a kind has several (`BlurPlan.autoVariant`).
+    public var variant: String?
+    /// Whether the caller runs many jobs in one process (the bench), so that the GPU's start-up
+    /// is paid once whether or not it is open yet.
+    public var startUpPaid: Bool
+    public init(double: Bool, iterations: Double?, work: Double? = nil, repeats: Double = 1, variant: String? = nil,
+                startUpPaid: Bool = false) {
         self.double = double
         self.iterations = iterations
         self.work = work
+        self.repeats = repeats
+        self.variant = variant
+        self.startUpPaid = startUpPaid
     }
 }
 

@@ -170,10 +170,10 @@ extension Backend {
                 // With this machine's GPU calibration: the Swift path where the GPU would finish later.
                 let gpu = inventory.devices[i]
                 // (Double-precision fractals keep the GPU: the calibration measures float.)
-                if let c = GPUCalibration.current, c.device == (try? gpu.name), c.entries[kind] != nil, !job.double {
-                    let isOpen = ComputeContext.opened.contains { $0.device == gpu }
-                    AutoDecision.record(c.explain(kind, work: job.work, gpuOpen: isOpen))
-                    if !c.prefersGPU(kind, work: job.work, gpuOpen: isOpen) { return .cpu }
+                if let c = GPUCalibration.current, c.device == (try? gpu.name), c.entry(kind, variant: job.variant) != nil, !job.double {
+                    let isOpen = job.startUpPaid || ComputeContext.opened.contains { $0.device == gpu }
+                    AutoDecision.record(c.explain(kind, variant: job.variant, work: job.work, repeats: job.repeats, gpuOpen: isOpen))
+                    if !c.prefersGPU(kind, variant: job.variant, work: job.work, repeats: job.repeats, gpuOpen: isOpen) { return .cpu }
                 }
                 return try open(gpu)
             }

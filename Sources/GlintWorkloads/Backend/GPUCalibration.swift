@@ -4,22 +4,25 @@ import GlintCore
 import Glibc
 #endif
 
-/// What `glint devices --calibrate` measured on a machine with a GPU: per kind of job, a job's
-/// whole time on the Swift path and on the GPU (kernels, copies and the host's share, in a
-/// process that has the GPU open), and how much longer a whole command takes on the GPU for a
-/// tiny job (loading the driver and making its context). With it, `auto` runs a job of a measured
-/// kind on the Swift path where the GPU would finish later: in a process that has the GPU open,
-/// where the GPU's time is the longer; in one that has not, where start-up plus the GPU's time,
-/// scaled to the job's work, is longer than the Swift path's. Kinds it has no figure for (deep
-/// zooms, whose time is the host's reference orbit on both paths, and mist) run on the GPU.
+/// What `glint devices --calibrate` measured on a machine with a GPU: per kind of job (and per
+/// variant where one kind's variants run at different speeds: blur's formats and methods), the
+/// job's whole time on the Swift path and on the GPU at two sizes (the exact blurs also at a
+/// small sigma), in a process that has the GPU open, and how much longer a whole command takes on the GPU for a tiny job (loading the driver
+/// and making its context). The jobs are the bench's own cases, so that `glint bench` and `auto`
+/// agree. With it, `auto` runs a job of a measured kind on the Swift path where the GPU would
+/// finish later: in a process that has the GPU open (or runs many jobs), where the GPU's time is
+/// the longer; in one that has not, where start-up plus the GPU's time is. A job's time is read
+/// off the points by its work (proportional below the first and above the last, linear between:
+/// a path's rate changes with size, as caches and page faults come in). Kinds it has no figure for (deep
+/// zooms, whose time is the host's reference orbit on both paths) run on the GPU.
 ///
 /// Kept beside the program cache (`auto-calibration-gpu`) with `AutoCalibration`'s fingerprint
 /// (drivers, processor, workers, build); a file with another fingerprint or GPU is not used.
 public struct GPUCalibration: Sendable, Equatable {
-    /// One kind's calibration job: its work (output pixels; canvas samples for iso; pixel samples
-    /// for rtow; samples times the iteration limit for fractals, float only) and its median wall
-    /// time on each path, in seconds.
-    public struct Entry: Sendable, Equatable {
+    /// One calibration job: its work (output pixels, a mist frame's too; canvas samples for iso;
+    /// pixel samples for rtow; samples times the iteration limit for fractals, float only) and its
+    /// median wall time on each path, in seconds.
+    public struct Point: Sendable, Equatable {
         public var work: Double
         public var swiftSeconds: Double
         public var gpuSeconds: Double
@@ -30,40 +33,71 @@ public struct GPUCalibration: Sendable, Equatable {
         }
     }
 
-    public var entries: [AutoKind: Entry]
+    /// A kind's (or variant's) jobs, by growing work.
+    public struct Entry: Sendable, Equatable {
+        public var points: [Point]
+        public init(_ points: [Point]) { self.points = points.sorted { $0.work < $1.work } }
+
+        /// Each path's time for `work`, read off the points.
+        func seconds(work: Double) -> (swift: Double, gpu: Double) {
+            func at(_ time: KeyPath<Point, Double>) -> Double {
+                let first = points[0], last = points[points.count - 1]
+                if work <= first.work { return first[keyPath: time] * work / first.work }
+                for (a, b) in zip(points, points.dropFirst()) where work <= b.work {
+                    return a[keyPath: time] + (b[keyPath: time] - a[keyPath: time]) * (work - a.work) / (b.work - a.work)
+                }
+                return last[keyPath: time] * work / last.work
+            }
+            return (at(\.swiftSeconds), at(\.gpuSeconds))
+        }
+    }
+
+    /// By key: a kind's name, or `kind/variant` (`blur/u8-exact`).
+    public var entries: [String: Entry]
     /// Milliseconds a whole tiny command takes longer on the GPU than on the Swift path.
     public var startMs: Double
     /// The GPU measured (its OpenCL name; a calibration applies to that device only).
     public var device: String
     public var written: Int
 
-    public init(entries: [AutoKind: Entry], startMs: Double, device: String, written: Int) {
+    public init(entries: [String: Entry], startMs: Double, device: String, written: Int) {
         self.entries = entries
         self.startMs = startMs
         self.device = device
         self.written = written
     }
 
-    /// The kinds measured, in order.
-    public static let kinds: [AutoKind] = [.fractal, .fractalSmooth, .rtow, .blur, .iso, .pulse]
+    /// The keys measured, in order: each kind, blur by format and method (a blur's variant is
+    /// `BlurPlan.autoVariant`; the first is the one a blur of unknown variant is taken as).
+    public static let keys = ["fractal", "fractal-smooth", "rtow", "blur/u8-recursive", "blur/u8-exact",
+                              "blur/f32-recursive", "blur/f32-exact", "mist", "iso", "pulse"]
 
-    static let magic = "GLINT-GPU-CALIBRATION 1"
+    static let magic = "GLINT-GPU-CALIBRATION 2"
 
     /// The file: `auto-calibration-gpu` beside the program cache's folder, or nil without a cache.
     public static var path: String? { AutoCalibration.path.map { $0 + "-gpu" } }
 
     /// The calibration that holds here, read once per process.
     public static let current: GPUCalibration? = {
-        guard let path, let text = try? FileIO.readText(path, limit: 4096) else { return nil }
+        guard let path, let text = try? FileIO.readText(path, limit: 8192) else { return nil }
         return parse(text, fingerprint: AutoCalibration.fingerprint)
     }()
 
-    /// The file's text: magic, fingerprint, then `name value...` lines.
+    /// The entry for a job of `kind` and `variant`: the variant's, else the kind's, else the
+    /// kind's first measured variant; nil for a kind not measured.
+    public func entry(_ kind: AutoKind, variant: String? = nil) -> Entry? {
+        if let variant, let e = entries["\(kind.rawValue)/\(variant)"] { return e }
+        if let e = entries[kind.rawValue] { return e }
+        return Self.keys.first { $0.hasPrefix(kind.rawValue + "/") && entries[$0] != nil }.flatMap { entries[$0] }
+    }
+
+    /// The file's text: magic, fingerprint, then `name value...` lines; a kind's line holds its
+    /// points as `work swift-seconds gpu-seconds` triples.
     func text(fingerprint: String) -> String {
         var lines = [Self.magic, fingerprint, "written \(written)", "start-ms \(startMs)", "device \(device)"]
-        for kind in Self.kinds {
-            guard let e = entries[kind] else { continue }
-            lines.append("kind \(kind.rawValue) \(e.work) \(e.swiftSeconds) \(e.gpuSeconds)")
+        for key in entries.keys.sorted() {
+            let points = entries[key]!.points.map { "\($0.work) \($0.swiftSeconds) \($0.gpuSeconds)" }
+            lines.append("kind \(key) " + points.joined(separator: " "))
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -73,7 +107,7 @@ public struct GPUCalibration: Sendable, Equatable {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
         guard lines.count >= 5, lines[0] == magic, lines[1] == fingerprint else { return nil }
         var written: Int?, start: Double?, device: String?
-        var entries: [AutoKind: Entry] = [:]
+        var entries: [String: Entry] = [:]
         for line in lines.dropFirst(2) {
             let fields = line.split(separator: " ", maxSplits: 1).map(String.init)
             guard fields.count == 2 else { return nil }
@@ -83,10 +117,15 @@ public struct GPUCalibration: Sendable, Equatable {
             case "device": device = fields[1]
             case "kind":
                 let parts = fields[1].split(separator: " ").map(String.init)
-                guard parts.count == 4, let kind = AutoKind(rawValue: parts[0]),
-                      let work = Double(parts[1]), let s = Double(parts[2]), let g = Double(parts[3]),
-                      [work, s, g].allSatisfy({ $0.isFinite && $0 > 0 }) else { return nil }
-                entries[kind] = Entry(work: work, swiftSeconds: s, gpuSeconds: g)
+                guard parts.count >= 4, (parts.count - 1) % 3 == 0, keys.contains(parts[0]), entries[parts[0]] == nil else { return nil }
+                let numbers = parts.dropFirst().compactMap(Double.init)
+                guard numbers.count == parts.count - 1, numbers.allSatisfy({ $0.isFinite && $0 > 0 }) else { return nil }
+                let points = stride(from: 0, to: numbers.count, by: 3).map {
+                    Point(work: numbers[$0], swiftSeconds: numbers[$0 + 1], gpuSeconds: numbers[$0 + 2])
+                }
+                // Two points of the same work say nothing about the rate between them.
+                guard Set(points.map(\.work)).count == points.count else { return nil }
+                entries[parts[0]] = Entry(points)
             default: return nil
             }
         }
@@ -105,28 +144,30 @@ public struct GPUCalibration: Sendable, Equatable {
         try FileIO.writeAtomically(path, Array(contents.utf8))
     }
 
-    /// Each path's estimated wall time for a job of `kind` with `work`, the GPU's with its
-    /// start-up unless it is open; nil for a kind not measured. With the work unknown (a server's
-    /// requests, the devices listing) the calibration job's times, without start-up: such a
-    /// caller lives on after one job, as a process with the GPU open does.
-    public func seconds(_ kind: AutoKind, work: Double?, gpuOpen: Bool) -> (swift: Double, gpu: Double)? {
-        guard let e = entries[kind] else { return nil }
-        guard let work else { return (e.swiftSeconds, e.gpuSeconds) }
-        let scale = work / e.work
-        return (e.swiftSeconds * scale, e.gpuSeconds * scale + (gpuOpen ? 0 : startMs / 1000))
+    /// Each path's estimated wall time for `repeats` jobs of `kind` with `work` each, the GPU's
+    /// with its start-up unless it is open; nil for a kind not measured. With the work unknown (a
+    /// server's requests, the devices listing) the first calibration job's times, without
+    /// start-up: such a caller lives on after one job, as a process with the GPU open does.
+    public func seconds(_ kind: AutoKind, variant: String? = nil, work: Double?, repeats: Double = 1,
+                        gpuOpen: Bool) -> (swift: Double, gpu: Double)? {
+        guard let e = entry(kind, variant: variant) else { return nil }
+        guard let work else { return (e.points[0].swiftSeconds, e.points[0].gpuSeconds) }
+        let t = e.seconds(work: work)
+        return (t.swift * repeats, t.gpu * repeats + (gpuOpen ? 0 : startMs / 1000))
     }
 
     /// Whether the GPU finishes the job sooner (true for a kind not measured).
-    public func prefersGPU(_ kind: AutoKind, work: Double?, gpuOpen: Bool) -> Bool {
-        guard let t = seconds(kind, work: work, gpuOpen: gpuOpen) else { return true }
+    public func prefersGPU(_ kind: AutoKind, variant: String? = nil, work: Double?, repeats: Double = 1, gpuOpen: Bool) -> Bool {
+        guard let t = seconds(kind, variant: variant, work: work, repeats: repeats, gpuOpen: gpuOpen) else { return true }
         return t.gpu <= t.swift
     }
 
     /// One line on a decision, for --verbose.
-    func explain(_ kind: AutoKind, work: Double?, gpuOpen: Bool) -> String {
-        guard let t = seconds(kind, work: work, gpuOpen: gpuOpen) else { return "" }
+    func explain(_ kind: AutoKind, variant: String?, work: Double?, repeats: Double, gpuOpen: Bool) -> String {
+        guard let t = seconds(kind, variant: variant, work: work, repeats: repeats, gpuOpen: gpuOpen) else { return "" }
         let chose = t.gpu <= t.swift ? device : "the Swift path"
-        return "device: auto chose \(chose) for this \(kind.rawValue) job by this machine's calibration (\(Self.path ?? "auto-calibration-gpu")): "
+        let what = variant.map { "\(kind.rawValue) (\($0))" } ?? kind.rawValue
+        return "device: auto chose \(chose) for this \(what) job by this machine's calibration (\(Self.path ?? "auto-calibration-gpu")): "
             + "about \(Format.fixed(t.swift * 1000, 1)) ms on the Swift path against \(Format.fixed(t.gpu * 1000, 1)) ms on \(device)"
             + (gpuOpen || work == nil ? " (start-up not counted)" : " (\(Format.fixed(startMs, 0)) ms of it start-up)")
     }
@@ -150,66 +191,61 @@ extension FractalJob {
 }
 
 extension GPUCalibration {
-    /// Measures each kind's calibration job at `width` x `height` on the Swift path and on `cc`:
-    /// a warm-up each, then the median of three runs. `progress` names the kind being measured.
-    public static func measureKinds(on cc: ComputeContext, width: Int, height: Int,
-                                    progress: (AutoKind) -> Void = { _ in }) async throws -> [AutoKind: Entry] {
-        var entries: [AutoKind: Entry] = [:]
+    /// Measures each key's bench cases on the Swift path and on `cc`: at `width` x `height` and at
+    /// twice each side (rtow: at 1 and 4 samples a pixel; the exact blurs also at a small sigma,
+    /// their work being pixels times taps). Each a warm-up, then the median of the runs that
+    /// fill a quarter of a second (5 to 100), as the bench takes its medians.
+    /// `progress` names the key being measured.
+    public static func measure(on cc: ComputeContext, width: Int, height: Int,
+                               progress: (String) -> Void = { _ in }) async throws -> [String: Entry] {
+        var entries: [String: Entry] = [:]
         let gpu = Backend.opencl(cc)
-        for kind in kinds {
-            progress(kind)
-            let (work, run) = try job(kind, width: width, height: height)
-            func median(_ backend: Backend) async throws -> Double {
-                _ = try await run(backend)
-                var times: [Double] = []
-                for _ in 0..<3 { times.append(try await run(backend)) }
-                return times.sorted()[1]
+        for key in keys {
+            progress(key)
+            var points: [Point] = []
+            for c in try cases(key, width: width, height: height) {
+                guard let work = c.autoWork else { throw GlintError("calibration case \(c.id) has no work figure") }
+                func median(_ backend: Backend) async throws -> Double {
+                    BenchScope.endCase()
+                    defer { BenchScope.endCase() }
+                    _ = try await c.run(backend, false)
+                    var times: [Double] = []
+                    let start = Clock.now()
+                    while times.count < 5 || (times.count < 100 && Clock.now() - start < 0.25) {
+                        times.append(try await c.run(backend, false).wallSeconds)
+                    }
+                    return BenchStats(times).median / c.autoRepeats
+                }
+                let s = try await median(.cpu), g = try await median(gpu)
+                points.append(Point(work: work, swiftSeconds: max(s, 1e-7), gpuSeconds: max(g, 1e-7)))
             }
-            let s = try await median(.cpu), g = try await median(gpu)
-            entries[kind] = Entry(work: work, swiftSeconds: max(s, 1e-7), gpuSeconds: max(g, 1e-7))
+            entries[key] = Entry(points)
         }
         return entries
     }
 
-    /// A kind's calibration job: its work and a run that returns its wall time.
-    static func job(_ kind: AutoKind, width: Int, height: Int) throws
-        -> (work: Double, run: @Sendable (Backend) async throws -> Double) {
-        let pixels = Double(width * height)
-        switch kind {
-        case .fractal, .fractalSmooth:
-            var job = AutoCalibration.calibrationJob(double: false, width: width, height: height)
-            job.smooth = kind == .fractalSmooth
-            let frozen = job
-            return (job.calibrationWork, { try await FractalRenderer.render(frozen, on: $0).wallSeconds })
-        case .rtow:
-            var job = RTJob(scene: RTScene.cover(seed: 0))
-            job.width = width
-            job.height = height
-            job.samplesPerPixel = 4
-            job.maxDepth = 50
-            let frozen = job
-            return (pixels * 4, { try await RTRenderer.render(frozen, on: $0).wallSeconds })
-        case .blur:
-            let picture = TestPicture.make(width: width, height: height)
-            return (pixels, { try await BlurRenderer.blur(picture, BlurJob(sigma: 10), on: $0).wallSeconds })
-        case .iso:
-            var job = IsoJob(sourceWidth: width, sourceHeight: height)
-            job.depth = 20
-            let frozen = job.reapplied(to: TestPicture.make(width: width, height: height), width: width, height: height)
-            return (frozen.calibrationWork, { try await IsoRenderer.render(frozen, on: $0).wallSeconds })
-        case .pulse:
-            var job = PulseJob()
-            job.width = width
-            job.height = height
-            job.frames = 1
-            let frozen = job
-            return (pixels, { backend in
-                let start = Clock.now()
-                _ = try PulseRenderer.render(frozen, frame: 0, on: backend)
-                return Clock.now() - start
-            })
-        case .fractalDeep, .mist:
-            throw GlintError("no calibration job for \(kind.rawValue)")
+    /// A key's two bench cases.
+    static func cases(_ key: String, width w: Int, height h: Int) throws -> [BenchCase] {
+        let sizes = [(w, h), (2 * w, 2 * h)]
+        func blur(_ sigma: Double, _ method: BlurMethod, float: Bool, small: Double? = nil) -> [BenchCase] {
+            let spec = BlurWorkload.Spec(name: "calibration", sigma: sigma, method: method, float: float)
+            return (small.map { [BlurWorkload.make(.init(name: "calibration", sigma: $0, method: method, float: float), w, h)] } ?? [])
+                + sizes.map { BlurWorkload.make(spec, $0.0, $0.1) }
+        }
+        switch key {
+        case "fractal":
+            return sizes.map { FractalWorkload.make(.init(name: "calibration", formula: .mandelbrot), $0.0, $0.1) }
+        case "fractal-smooth":
+            return sizes.map { FractalWorkload.make(.init(name: "calibration", formula: .mandelbrot, smooth: true, palette: .fire, bailout: 256), $0.0, $0.1) }
+        case "rtow": return [1, 4].map { RTWorkload.make("cover", w, h, spp: $0) }
+        case "blur/u8-recursive": return blur(10, .recursive, float: false)
+        case "blur/u8-exact": return blur(10, .exact, float: false, small: 2)
+        case "blur/f32-recursive": return blur(8, .recursive, float: true)
+        case "blur/f32-exact": return blur(4, .exact, float: true, small: 1)
+        case "mist": return sizes.map { MistWorkload.make(width: $0.0, height: $0.1, frames: 4) }
+        case "iso": return sizes.map { IsoWorkload.isoCase(name: "calibration", width: $0.0, height: $0.1, radius: 0) }
+        case "pulse": return sizes.map { PulseWorkload.frameCase(width: $0.0, height: $0.1) }
+        default: throw GlintError("no calibration job for \(key)")
         }
     }
 }

@@ -96,6 +96,11 @@ public struct BenchCase: Sendable {
     public let autoKind: AutoKind
     /// Whether the job computes in double precision (for a calibrated `auto`).
     public let autoDouble: Bool
+    /// One job's work in `GPUCalibration`'s units, the jobs in one run (mist's frames) and the
+    /// job's variant (blur's format and method), which a GPU calibration weighs; nil where unknown.
+    public var autoWork: Double?
+    public var autoRepeats: Double = 1
+    public var autoVariant: String?
     /// The bytes of the images the job holds (inputs and outputs): its peak resident memory must
     /// stay within 4x this plus 100 MB (docs/DESIGN.md).
     public let imageBytes: Int

@@ -5,7 +5,7 @@ import Glibc
 
 /// Where a benchmark ran: enough to tell two result files' machines and builds apart.
 public enum BenchEnvironment {
-    /// The `environment` object of bench JSON (README documents each field).
+    /// The `environment` object of bench JSON (docs/BENCH.md documents each field).
     public static func collect() -> JSON {
         let inventory = DeviceInventory.scan()
         var platforms: [JSON] = []

@@ -1,7 +1,7 @@
 import GlintCore
 
 /// One row of results, as written to and read back from bench JSON (schema `glint-bench/1`,
-/// documented in README and docs/bench-schema.json).
+/// documented in docs/BENCH.md and docs/bench-schema.json).
 public struct BenchRecord: Sendable {
     public var id: String
     public var workload: String

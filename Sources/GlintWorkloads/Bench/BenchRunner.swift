@@ -151,7 +151,9 @@ public enum BenchRunner {
             defer { BenchScope.endCase() }
             var reference: BenchOutput?
             let unchecked = settings.kernelShare != nil
-            let auto = (try? Backend.resolve(.auto, for: c.autoKind, estimate: AutoEstimate(double: c.autoDouble, iterations: nil))) ?? .cpu
+            let auto = (try? Backend.resolve(.auto, for: c.autoKind, estimate: AutoEstimate(
+                double: c.autoDouble, iterations: nil, work: c.autoWork, repeats: c.autoRepeats, variant: c.autoVariant,
+                startUpPaid: true))) ?? .cpu
             let runs = backends.filter { !onlyAuto || same($0.backend, auto) }
             // The reference comes first when the Swift path is not among the backends run, so
             // that its memory is in no backend's measurement.

@@ -104,6 +104,13 @@ public struct BlurPlan: Sendable {
 
     public static let boxPasses = 4
 
+    /// The variant a GPU calibration measures apart: `u8-exact`, `f32-recursive`, ...
+    public var autoVariant: String { "\(format.rawValue)-\(method.rawValue)" }
+    /// The work a GPU calibration weighs: pixels, times the taps for the exact method (whose
+    /// cost on the Swift path grows with them, while a GPU's stays mostly its copies).
+    public var autoWork: Double { Double(width * height) * (method == .exact ? Double(2 * radius + 1) : 1) }
+    public static func autoVariant(_ job: BlurJob, format: PixelFormat) -> String { "\(format.rawValue)-\(job.resolvedMethod.rawValue)" }
+
     public init(job: BlurJob, format: PixelFormat, width: Int, height: Int) {
         self.format = format
         self.border = job.border

@@ -61,7 +61,7 @@ public enum BlurWorkload: Workload {
             ("box_widths", plan.method == .recursive ? .array(plan.boxWidths.map { .int(Int64($0)) }) : .null),
         ])
         let n = width * height * 4
-        return BenchCase(
+        var c = BenchCase(
             workload: name, name: s.name, width: width, height: height, parameters: parameters, unit: .megaPixels,
             imageBytes: 2 * n * (s.float ? 4 : 1),
             tolerance: s.float ? "float max relative error 1e-5" : "8-bit channels within 1 level",
@@ -84,6 +84,9 @@ public enum BlurWorkload: Workload {
             validate: { candidate, reference in try validateImages(candidate, reference) },
             peakWork: BenchPeakWork(.bytes(perRun: Double(4 * n * (s.float ? 4 : 1))),
                                     counted: "4x the image's bytes: two passes, each reading and writing the image (the least a separable blur moves)"))
+        c.autoWork = plan.autoWork
+        c.autoVariant = plan.autoVariant
+        return c
     }
 
     /// 8-bit: within 1 level; float: max relative error 1e-5 (docs/DESIGN.md).

@@ -190,6 +190,15 @@ public enum FractalRenderer {
         return (image, r.kernelSeconds)
     }
 
+    /// Escape steps per test in the kernel's loop (fractal.cl, BLOCK): 8 for float on a device
+    /// that runs one sample per work-item (a GPU), where it measured faster on every float bench
+    /// case; 1 for double there (no faster) and for the CPU forms (PoCL's vector loops ran 3x
+    /// slower with it). `GLINT_FRACTAL_BLOCK` (1, 2, 4, 8 or 16) overrides it.
+    static func escapeBlock(lanes: Int, double: Bool) -> Int {
+        if let v = FileIO.environment("GLINT_FRACTAL_BLOCK"), let n = Int(v), [1, 2, 4, 8, 16].contains(n) { return n }
+        return lanes == 1 && !double ? 8 : 1
+    }
+
     static func renderCL(_ job: FractalJob, on cc: ComputeContext, outputs: Outputs,
                          progress: Progress?, device: Buffer<UInt8>? = nil) throws -> FractalResult {
         if job.precision != .float && !cc.supportsFP64 {
@@ -210,6 +219,7 @@ public enum FractalRenderer {
             "FUSED_COLOR=\(fused ? 1 : 0)", "COLOR_F32=\(wantColour ? 1 : 0)",
             "FORMULA=\(job.formula.rawValue)", "DOUBLE=\(job.precision == .double ? 1 : 0)",
             "LANES=\(lanes)", "SKIP=\(job.skipInterior ? 1 : 0)", "TRACK_MAG=\(job.smooth ? 1 : 0)",
+            "BLOCK=\(escapeBlock(lanes: lanes, double: job.precision == .double))",
         ])
         let formulaEscape = try formulaOrbit.map { try formulaKernel($0, on: cc) }
         let escape = try formulaEscape ?? (orbit == nil ? try program.kernel(isTexture ? "fractal_escape_texture" : "fractal_escape")

@@ -120,7 +120,7 @@ public enum FractalWorkload: Workload {
             ("center_digits", .int(Int64(s.exactCenter?.re.count ?? 0))),
             ("bla", .bool(s.bla)),
         ])
-        return BenchCase(
+        var c = BenchCase(
             workload: name, name: s.name, width: width, height: height, parameters: parameters,
             unit: .gigaIterations, autoKind: frozen.autoKind, autoDouble: frozen.precision == .double,
             // The image and the escape counts, the samples' counts and magnitudes (a strip of at
@@ -152,6 +152,8 @@ public enum FractalWorkload: Workload {
                 ? BenchPeakWork(.flops(perWork: flopsPerIteration),
                                 counted: "8 flops per escape iteration (x², y², xy; x² − y² + cx and 2xy + cy, 2 each; |z|²)")
                 : nil)
+        c.autoWork = frozen.calibrationWork
+        return c
     }
 
     /// Drops `job`'s reference orbit from OrbitCache.shared, so that a timed perturbation render

@@ -47,7 +47,7 @@ public enum IsoWorkload: Workload {
         job.cornerRadius = radius
         let (cw, ch) = job.canvasSize
         let frozen = BenchInput { [job] in job.reapplied(to: testPicture(width: width, height: height), width: width, height: height) }
-        return BenchCase(
+        var c = BenchCase(
             workload: IsoWorkload.name, name: name, width: width, height: height,
             parameters: .object([("depth", .number(20)), ("corner_radius", .number(radius)), ("ss", .int(4)),
                                  ("canvas", .array([.int(Int64(cw)), .int(Int64(ch))]))]),
@@ -60,6 +60,8 @@ public enum IsoWorkload: Workload {
             validate: { try BenchValidation.images($0, $1) },
             peakWork: BenchPeakWork(.bytes(perRun: Double((width * height + cw * ch) * 4)),
                                     counted: "the source image read once and the view written once (RGBA8)"))
+        c.autoWork = job.calibrationWork
+        return c
     }
 }
 

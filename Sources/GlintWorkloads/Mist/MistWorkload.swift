@@ -30,7 +30,7 @@ public enum MistWorkload: Workload {
             ("frames", .int(Int64(frames))), ("sigma", .number(job.sigma)), ("drops", .int(Int64(job.drops))),
             ("method", .string(job.method.rawValue)), ("camera", .string("two pictures alternating (a blur every frame)")),
         ])
-        return BenchCase(
+        var c = BenchCase(
             workload: name, name: "frames-sigma40", width: width, height: height, parameters: parameters, unit: .frames,
             imageBytes: 3 * width * height * 4,  // the two camera pictures and the frame
             tolerance: "8-bit channels within 1 level (last frame)",
@@ -48,6 +48,9 @@ public enum MistWorkload: Workload {
                                 work: Double(max(frames, 2) - 1), output: detailed ? BenchOutput(image: last) : nil)
             },
             validate: { candidate, reference in try BlurWorkload.validateImages(candidate, reference) })
+        c.autoWork = Double(width * height)
+        c.autoRepeats = Double(max(frames, 2) - 1)
+        return c
     }
 }
 

@@ -9,7 +9,11 @@ public enum PulseWorkload: Workload {
     public static func benchCases(_ kind: BenchSuiteKind) -> [BenchCase] {
         // One colour fill: nothing a device-sized case would show.
         if kind == .device { return [] }
-        let (w, h) = kind == .quick ? (160, 120) : (1920, 1080)
+        return kind == .quick ? [frameCase(width: 160, height: 120)] : [frameCase(width: 1920, height: 1080)]
+    }
+
+    /// One frame at `width` x `height`.
+    static func frameCase(width w: Int, height h: Int) -> BenchCase {
         var job = PulseJob()
         job.width = w
         job.height = h
@@ -17,7 +21,7 @@ public enum PulseWorkload: Workload {
         let frozen = job
         // A frame in the middle of an oscillation: the colour is not a corner case.
         let frame = 37
-        return [BenchCase(
+        var c = BenchCase(
             workload: name, name: "pulse-frame", width: w, height: h,
             parameters: .object([("frame", .int(Int64(frame))), ("hue", .number(job.hue)),
                                  ("purity_center", .number(job.purityCenter)), ("purity_range", .number(job.purityRange))]),
@@ -28,7 +32,9 @@ public enum PulseWorkload: Workload {
                 return BenchRun(wallSeconds: Clock.now() - start, kernelSeconds: r.kernelSeconds, work: 1,
                                 output: detailed ? BenchOutput(image: r.image) : nil)
             },
-            validate: { try BenchValidation.images($0, $1) })]
+            validate: { try BenchValidation.images($0, $1) })
+        c.autoWork = Double(w * h)
+        return c
     }
 }
 

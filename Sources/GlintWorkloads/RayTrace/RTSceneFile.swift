@@ -1,6 +1,6 @@
 import GlintCore
 
-/// Reading scenes from JSON. The format (README, "Scene files"):
+/// Reading scenes from JSON. The format (docs/RTOW.md, "Scene files"):
 ///
 ///     {
 ///       "camera":    { "lookfrom": [13, 2, 3], "lookat": [0, 0, 0], "vup": [0, 1, 0],

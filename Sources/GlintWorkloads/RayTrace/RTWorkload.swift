@@ -37,7 +37,7 @@ public enum RTWorkload: Workload {
         job.samplesPerPixel = spp
         job.maxDepth = 50
         let frozen = job
-        return BenchCase(
+        var c = BenchCase(
             workload: name, name: "\(sceneName)-spp\(spp)", width: width, height: height,
             parameters: .object([("scene", .string(sceneName)), ("spp", .int(Int64(spp))), ("depth", .int(50)), ("seed", .int(0))]),
             unit: .megaSamples, imageBytes: width * height * (4 + 16),  // the image and its float sums
@@ -56,6 +56,8 @@ public enum RTWorkload: Workload {
                     + ", \(Format.fixed(d.overall.shareOver * 100, 2))% of pixels differ by more than 1 level"
                 return BenchValidation(passed: passed, summary: summary, metrics: d.json)
             })
+        c.autoWork = Double(width * height * spp)
+        return c
     }
 }
 
