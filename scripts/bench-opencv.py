@@ -8,7 +8,7 @@ backend and method; prints both medians and the speed-up of Glint over OpenCV.
 Agreement: Glint's exact method against cv2.GaussianBlur(img, (0, 0), sigma) (BORDER_REFLECT_101)
 on the same picture for a few sigmas and both backends: the largest difference in levels and how
 many channel values differ at all. The recursive method's distance from cv2 is shown too (it is an
-approximation; README documents its error).
+approximation; docs/BLUR-MIST.md documents its error).
 
 Set up OpenCV once:  apt-get install python3-opencv   (Debian's OpenCV, for /usr/bin/python3)
 Run:                 /usr/bin/python3 scripts/bench-opencv.py [--glint .build/release/glint]

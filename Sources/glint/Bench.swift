@@ -6,7 +6,7 @@ struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the benchmark suite: timings, throughput and a check of every OpenCL result against the Swift CPU path.",
         discussion: """
-            Every case is a fixed job (README lists them) run on each backend: the Swift CPU path \
+            Every case is a fixed job (docs/BENCH.md lists them) run on each backend: the Swift CPU path \
             and every OpenCL device, or only --device. Per case and backend: a warm-up run (which \
             builds the OpenCL programs; build time is reported apart, never inside a case), a \
             calibration run, then enough repetitions to fill a target time (0.25 s with --quick, \
@@ -22,7 +22,7 @@ struct Bench: AsyncParsableCommand {
             cores), --standard (the default: HD), --full (the standard cases, heavier variants \
             and 4K).
 
-            Outputs: a table on stdout; --json (schema glint-bench/1, documented in README), \
+            Outputs: a table on stdout; --json (schema glint-bench/1, documented in docs/BENCH.md), \
             --csv, --markdown (FILE, or - for stdout), --chart FILE.svg. --baseline OLD.json \
             prints each case's change against an earlier run; --results NEW.json reports a saved \
             run instead of running (e.g. to diff two saved runs or to draw a chart).

@@ -311,7 +311,7 @@ func floatPicture(_ w: Int, _ h: Int) -> ImageF { TestPicture.make(width: w, hei
         }
     }
 
-    /// The recursive method's documented error against exact (README): on the test picture (hard
+    /// The recursive method's documented error against exact (docs/BLUR-MIST.md): on the test picture (hard
     /// edges, noise), 8-bit, at most 6 levels and on average under 0.5 of a level, for sigma >= 2.
     @Test(arguments: [2.0, 3.5, 8, 20])
     func recursiveStaysWithinItsDocumentedErrorOfExact(_ sigma: Double) async throws {
