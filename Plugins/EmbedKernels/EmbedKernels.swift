@@ -2,7 +2,8 @@ import Foundation
 import PackagePlugin
 
 /// Embeds every file under the package's `Kernels/` folder into the target as a Swift string
-/// constant, so the `glint` binary carries its OpenCL C source and needs no resource bundle.
+/// constant, so the `glint` binary carries its OpenCL C source and needs no resource bundle; and
+/// the files of `glint serve`'s page, under `Web/`, the same way.
 /// It also records the git commit the package was built from (benchmark reports name it).
 @main
 struct EmbedKernels: BuildToolPlugin {
@@ -16,12 +17,14 @@ struct EmbedKernels: BuildToolPlugin {
                 if ext == "cl" || ext == "h" { inputs.append(url) }
             }
         }
-        // The page of `glint serve`.
+        // The page of `glint serve`: every file in Web/ (its modules included), listed afresh at
+        // each build, so adding or editing one reruns the command. Names under /static/ are flat,
+        // so only the folder's own files; hidden ones (an editor's) are left out. The tool refuses
+        // a file that is not UTF-8 text.
         let web = package.appending(path: "Web")
-        if let walker = FileManager.default.enumerator(at: web, includingPropertiesForKeys: [.isRegularFileKey]) {
-            for case let url as URL in walker where ["html", "js", "css", "svg", "png", "ico"].contains(url.pathExtension) {
-                inputs.append(url)
-            }
+        let listed = (try? FileManager.default.contentsOfDirectory(at: web, includingPropertiesForKeys: [.isRegularFileKey])) ?? []
+        for url in listed where !url.lastPathComponent.hasPrefix(".") {
+            if (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true { inputs.append(url) }
         }
         inputs.sort { $0.path < $1.path }
         // The files that say which commit is checked out: a commit or checkout rewrites one of them,
@@ -30,7 +33,7 @@ struct EmbedKernels: BuildToolPlugin {
         let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedKernels.swift")
         return [
             .buildCommand(
-                displayName: "Embedding \(inputs.count) kernel files",
+                displayName: "Embedding \(inputs.count) kernel and web files",
                 executable: try context.tool(named: "EmbedKernelsTool").url,
                 arguments: [kernels.path, output.path, package.path, web.path] + inputs.map(\.path),
                 inputFiles: inputs + git.watched,

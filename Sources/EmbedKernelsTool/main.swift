@@ -1,5 +1,6 @@
 // Writes a Swift file that holds the given kernel files as string constants, the web page's files
-// (those under WEB_DIR) as base64 text, and the git commit of the package folder.
+// (those under WEB_DIR) as string constants too (UTF-8 text, byte for byte), and the git commit of
+// the package folder.
 // Usage: EmbedKernelsTool KERNELS_DIR OUTPUT.swift PACKAGE_DIR WEB_DIR FILE...
 import Foundation
 
@@ -33,6 +34,27 @@ func gitCommit(package: String) -> String {
     return "unknown"
 }
 
+/// `text` as a Swift multi-line raw string literal whose value is `text` exactly: its delimiter's
+/// `#`s occur after no quote (which would close it) and no backslash (which would be an escape).
+/// Compared as bytes, as the compiler reads them (a `#` with a combining mark is still a `#`).
+func rawLiteral(_ text: String) -> String {
+    let bytes = Array(text.utf8)
+    func holds(_ needle: String) -> Bool {
+        let n = Array(needle.utf8)
+        guard bytes.count >= n.count else { return false }
+        return (0...(bytes.count - n.count)).contains { i in bytes[i..<(i + n.count)].elementsEqual(n) }
+    }
+    var hashes = "#"
+    while holds("\"" + hashes) || holds("\\" + hashes) { hashes += "#" }
+    return "\(hashes)\"\"\"\n\(text)\n\"\"\"\(hashes)"
+}
+
+/// Stops the build with one line that names the file.
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("error: \(message)\n".utf8))
+    exit(1)
+}
+
 let root = URL(fileURLWithPath: args[1]).standardizedFileURL.path
 let webRoot = URL(fileURLWithPath: args[4]).standardizedFileURL.path
 let inputs = args.dropFirst(5).map { URL(fileURLWithPath: $0).standardizedFileURL.path }.sorted()
@@ -56,23 +78,32 @@ for path in kernelFiles {
     var relative = path
     if relative.hasPrefix(root + "/") { relative.removeFirst(root.count + 1) }
     let text = try String(contentsOfFile: path, encoding: .utf8)
-    // A raw string whose delimiter cannot occur in the source.
-    var hashes = "#"
-    while text.contains("\"" + hashes) { hashes += "#" }
-    out += "        \"\(relative)\": \(hashes)\"\"\"\n\(text)\n\"\"\"\(hashes),\n"
+    out += "        \"\(relative)\": \(rawLiteral(text)),\n"
 }
 out += "    ]\n}\n"
 out += """
 
-/// The files of `glint serve`'s page, under Web/, as base64 keyed by their path relative to it.
+/// The files of `glint serve`'s page, under Web/, keyed by their path relative to it: UTF-8 text,
+/// served as its bytes (`Array(text.utf8)`), which are the file's bytes exactly.
 public enum EmbeddedWeb {
     public static let files: [String: String] = [
 
 """
 for path in webFiles {
     let relative = String(path.dropFirst(webRoot.count + 1))
-    let data = try Data(contentsOf: URL(fileURLWithPath: path))
-    out += "        \"\(relative)\": \"\(data.base64EncodedString())\",\n"
+    let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    // Decoding replaces what is not UTF-8 with U+FFFD: the bytes then no longer round-trip.
+    let text = String(decoding: bytes, as: UTF8.self)
+    guard Array(text.utf8) == bytes else {
+        fail("Web/\(relative) is not valid UTF-8 text: the page's files are embedded as Swift strings, so only text files can be served")
+    }
+    // A string literal turns a carriage return (CRLF line ends included) into a line feed and
+    // refuses most control characters: such a file would not be served as it is on disk.
+    if let c = text.unicodeScalars.first(where: { ($0.value < 0x20 && $0 != "\n" && $0 != "\t") || $0.value == 0x7F }) {
+        let hex = String(c.value, radix: 16, uppercase: true)
+        fail("Web/\(relative) holds the control character U+\(String(repeating: "0", count: 4 - hex.count) + hex) (a CRLF line end?), which a Swift string literal would not keep byte for byte: save it with LF line ends")
+    }
+    out += "        \"\(relative)\": \(rawLiteral(text)),\n"
 }
 out += webFiles.isEmpty ? "        :\n    ]\n}\n" : "    ]\n}\n"
 try out.write(toFile: args[2], atomically: true, encoding: .utf8)

@@ -120,9 +120,9 @@ public final class Buffer<T: BitwiseCopyable>: KernelArgument, @unchecked Sendab
         try [T](unsafeUninitializedCapacity: count) { (out, initialised) throws(CLError) in
             if let base = out.baseAddress {
                 LargeArrays.adviseHugePages(UnsafeMutableRawPointer(base), bytes: byteCount)
-                // A staged copy's host side runs on every core, which fault the pages in as they
-                // copy (scripts/peers/first-touch.c: 34 against 44 ms for 232 MiB on two cores);
-                // a driver's own copy is faster into pages mapped beforehand.
+                // A staged copy's host side runs on every core, which fault the pages in faster
+                // as they copy than one thread maps them first; a driver's own copy is faster into
+                // pages mapped beforehand (docs/PERFORMANCE.md#reading-into-fresh-pages).
                 if !queue.stages(bytes: byteCount) { LargeArrays.prefault(UnsafeMutableRawPointer(base), bytes: byteCount) }
             }
             if let base = out.baseAddress { try readBytes(byteCount, into: UnsafeMutableRawPointer(base), queue: queue) }

@@ -9,13 +9,12 @@ import Glibc
 /// device with memory of its own (a GPU).
 ///
 /// A driver copies from pageable memory through pinned buffers of its own, one piece after the
-/// other on one thread (11-14 GB/s for 33 MB on an H100 host, against 52-55 GB/s from pinned
-/// memory). Here a copy runs in `chunkBytes` pieces through `slots` pinned buffers
-/// (`CL_MEM_ALLOC_HOST_PTR`, mapped once for the life of the queue): the device's DMA of one
-/// piece overlaps the host's copy of the next, and that host copy runs on every core. The bytes
-/// that arrive are the same either way. The buffers are made on the first large copy and kept
-/// for every later copy of every job on the queue; one copy uses them at a time (another that
-/// comes meanwhile copies directly).
+/// other on one thread, several times slower than from pinned memory (docs/GPU.md). Here a copy
+/// runs in `chunkBytes` pieces through `slots` pinned buffers (`CL_MEM_ALLOC_HOST_PTR`, mapped
+/// once for the life of the queue): the device's DMA of one piece overlaps the host's copy of
+/// the next, and that host copy runs on every core. The bytes that arrive are the same either
+/// way. The buffers are made on the first large copy and kept for every later copy of every job
+/// on the queue; one copy uses them at a time (another that comes meanwhile copies directly).
 final class PinnedStaging: @unchecked Sendable {
     /// The pieces a copy is cut into, and how many are in flight at once (4 × 8 MiB pinned).
     static let chunkBytes = 8 << 20

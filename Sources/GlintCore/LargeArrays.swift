@@ -38,9 +38,8 @@ public enum LargeArrays {
 
     /// Maps in the pages of `bytes` from `pointer` before something else writes them all (a
     /// device's result read back): one call that populates the range (`MADV_POPULATE_WRITE`,
-    /// Linux 5.14 on) instead of a page fault per 4 KiB inside the copy. A driver's copy into
-    /// memory never touched is far slower than into mapped pages: NVIDIA's read of 33 MB ran at
-    /// 1.6 GB/s into fresh pages, 14 GB/s into mapped ones (docs/GPU.md). Where the kernel
+    /// Linux 5.14 on) instead of a page fault per 4 KiB inside the copy: a driver's copy into
+    /// memory never touched is far slower than into mapped pages (docs/GPU.md). Where the kernel
     /// refuses, one byte a page is read and written back unchanged instead: the contents stay
     /// as they were either way.
     public static func prefault(_ pointer: UnsafeMutableRawPointer, bytes: Int) {

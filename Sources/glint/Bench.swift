@@ -159,7 +159,7 @@ struct Bench: AsyncParsableCommand {
         if backends.isEmpty { throw GlintError("--device-sized measures OpenCL devices, and there is none here (\(inventory.problem ?? "none found"))") }
         var settings = BenchSettings(kind)
         if let seconds { settings.targetSeconds = seconds }
-        let line = StatusLine(quiet: out.quiet)
+        let line = ProgressBar("bench", quiet: out.quiet)
         // The peaks first, each device idle: the cases are reported against them.
         var peaks: [String: DevicePeak] = [:]
         if peak || kind == .device {

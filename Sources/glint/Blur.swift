@@ -45,7 +45,7 @@ struct Blur: PassCommand {
     @OptionGroup var pass: BlurStage
 
     @Option(parsing: .unconditional,
-            help: ArgumentHelp("Also time N more blurs (1 to \(Limits.repeatRuns.upperBound)) of the image with everything reused and print the median (for scripts/bench-opencv.py).",
+            help: ArgumentHelp("Also time N more blurs (1 to \(Limits.repeatRuns.upperBound)) of the image with everything reused and print the median (for scripts/bench/bench-opencv.py).",
                                valueName: "N"),
             transform: wholeNumber("--repeat-runs", Limits.repeatRuns))
     var repeatRuns: Int?
@@ -155,10 +155,11 @@ struct Blur: PassCommand {
                 }
             }
             if !out.quiet {
-                let part = tile.map { "shard \($0.shard): rows \($0.rows.lowerBound)-\($0.rows.upperBound - 1) of " } ?? ""
-                var line = "wrote \(output) (\(part)\(sizeText), sigma \(Format.short(sigma)), \(method.rawValue), \(border), \(backend.label), \(fmt(wall * 1000, 2)) ms"
-                if backend.isOpenCL { line += ", kernels \(fmt(kernels * 1000, 2)) ms" }
-                print(line + ")")
+                var summary = RunSummary(wrote: output)
+                summary.size(sizeText, shard: tile)
+                for part in ["sigma \(Format.short(sigma))", method.rawValue, border, backend.label, "\(fmt(wall * 1000, 2)) ms"] { summary.add(part) }
+                summary.kernels(kernels, on: backend, places: 2)
+                print(summary.line)
                 if out.verbose, let form { print("blur kernels: \(form)") }
                 if let timing, let repeatRuns {
                     var t = "repeated: median \(fmt(timing.wall * 1000, 3)) ms over \(repeatRuns) run\(repeatRuns == 1 ? "" : "s")"

@@ -12,6 +12,9 @@ enum Chain {
 
     static var passNames: [String] { Workloads.passes.map { $0.workload.name } }
 
+    /// The passes for a run summary: `blur sigma 3, then iso`.
+    static var summary: String { passes.map(\.summary).joined(separator: ", then ") }
+
     /// Splits `args` (without the program name) at each `--then`: returns the render command's
     /// arguments and the passes. An `-o`/`--output` given after a pass is the render's output.
     static func split(_ args: [String]) throws -> (command: [String], passes: [any ChainPass]) {

@@ -203,8 +203,10 @@ func hasSuffix(_ path: String, _ exts: [String]) -> Bool {
 
 // MARK: Progress
 
-/// A progress bar with ETA on stderr: only on a terminal, never with --quiet, and only once
-/// the work has run for a second (short renders stay silent).
+/// The one progress display of every command, on stderr, only on a terminal and never with
+/// --quiet: a bar with ETA for work of known length (`update`, drawn once the work has run for a
+/// second, so short renders stay silent), a status line for open-ended work (`show`), and lines
+/// above either (`note`). `finish` clears it.
 final class ProgressBar: Sendable {
     private struct State { var lastDraw = 0.0; var drawn = false }
     private let start = Clock.now()
@@ -217,7 +219,8 @@ final class ProgressBar: Sendable {
         enabled = !quiet && isatty(2) != 0
     }
 
-    func update(_ fraction: Double) {
+    /// The bar at `fraction` done, with `detail` (rates, samples) before the ETA.
+    func update(_ fraction: Double, detail: String? = nil) {
         guard enabled else { return }
         let now = Clock.now()
         let elapsed = now - start
@@ -231,7 +234,24 @@ final class ProgressBar: Sendable {
             let filled = Int(f * Double(width))
             let eta = f > 0 ? elapsed * (1 - f) / f : 0
             let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-            writeStderr("\r\(label) [\(bar)] \(Int(f * 100))%  ETA \(formatSeconds(eta))   ")
+            writeStderr("\r\(label) [\(bar)] \(Int(f * 100))%  " + (detail.map { $0 + "  " } ?? "") + "ETA \(formatSeconds(eta))   ")
+        }
+    }
+
+    /// A status line in place of the bar, drawn at once (cut to 100 characters).
+    func show(_ text: String) {
+        guard enabled else { return }
+        let fitted = text.count > 100 ? String(text.prefix(99)) + "…" : text
+        state.withLock { s in
+            writeStderr("\r\u{1B}[K" + fitted)
+            s.drawn = true
+        }
+    }
+
+    /// A line above the bar (printed on stderr whatever the terminal).
+    func note(_ text: String) {
+        state.withLock { s in
+            writeStderr((s.drawn ? "\r\u{1B}[K" : "") + text + "\n")
         }
     }
 
@@ -242,6 +262,36 @@ final class ProgressBar: Sendable {
     }
 }
 
+/// The line every command prints when its output is written:
+/// `wrote TARGET (part, part, ..., backend, time, kernels ...)`.
+struct RunSummary {
+    private let target: String
+    private var parts: [String] = []
+
+    init(wrote target: String) { self.target = target }
+
+    mutating func add(_ part: String) { parts.append(part) }
+
+    /// The kernels' time where the backend is OpenCL (the Swift path has none).
+    mutating func kernels(_ seconds: Double, on backend: Backend, places: Int = 1, suffix: String = "") {
+        if backend.isOpenCL { parts.append("kernels \(fmt(seconds * 1000, places)) ms" + suffix) }
+    }
+
+    /// The image's size, or for a shard its rows of it.
+    mutating func size(_ size: String, shard: StillShard?) {
+        parts.append((shard.map { "shard \($0.shard): rows \($0.rows.lowerBound)-\($0.rows.upperBound - 1) of " } ?? "") + size)
+    }
+
+    /// Text joined to the last part (`; video out.mp4`).
+    mutating func extend(_ text: String) {
+        if parts.isEmpty { parts.append(text) } else { parts[parts.count - 1] += text }
+    }
+
+    var line: String { "wrote \(target) (" + parts.joined(separator: ", ") + ")" }
+
+    func print(unless quiet: Bool) { if !quiet { Swift.print(line) } }
+}
+
 func formatSeconds(_ s: Double) -> String {
     if s < 60 { return "\(Int(s.rounded()))s" }
     return "\(Int(s) / 60)m\(Int(s) % 60)s"
@@ -249,24 +299,3 @@ func formatSeconds(_ s: Double) -> String {
 
 /// Fixed-point formatting without Foundation.
 func fmt(_ x: Double, _ digits: Int = 2) -> String { Format.fixed(x, digits) }
-
-/// One status line on stderr, rewritten in place: only on a terminal and never with --quiet.
-final class StatusLine: Sendable {
-    private let enabled: Bool
-    private let drawn = Locked(false)
-
-    init(quiet: Bool) { enabled = !quiet && isatty(2) != 0 }
-
-    func show(_ text: String) {
-        guard enabled else { return }
-        let fitted = text.count > 100 ? String(text.prefix(99)) + "…" : text
-        drawn.withLock { d in
-            writeStderr("\r\u{1B}[K" + fitted)
-            d = true
-        }
-    }
-
-    func finish() {
-        drawn.withLock { d in if d { writeStderr("\r\u{1B}[K") } }
-    }
-}

@@ -52,6 +52,9 @@ struct Compare: AsyncParsableCommand {
     @Option(help: "Write every figure as JSON to FILE, or - for stdout.")
     var json: String?
 
+    @Option(help: "Write the overall figures as tab-separated values to FILE: a header line and one line of values (for scripts).")
+    var tsv: String?
+
     @Option(parsing: .unconditional, help: "Override the tolerance: exact, N or max:N, mean:P%, psnr:DB, rel:X, joined by commas.")
     var tolerance: String?
 
@@ -70,7 +73,7 @@ struct Compare: AsyncParsableCommand {
         guard !job.isEmpty else { return }
         var rest: [String] = [job[0]]
         var i = 1
-        let own = ["--a", "--b", "--diff", "--json", "--tolerance", "--runs"]
+        let own = ["--a", "--b", "--diff", "--json", "--tsv", "--tolerance", "--runs"]
         while i < job.count {
             let arg = job[i]
             var name = arg, value: String?
@@ -90,6 +93,7 @@ struct Compare: AsyncParsableCommand {
             case "--b": b = value
             case "--diff": diff = value
             case "--json": json = value
+            case "--tsv": tsv = value
             case "--tolerance": tolerance = value
             default:
                 runs = try checkedInt(value ?? "", option: "--runs", Limits.runs)
@@ -111,6 +115,7 @@ struct Compare: AsyncParsableCommand {
             try checkWritable(diff, option: "--diff")
         }
         if let json, json != "-" { try checkWritable(json, option: "--json") }
+        if let tsv { try checkWritable(tsv, option: "--tsv") }
         guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
     }
 
@@ -180,7 +185,7 @@ struct Compare: AsyncParsableCommand {
         } catch let e as GlintError {
             throw e.usage
         }
-        let line = StatusLine(quiet: out.quiet)
+        let line = ProgressBar("compare", quiet: out.quiet)
         var sides: [(output: ComparisonRun, wall: BenchStats, kernel: BenchStats, build: Double)] = []
         for (label, backend) in [("A", backendA), ("B", backendB)] {
             let buildBefore = backend.buildStats.seconds
@@ -206,11 +211,13 @@ struct Compare: AsyncParsableCommand {
         let tol = try tolerance.map { try Tolerance(parsing: $0) } ?? job.comparisonTolerance
         var verdicts = tol.evaluate(difference)
         var countsJSON = JSON.null
+        var counts: (total: Int, differing: Int)?
         if let ca = sides[0].output.counts, let cb = sides[1].output.counts {
             let differing = zip(ca, cb).reduce(0) { $0 + ($1.0 == $1.1 ? 0 : 1) } + abs(ca.count - cb.count)
             verdicts.insert((differing == 0, differing == 0 ? "escape counts identical (\(ca.count))"
                                                           : "escape counts: \(differing) of \(ca.count) differ (must be identical)"), at: 0)
             countsJSON = .object([("total", .int(Int64(ca.count))), ("differing", .int(Int64(differing)))])
+            counts = (ca.count, differing)
         }
         let passed = verdicts.allSatisfy(\.passed)
         let speedup = sides[1].wall.median > 0 ? sides[0].wall.median / sides[1].wall.median : .infinity
@@ -228,9 +235,17 @@ struct Compare: AsyncParsableCommand {
             print("speed-up of B over A: \(fmt(speedup, 2))x (median wall time)")
             printVerdicts(verdicts, tolerance: tol, passed: passed)
         }
-        // --diff and --json are replaced together or not at all.
+        // --diff, --json and --tsv are replaced together or not at all.
         let outputs = OutputSet()
         if let diff { try outputs.stage(diff, PNG.encode(ImageCompare.heatMap(difference, background: sides[0].output.image), alpha: false)) }
+        if let tsv {
+            func ms(_ x: Double) -> String { String(x * 1000) }
+            try outputs.stage(tsv, tsvText(mode: "job", a: backendA.label, b: backendB.label, difference, tolerance: tol, passed: passed,
+                                           counts: counts,
+                                           times: [ms(sides[0].wall.median), ms(sides[1].wall.median),
+                                                   backendA.isOpenCL ? ms(sides[0].kernel.median) : "",
+                                                   backendB.isOpenCL ? ms(sides[1].kernel.median) : "", String(speedup)]))
+        }
         if let json {
             func side(_ s: (output: ComparisonRun, wall: BenchStats, kernel: BenchStats, build: Double), _ backend: Backend) -> JSON {
                 .object([("backend", .string(backend.label)),
@@ -278,6 +293,9 @@ struct Compare: AsyncParsableCommand {
         }
         let outputs = OutputSet()
         if let diff { try outputs.stage(diff, PNG.encode(ImageCompare.heatMap(difference, background: background), alpha: false)) }
+        if let tsv {
+            try outputs.stage(tsv, tsvText(mode: "images", a: pa, b: pb, difference, tolerance: tol, passed: passed, counts: nil, times: []))
+        }
         if let json {
             try emit(json, .object([("mode", .string("images")), ("a", .string(pa)), ("b", .string(pb))]
                                    + metricsJSON(difference, tolerance: tol, verdicts: verdicts, passed: passed)), into: outputs)
@@ -333,6 +351,22 @@ struct Compare: AsyncParsableCommand {
             ("criteria", .array(verdicts.map { .object([("passed", .bool($0.passed)), ("text", .string($0.text))]) })),
             ("passed", .bool(passed)),
         ]
+    }
+
+    /// `--tsv`: a header and one line, tab-separated; a field is empty where it does not apply (the
+    /// counts outside fractal jobs, times for image files, kernel times on the Swift path); PSNR and
+    /// speed-up may be inf. Times in ms; differences in 8-bit levels (plain values for PFM).
+    private func tsvText(mode: String, a: String, b: String, _ d: ImageDifference, tolerance: Tolerance, passed: Bool,
+                         counts: (total: Int, differing: Int)?, times: [String]) -> [UInt8] {
+        let o = d.overall
+        let fields: [(String, String)] = [
+            ("mode", mode), ("a", a), ("b", b), ("passed", passed ? "true" : "false"), ("tolerance", tolerance.description),
+            ("max_abs", String(o.maxAbs)), ("mean_abs", String(o.meanAbs)), ("rmse", String(o.rmse)), ("psnr_db", String(o.psnr)),
+            ("pixels_over_threshold", String(o.pixelsOver)),
+            ("counts_total", counts.map { String($0.total) } ?? ""), ("counts_differing", counts.map { String($0.differing) } ?? ""),
+        ] + zip(["a_wall_ms", "b_wall_ms", "a_kernel_ms", "b_kernel_ms", "speedup"], times + Array(repeating: "", count: 5)).map { ($0, $1) }
+        func clean(_ s: String) -> String { String(s.map { $0 == "\t" || $0 == "\n" || $0 == "\r" ? " " : $0 }) }
+        return Array((fields.map(\.0).joined(separator: "\t") + "\n" + fields.map { clean($0.1) }.joined(separator: "\t") + "\n").utf8)
     }
 
     /// Stages the JSON file with the other `outputs` and commits them all; `-` prints it once

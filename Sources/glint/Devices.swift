@@ -90,6 +90,16 @@ struct Devices: AsyncParsableCommand {
                 print("note: \(note)")
             }
             print("auto        -> \(auto)")
+            // With --verbose, and where AutoChoice's table decides (no GPU, an OpenCL CPU device): why.
+            let kinds = inventory.devices.map { try? $0.kind }
+            if output.verbose && !kinds.contains(.gpu) && kinds.contains(.cpu) {
+                for kind in AutoKind.allCases {
+                    let (path, why) = AutoChoice.withoutGPU(kind)
+                    let reason = kind == .fractal && AutoCalibration.current != nil
+                        ? "as calibrated here (glint devices --calibrate)" : "\(path.rawValue): \(why)"
+                    print(String().padding(12) + kind.rawValue.padding(16) + reason)
+                }
+            }
         }
     }
 }

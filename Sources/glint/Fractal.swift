@@ -411,13 +411,15 @@ struct Fractal: PassSource {
         if !out.quiet {
             let wall = Clock.now() - start
             let what = part.map { "shard \($0.shard): frames \(frames.lowerBound)-\(frames.upperBound - 1) of \(n)" } ?? "\(n) frames"
-            var line = "wrote \(what) to \(outputFolder)/ (\(job.width)x\(job.height), \(job.formula.name), \(backend.label), \(fmt(wall * 1000, 1)) ms, \(fmt(Double(frames.count) / wall, 1)) frames/s"
-            if backend.isOpenCL { line += ", kernels \(fmt(kernels * 1000, 1)) ms" }
+            var summary = RunSummary(wrote: "\(what) to \(outputFolder)/")
+            for part in ["\(job.width)x\(job.height)", job.formula.name, backend.label, "\(fmt(wall * 1000, 1)) ms",
+                         "\(fmt(Double(frames.count) / wall, 1)) frames/s"] { summary.add(part) }
             // Perturbation frames at one centre and precision share one reference orbit.
             let orbits = OrbitCache.shared.computed - orbitsBefore
-            if orbits > 0 { line += ", \(orbits) reference orbit\(orbits == 1 ? "" : "s")" }
-            if let video = animation.video { line += "; video \(video)" }
-            print(line + ")")
+            summary.kernels(kernels, on: backend)
+            if orbits > 0 { summary.add("\(orbits) reference orbit\(orbits == 1 ? "" : "s")") }
+            if let video = animation.video { summary.extend("; video \(video)") }
+            print(summary.line)
         }
     }
 
@@ -441,9 +443,11 @@ struct Fractal: PassSource {
         kernels += passSeconds
         try PNG.write(image, to: file, alpha: true, text: [viewRecord(job).textEntry])
         if !out.quiet {
-            var line = "wrote \(file) (\(image.width)x\(image.height), \(job.formula.name) then \(Chain.passes.map(\.summary).joined(separator: ", then ")), \(backend.label), \(fmt((Clock.now() - start) * 1000, 1)) ms"
-            if backend.isOpenCL { line += ", kernels \(fmt(kernels * 1000, 1)) ms, one read-back" }
-            print(line + ")")
+            var summary = RunSummary(wrote: file)
+            for part in ["\(image.width)x\(image.height)", "\(job.formula.name) then \(Chain.summary)", backend.label,
+                         "\(fmt((Clock.now() - start) * 1000, 1)) ms"] { summary.add(part) }
+            summary.kernels(kernels, on: backend, suffix: ", one read-back")
+            print(summary.line)
         }
     }
 
@@ -504,10 +508,11 @@ struct Fractal: PassSource {
             try outputs.commit()
             if !out.quiet {
                 let how = job.precision == .perturbation ? (job.bla ? ", perturbation" : ", perturbation without BLA") : ""
-                let part = tile.map { "shard \($0.shard): rows \($0.rows.lowerBound)-\($0.rows.upperBound - 1) of " } ?? ""
-                var line = "wrote \(file) (\(part)\(job.width)x\(job.height), \(job.formula.name)\(how), \(backend.label), \(fmt(result.wallSeconds * 1000, 1)) ms"
-                if backend.isOpenCL { line += ", kernels \(fmt(result.kernelSeconds * 1000, 1)) ms" }
-                print(line + ")")
+                var summary = RunSummary(wrote: file)
+                summary.size("\(job.width)x\(job.height)", shard: tile)
+                for part in [job.formula.name + how, backend.label, "\(fmt(result.wallSeconds * 1000, 1)) ms"] { summary.add(part) }
+                summary.kernels(result.kernelSeconds, on: backend)
+                print(summary.line)
             }
         }
     }

@@ -81,10 +81,12 @@ struct Iso: PassCommand {
                 try PNG.write(result.image, to: outputPath, alpha: true)
             }
             if !out.quiet {
-                let part = tile.map { "shard \($0.shard): rows \($0.rows.lowerBound)-\($0.rows.upperBound - 1) of \(w)x\(h), " } ?? "\(w)x\(h), "
-                var line = "wrote \(outputPath) (\(part)\(backend.label), \(fmt(result.wallSeconds * 1000, 1)) ms"
-                if backend.isOpenCL { line += ", kernels \(fmt(result.kernelSeconds * 1000, 1)) ms" }
-                print(line + ")")
+                var summary = RunSummary(wrote: outputPath)
+                summary.size("\(w)x\(h)", shard: tile)
+                summary.add(backend.label)
+                summary.add("\(fmt(result.wallSeconds * 1000, 1)) ms")
+                summary.kernels(result.kernelSeconds, on: backend)
+                print(summary.line)
             }
         }
     }

@@ -250,9 +250,12 @@ struct Mist: WorkloadCommand {
             if !out.quiet {
                 let what = part.map { "shard \($0.shard): frames \(written.lowerBound)-\(written.upperBound - 1) of \(frames) (\(written.lowerBound) replayed)" }
                     ?? "\(frames) frame\(frames == 1 ? "" : "s")"
-                var line = "wrote \(what) to \(output)/ (\(camera.width)x\(camera.height), sigma \(Format.short(sigma)) \(renderer.blurMethod.rawValue), \(backend.label), \(fmt(Double(written.upperBound) / max(renderSeconds, 1e-9), 1)) frames/s rendered, \(fmt(Clock.now() - start, 2)) s in all"
-                if backend.isOpenCL { line += ", kernels \(fmt(renderer.kernelSeconds * 1000, 1)) ms" }
-                print(line + ")")
+                var summary = RunSummary(wrote: "\(what) to \(output)/")
+                for part in ["\(camera.width)x\(camera.height)", "sigma \(Format.short(sigma)) \(renderer.blurMethod.rawValue)", backend.label,
+                             "\(fmt(Double(written.upperBound) / max(renderSeconds, 1e-9), 1)) frames/s rendered",
+                             "\(fmt(Clock.now() - start, 2)) s in all"] { summary.add(part) }
+                summary.kernels(renderer.kernelSeconds, on: backend)
+                print(summary.line)
             }
         }
     }
@@ -273,7 +276,7 @@ struct Mist: WorkloadCommand {
         let backend = try device.backend(for: .mist, work: Double(size.width * size.height))
         let renderer = try MistRenderer(job: job, width: size.width, height: size.height, backend: backend)
         Interrupt.install()
-        let status = StatusLine(quiet: out.quiet)
+        let status = ProgressBar("mist", quiet: out.quiet)
         let limit = frameCount
         let start = Clock.now()
         var renderSeconds = 0.0
@@ -327,9 +330,12 @@ struct Mist: WorkloadCommand {
         }
         if !out.quiet {
             let elapsed = Clock.now() - start
-            var line = "wrote \(written) frame\(written == 1 ? "" : "s") to \(output)/ (\(size) from standard input, sigma \(Format.short(sigma)) \(renderer.blurMethod.rawValue), \(backend.label), \(fmt(Double(written) / max(renderSeconds, 1e-9), 1)) frames/s rendered, \(fmt(Double(written) / max(elapsed, 1e-9), 1)) frames/s in all, \(fmt(elapsed, 2)) s"
-            if backend.isOpenCL { line += ", kernels \(fmt(renderer.kernelSeconds * 1000, 1)) ms" }
-            print(line + ")")
+            var summary = RunSummary(wrote: "\(written) frame\(written == 1 ? "" : "s") to \(output)/")
+            for part in ["\(size) from standard input", "sigma \(Format.short(sigma)) \(renderer.blurMethod.rawValue)", backend.label,
+                         "\(fmt(Double(written) / max(renderSeconds, 1e-9), 1)) frames/s rendered",
+                         "\(fmt(Double(written) / max(elapsed, 1e-9), 1)) frames/s in all", "\(fmt(elapsed, 2)) s"] { summary.add(part) }
+            summary.kernels(renderer.kernelSeconds, on: backend)
+            print(summary.line)
         }
     }
 

@@ -118,9 +118,12 @@ struct Pulse: WorkloadCommand {
             if !out.quiet {
                 let wall = Clock.now() - start
                 let what = part.map { "shard \($0.shard): frames \(frames.lowerBound)-\(frames.upperBound - 1) of \(job.frames)" } ?? "\(job.frames) frames"
-                var line = "wrote \(what) to \(output)/ (\(job.width)x\(job.height), \(backend.label), \(fmt(wall * 1000, 1)) ms"
-                if backend.isOpenCL { line += ", kernels \(fmt(kernel * 1000, 2)) ms" }
-                print(line + ")")
+                var summary = RunSummary(wrote: "\(what) to \(output)/")
+                summary.add("\(job.width)x\(job.height)")
+                summary.add(backend.label)
+                summary.add("\(fmt(wall * 1000, 1)) ms")
+                summary.kernels(kernel, on: backend, places: 2)
+                print(summary.line)
             }
         }
     }

@@ -275,7 +275,10 @@ struct RTOW: PassSource {
         if !out.quiet {
             let wall = Clock.now() - start
             let what = part.map { "shard \($0.shard): frames \(frames.lowerBound)-\(frames.upperBound - 1) of \(n)" } ?? "\(n) frames"
-            print("wrote \(what) to \(folder)/ (\(first.width)x\(first.height), \(first.scene.name), \(backend.label), \(fmt(wall, 2)) s\(animation.video.map { "; video \($0)" } ?? ""))")
+            var summary = RunSummary(wrote: "\(what) to \(folder)/")
+            for part in ["\(first.width)x\(first.height)", first.scene.name, backend.label, "\(fmt(wall, 2)) s"] { summary.add(part) }
+            if let video = animation.video { summary.extend("; video \(video)") }
+            print(summary.line)
         }
     }
 
@@ -296,7 +299,11 @@ struct RTOW: PassSource {
         let output = outputFile
         try PNG.write(image, to: output, alpha: true)
         if !out.quiet {
-            print("wrote \(output) (\(image.width)x\(image.height), \(job.scene.name) then \(Chain.passes.map(\.summary).joined(separator: ", then ")), \(backend.label), \(fmt((Clock.now() - start) * 1000, 1)) ms\(backend.isOpenCL ? ", one read-back" : ""))")
+            var summary = RunSummary(wrote: output)
+            for part in ["\(image.width)x\(image.height)", "\(job.scene.name) then \(Chain.summary)", backend.label,
+                         "\(fmt((Clock.now() - start) * 1000, 1)) ms"] { summary.add(part) }
+            if backend.isOpenCL { summary.add("one read-back") }
+            print(summary.line)
         }
     }
 
@@ -324,7 +331,7 @@ struct RTOW: PassSource {
             if try tile?.claim([output] + (pfm.map { [$0] } ?? []), skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
             let resumed = try resumeFile.map { try RTAccumulation.read($0) }
             let backend = try device.backend(for: .rtow, work: Double(job.width * job.height * job.samplesPerPixel))
-            let bar = RTProgressBar(quiet: out.quiet)
+            let bar = ProgressBar("rtow", quiet: out.quiet)
             let sixteen = bitDepth == 16
             let device = backend
             var options = RTRenderer.Options(resume: resumed)
@@ -346,7 +353,9 @@ struct RTOW: PassSource {
                 Interrupt.install()
                 options.shouldStop = { Interrupt.requested }
             }
-            let result = try await RTRenderer.render(job, on: backend, options: options, progress: { bar.update($0) })
+            let result = try await RTRenderer.render(job, on: backend, options: options, progress: { p in
+                bar.update(p.fraction, detail: "\(p.samplesPerPixel)/\(p.targetSamplesPerPixel) spp  \(fmt(p.samplesPerSecond / 1e6, 2)) M samples/s")
+            })
             bar.finish()
             let outputs = OutputSet()
             try Self.stageImages(result.accumulation, image: result.image, sixteen: sixteen, output: output, pfm: pfm, tile: tile,
@@ -358,13 +367,13 @@ struct RTOW: PassSource {
                 throw ExitCode(130)
             }
             if !out.quiet {
-                let part = tile.map { "shard \($0.shard): rows \($0.rows.lowerBound)-\($0.rows.upperBound - 1) of " } ?? ""
-                var line = "wrote \(output) (\(part)\(job.width)x\(job.height), \(job.scene.name), \(backend.label), \(result.samplesPerPixel) spp"
-                if let resumed { line += " (\(resumed.samplesPerPixel) resumed)" }
-                line += ", \(fmt(result.wallSeconds * 1000, 1)) ms"
-                if backend.isOpenCL { line += ", kernels \(fmt(result.kernelSeconds * 1000, 1)) ms" }
-                line += ", \(fmt(result.samplesPerSecond / 1e6, 2)) M samples/s)"
-                print(line)
+                var summary = RunSummary(wrote: output)
+                summary.size("\(job.width)x\(job.height)", shard: tile)
+                for part in [job.scene.name, backend.label, "\(result.samplesPerPixel) spp" + (resumed.map { " (\($0.samplesPerPixel) resumed)" } ?? ""),
+                             "\(fmt(result.wallSeconds * 1000, 1)) ms"] { summary.add(part) }
+                summary.kernels(result.kernelSeconds, on: backend)
+                summary.add("\(fmt(result.samplesPerSecond / 1e6, 2)) M samples/s")
+                print(summary.line)
                 if verbose {
                     print("spheres \(job.scene.spheres.count), materials \(job.scene.materials.count), depth \(job.maxDepth), seed \(job.seed)")
                 }
@@ -381,46 +390,6 @@ func parseTriple(_ text: String, name: String) throws -> SIMD3<Double> {
         throw ValidationError("\(name) '\(text)' is not three finite numbers X,Y,Z (e.g. 13,2,3)")
     }
     return SIMD3(x, y, z)
-}
-
-/// The render's progress on stderr: bar, samples per pixel, samples/s and ETA. Only on a terminal,
-/// never with --quiet, and only after the first second.
-final class RTProgressBar: Sendable {
-    private struct State { var lastDraw = 0.0; var drawn = false }
-    private let start = Clock.now()
-    private let enabled: Bool
-    private let state = Locked(State())
-
-    init(quiet: Bool) { enabled = !quiet && isatty(2) != 0 }
-
-    func update(_ p: RTProgress) {
-        guard enabled else { return }
-        let now = Clock.now()
-        guard now - start >= 1 else { return }
-        state.withLock { s in
-            guard now - s.lastDraw >= 0.2 || p.fraction >= 1 else { return }
-            s.lastDraw = now
-            s.drawn = true
-            let width = 24
-            let filled = Int(p.fraction * Double(width))
-            let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-            let eta = p.fraction > 0 ? p.seconds * (1 - p.fraction) / p.fraction : 0
-            writeStderr("\rrtow [\(bar)] \(Int(p.fraction * 100))%  \(p.samplesPerPixel)/\(p.targetSamplesPerPixel) spp  \(fmt(p.samplesPerSecond / 1e6, 2)) M samples/s  ETA \(formatSeconds(eta))   ")
-        }
-    }
-
-    /// A line above the bar.
-    func note(_ text: String) {
-        state.withLock { s in
-            writeStderr((s.drawn ? "\r\u{1B}[K" : "") + text + "\n")
-        }
-    }
-
-    func finish() {
-        state.withLock { s in
-            if s.drawn { writeStderr("\r\u{1B}[K") }
-        }
-    }
 }
 
 /// `--scene`: a built-in scene by name, or a JSON scene file.

@@ -114,6 +114,37 @@ struct CompareTests {
         }
     }
 
+    @Test("--tsv: a header and one line of the JSON's figures, for scripts; empty where a figure does not apply")
+    func tsv() throws {
+        try withSandbox { box in
+            func table(_ name: String) throws -> [String: String] {
+                let lines = String(decoding: try box.bytes(name), as: UTF8.self).split(separator: "\n").map(String.init)
+                #expect(lines.count == 2, "\(lines)")
+                let head = lines[0].split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+                let values = lines[1].split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+                #expect(head.count == values.count, "\(lines)")
+                return Dictionary(uniqueKeysWithValues: zip(head, values))
+            }
+            let job = try box.run(["compare", "--a", "cpu", "--b", "opencl", "--json", "c.json", "--tsv", "c.tsv",
+                                   "fractal", "julia", "--size", "48x32", "--iterations", "80"])
+            #expect(job.status == 0, "\(job)")
+            let doc = try JSON.parse(String(decoding: try box.bytes("c.json"), as: UTF8.self))
+            let row = try table("c.tsv")
+            #expect(row["mode"] == "job" && row["passed"] == "true", "\(row)")
+            #expect(row["counts_total"] == String(48 * 32) && row["counts_differing"] == "0", "\(row)")
+            #expect(Double(row["max_abs"] ?? "") == doc["overall"]?["max_abs"]?.doubleValue, "\(row)")
+            #expect(row["a_kernel_ms"] == "" && Double(row["b_kernel_ms"] ?? "").map { $0 > 0 } == true, "\(row)")
+            // Two image files: no counts, no timings; a shifted picture fails.
+            try writePicture(box, "a.png")
+            try writePicture(box, "b.png", shift: 1)
+            let images = try box.run(["compare", "--images", "a.png", "b.png", "--tsv", "i.tsv"])
+            #expect(images.status == 1, "\(images)")
+            let i = try table("i.tsv")
+            #expect(i["mode"] == "images" && i["passed"] == "false" && i["counts_total"] == "" && i["a_wall_ms"] == "", "\(i)")
+            #expect((Int(i["pixels_over_threshold"] ?? "") ?? 0) > 48 * 32 / 2, "\(i)")
+        }
+    }
+
     @Test("no comparison possible: exit 2 with one line, and no files written",
           arguments: [
             ["compare", "--images", "a.png", "missing.png", "--diff", "d.png"],
@@ -240,10 +271,9 @@ struct BenchTests {
             let md = String(decoding: try box.bytes("q.md"), as: UTF8.self)
             #expect(md.contains("| backend | auto | case |") && md.contains("fractal mandelbrot-float"))
             // Each case names the one backend --device auto runs it on: on this GPU-less machine,
-            // PoCL for the plain escape-time fractals where AutoChoice's table for PoCL's vector
-            // width sends them there (as measured, neither table does), else the Swift path.
-            let width = (doc["environment"]?["opencl_devices"]?.arrayValue?.first?["native_vector_width_float"]?.intValue).map { Int($0) }
-            let fractalsOnCL = AutoChoice.prefersOpenCLCPU(.fractal, vectorWidth: width)
+            // PoCL for the plain escape-time fractals where AutoChoice's table sends them there (as
+            // measured, it does not), else the Swift path.
+            let fractalsOnCL = AutoChoice.prefersOpenCLCPU(.fractal)
             for id in Set(cases.compactMap { $0["id"]?.stringValue }) {
                 let picked = cases.filter { $0["id"]?.stringValue == id && $0["auto"]?.boolValue == true }
                 #expect(picked.count == 1, "\(id): one auto pick")

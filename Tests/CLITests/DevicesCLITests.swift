@@ -94,19 +94,13 @@ extension CLITests {
             let types = devices.map { $0["type"]?.stringValue ?? "" }
             func expected(_ kind: AutoKind) -> String {
                 if let g = types.firstIndex(of: "gpu") { return "opencl:\(g)" }
-                if let c = types.firstIndex(of: "cpu"),
-                   AutoChoice.prefersOpenCLCPU(kind, vectorWidth: devices[c]["native_vector_width_float"]?.intValue.map { Int($0) }) {
-                    return "opencl:\(c)"
-                }
+                if let c = types.firstIndex(of: "cpu"), AutoChoice.prefersOpenCLCPU(kind) { return "opencl:\(c)" }
                 return "cpu"
             }
             for kind in AutoKind.allCases {
                 #expect(root["auto_by_kind"]?[kind.rawValue]?.stringValue == expected(kind), "\(kind.rawValue)\n\(r)")
             }
-            // As measured, the Swift path takes every kind whether PoCL compiles for AVX2 (8 float
-            // lanes) or AVX-512 (16): the tables hold no kind for an OpenCL CPU device.
-            #expect(!AutoKind.allCases.contains { AutoChoice.prefersOpenCLCPU($0, vectorWidth: 8) })
-            #expect(!AutoKind.allCases.contains { AutoChoice.prefersOpenCLCPU($0, vectorWidth: 16) })
+            // As measured, the Swift path takes every kind, whether PoCL compiles for AVX2 or AVX-512.
             #expect(!AutoKind.allCases.contains { AutoChoice.prefersOpenCLCPU($0) })
             // Renders follow it (no --device: auto), and so does GLINT_DEVICE=auto.
             let device = { (kind: AutoKind) in expected(kind) == "cpu" ? "cpu" : "opencl" }
@@ -119,6 +113,15 @@ extension CLITests {
             let text = try box.run(["devices"])
             let line = try #require(text.stdoutLines.first { $0.hasPrefix("auto") }, "\(text)")
             #expect(line.contains(expected(.fractal)) && line.contains(expected(.blur)), "\(line)")
+            // With --verbose, where the table decides (no GPU, an OpenCL CPU device), its reasons.
+            if !types.contains("gpu") && types.contains("cpu") {
+                let verbose = try box.run(["devices", "-v"])
+                for kind in AutoKind.allCases {
+                    let (path, why) = AutoChoice.withoutGPU(kind)
+                    #expect(verbose.stdoutLines.contains { $0.contains(" \(kind.rawValue) ") && $0.hasSuffix("\(path.rawValue): \(why)") },
+                            "\(kind.rawValue)\n\(verbose)")
+                }
+            }
         }
     }
 
@@ -140,29 +143,27 @@ extension CLITests {
             let first = try box.run(blur, env: env)
             #expect(first.status == 0 && first.stdout.contains("cpu (Swift") && !first.stdout.contains(decided), "\(first)")
             let text = try String(contentsOfFile: memo, encoding: .utf8)
-            // Its fourth line: PoCL's native float vector width, which AutoChoice's table reads.
+            // Its fourth line: PoCL's native float vector width.
             let memoLines = text.split(separator: "\n")
             #expect(text.hasPrefix("GLINT-NO-GPU 1\n") && memoLines.count == 4 && Int(memoLines[3]).map { $0 >= 1 } == true, "\(text)")
-            let width = Int(memoLines[3])
             // The next one takes the memo's word.
             let second = try box.run(blur, env: env)
             #expect(second.status == 0 && second.stdout.contains("cpu (Swift"), "\(second)")
             #expect(second.stdout.contains(decided) && second.stdout.contains(memo), "\(second)")
             // A kind that runs on the OpenCL CPU device still opens it; where the table sends it to
-            // the Swift path for this device (AVX-512), the memo decides that too.
+            // the Swift path, the memo decides that too.
             let fractal = try box.run(["fractal", "mandelbrot", "--size", "32x32", "-o", "f.png", "-v"], env: env)
-            if AutoChoice.prefersOpenCLCPU(.fractal, vectorWidth: width) {
+            if AutoChoice.prefersOpenCLCPU(.fractal) {
                 #expect(fractal.status == 0 && fractal.stdout.contains("opencl (") && !fractal.stdout.contains(decided), "\(fractal)")
             } else {
                 #expect(fractal.status == 0 && fractal.stdout.contains("cpu (Swift") && fractal.stdout.contains(decided), "\(fractal)")
             }
-            // A memo of an older glint (no fourth line, no vector width): where the tables send
-            // plain fractals to an OpenCL CPU device of some width, it answers for Swift-path kinds
-            // only and a fractal scans again; where they send them to the Swift path at every
-            // width, it answers for fractals too.
+            // A memo of an older glint (no fourth line, no vector width): where the table sends
+            // plain fractals to an OpenCL CPU device, it answers for Swift-path kinds only and a
+            // fractal scans again; where it sends them to the Swift path, it answers for fractals too.
             try (memoLines[0...2].joined(separator: "\n") + "\n").write(toFile: memo, atomically: true, encoding: .utf8)
             let old = try box.run(["fractal", "mandelbrot", "--size", "32x32", "-o", "f.png", "-v"], env: env)
-            if [8, 16].contains(where: { AutoChoice.prefersOpenCLCPU(.fractal, vectorWidth: $0) }) {
+            if AutoChoice.prefersOpenCLCPU(.fractal) {
                 #expect(old.status == 0 && !old.stdout.contains(decided), "\(old)")
                 #expect(try String(contentsOfFile: memo, encoding: .utf8).split(separator: "\n").count == 4, "the scan rewrote the memo")
             } else {

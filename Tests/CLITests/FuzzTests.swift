@@ -10,7 +10,7 @@
 //   - an accepted file (a mutation can leave it valid) gives complete outputs.
 //
 // GLINT_FUZZ_CASES (cases per format, default 60) and GLINT_FUZZ_SEED (default 1) change the
-// run; scripts/fuzz.sh runs thousands of cases this way. GLINT_FUZZ_KEEP=DIR keeps every case
+// run; scripts/ci/fuzz.sh runs thousands of cases this way. GLINT_FUZZ_KEEP=DIR keeps every case
 // that broke a promise, with the command line, for reproduction.
 
 import Foundation

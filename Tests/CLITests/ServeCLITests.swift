@@ -3,8 +3,8 @@
 // device; refused options, bad bodies, oversized images and uploads are one-line JSON errors with
 // the right status; a full gate answers 503, a render past the time limit 504 and the slot
 // comes back; SIGTERM stops the server and removes its temporary folder. (The page itself and
-// the WebSocket views are driven in Chromium by scripts/test-browser.py, the load by
-// scripts/test-serve-load.py, both lanes of .ci/run.)
+// the WebSocket views are driven in Chromium by scripts/ci/test-browser.py, the load by
+// scripts/ci/test-serve-load.py, both lanes of .ci/run.)
 #if Serve
 import Foundation
 #if canImport(FoundationNetworking)
@@ -202,6 +202,34 @@ final class ServerProcess: @unchecked Sendable {
         // After all that the server still renders.
         let fine = try await server.post("api/render", server.job("fractal", ["mandelbrot", "--size", "40x30"]))
         #expect(fine.status == 200)
+    }
+
+    /// The page's files: every file of Web/ at / or /static/NAME, byte for byte as on disk (they
+    /// are embedded as strings), with its content type; a name not compiled in is a 404.
+    @Test func pageFilesAreServedAsOnDisk() async throws {
+        let box = try Sandbox()
+        defer { try? FileManager.default.removeItem(at: box.root) }
+        let server = try ServerProcess(box, ["--device", "cpu"])
+        defer { _ = server.stop() }
+        let web = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Web")
+        let names = try FileManager.default.contentsOfDirectory(atPath: web.path).filter { !$0.hasPrefix(".") }.sorted()
+        #expect(names.contains("index.html") && names.contains("main.js"), "\(names)")
+        let types = ["html": "text/html; charset=utf-8", "js": "text/javascript; charset=utf-8",
+                     "css": "text/css; charset=utf-8", "svg": "image/svg+xml"]
+        for name in names {
+            let disk = [UInt8](try Data(contentsOf: web.appendingPathComponent(name)))
+            let served = try await server.request("static/" + name)
+            #expect(served.status == 200, "\(name): \(served.status)")
+            #expect(served.body == disk, "\(name): \(served.body.count) bytes served, \(disk.count) on disk")
+            let ext = String(name.split(separator: ".").last ?? "")
+            #expect(served.headers["content-type"] == types[ext], "\(name): \(served.headers["content-type"] ?? "none")")
+        }
+        let page = try await server.request("")
+        #expect(page.body == [UInt8](try Data(contentsOf: web.appendingPathComponent("index.html"))))
+        #expect(page.text.contains("<script type=\"module\" src=\"/static/main.js\">"))
+        let missing = try await server.request("static/nope.js")
+        #expect(missing.status == 404 && missing.error?.contains("no such file") == true, "\(missing.text)")
     }
 
     /// One slot and no queue: a second request while a render runs is 503 (with Retry-After); a

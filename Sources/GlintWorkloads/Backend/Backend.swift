@@ -184,8 +184,7 @@ extension Backend {
                 AutoDecision.record(calibration.explain(job, openCLLoaded: loaded, chose: openCL ? "the OpenCL CPU device" : "the Swift path"))
                 return openCL ? try open(inventory.devices[i]) : .cpu
             }
-            let width = try? inventory.devices[i].nativeFloatVectorWidth
-            return AutoChoice.prefersOpenCLCPU(kind, vectorWidth: width) ? try open(inventory.devices[i]) : .cpu
+            return AutoChoice.prefersOpenCLCPU(kind) ? try open(inventory.devices[i]) : .cpu
         case .gpu:
             guard let i = kinds.firstIndex(of: .gpu) else {
                 let have = inventory.devices.isEmpty ? "no OpenCL device at all" : "OpenCL devices, but none of type GPU"

@@ -35,16 +35,12 @@ public enum NoGPUMemo {
     public static var decided: Bool { decidedFlag.withLock { $0 } }
     private static let decidedFlag = Locked(false)
 
-    /// `auto` for `kind`: whether the memo answers that the Swift path runs it (no GPU, and the
-    /// OpenCL CPU device it records, if any, is one AutoChoice's table passes over for `kind`),
-    /// so that no driver is loaded (and `decided` says so).
+    /// `auto` for `kind`: whether the memo answers that the Swift path runs it (no GPU, and
+    /// AutoChoice's table sends `kind` to the Swift path, or the memo records no OpenCL CPU
+    /// device), so that no driver is loaded (and `decided` says so).
     static func answersAuto(for kind: AutoKind) -> Bool {
-        if AutoChoice.mayPreferOpenCLCPU(kind) {
-            switch cpuDevice() {
-            case nil, .unknown?: return false
-            case .width(let width)?: if AutoChoice.prefersOpenCLCPU(kind, vectorWidth: width) { return false }
-            case .none?: break
-            }
+        if AutoChoice.prefersOpenCLCPU(kind) {
+            guard case CPUDevice.none? = cpuDevice() else { return false }
         } else {
             guard holds() else { return false }
         }
@@ -77,8 +73,8 @@ public enum NoGPUMemo {
             return
         }
         guard inventory.problem == nil, !kinds.contains(where: { $0 == nil }) else { return }
-        // The first OpenCL CPU device's native float vector width (AutoChoice's table depends on
-        // it): "-" for no such device, "?" where it could not be read.
+        // The first OpenCL CPU device's native float vector width: "-" for no such device, "?"
+        // where it could not be read.
         var width = "-"
         if let i = kinds.firstIndex(where: { $0 == .cpu }) {
             width = (try? inventory.devices[i].nativeFloatVectorWidth).map(String.init) ?? "?"

@@ -19,9 +19,8 @@ public final class CPUBlur: @unchecked Sendable {
     private var between: UnsafeMutableRawPointer?
     /// Whether the recursive method writes the 8-bit image between its passes past the caches
     /// (`glint_stream64`): a gain where the caller's other work evicts it anyway (the mist's frame
-    /// reads and writes several times the caches' size: 37.4 -> 39.0 frames/s at 1080p, the means of
-    /// four alternating runs), a loss where the blur's 32 MB at 1080p would stay cached (a lone
-    /// blur measured slower at sigma 40).
+    /// moves several times the caches' size), a loss where that image would stay cached (a lone
+    /// blur; figures in docs/PERFORMANCE.md#the-misty-window-on-the-avx2-machine).
     private let streaming: Bool
 
     public init(plan: BlurPlan, streaming: Bool = false) {

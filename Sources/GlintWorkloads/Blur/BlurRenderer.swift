@@ -142,21 +142,13 @@ public final class CLBlur: @unchecked Sendable {
         }
     }
 
-    /// The kernels' shape on this device: values per vector (LANES) and, for the recursive
-    /// columns, vectors per work-item. GPUs: 1 x 1, the GPU forms (a warp is the vector; the
-    /// exact method tiles through local memory). CPU devices: 16 values per vector (PoCL leaves
-    /// a loop inside a work-item scalar across work-items, so the vector is the work-item's
-    /// own) and four vectors of a row per column item (a cache line of an 8-bit row: the column
-    /// walk then uses each line it loads whole; on PoCL with AVX-512 at 1080p, sigma 40, one
-    /// vector per item took 4.5 ms for the columns, four 3.8 ms). 16 lanes, not the device's
-    /// native width, on AVX2 too: compiled for haswell (PoCL, 1080p, the fastest of each run,
-    /// medians of three alternating runs) 16 lanes against 8 took 0.52 of the time for the exact
-    /// 8-bit sigma 2, 0.62 for sigma 10, 0.74 for the recursive sigma 20, 0.86 for the float
-    /// sigma 8 and 0.79 for the mist's frames: two registers a vector give the loops twice the
-    /// independent work, and the 8-bit sums fill whole registers of 16-bit lanes.
-    /// `GLINT_KERNEL_LANES` (1, 4, 8 or 16) sets the lanes of the blur and mist kernels on any
-    /// device: 1 runs the GPU forms on a CPU device, 4 to 16 the CPU forms on a GPU (the
-    /// Oclgrind tests check both forms' memory accesses this way).
+    /// The kernels' shape on this device, (LANES, vectors per recursive column work-item): the GPU
+    /// forms on a GPU (1 x 1: a warp is the vector); on a CPU device 16 lanes, AVX2 included, as
+    /// PoCL leaves a work-item's loop scalar and two registers a vector give it twice the
+    /// independent work, and 4 vectors so that the column walk uses each cache line of an 8-bit
+    /// row whole (figures: docs/PERFORMANCE.md#kernel-lanes-on-the-avx2-machine).
+    /// `GLINT_KERNEL_LANES` (1, 4, 8 or 16) sets the lanes on any device (the Oclgrind tests run
+    /// both forms on one device this way).
     static func preferredShape(on cc: ComputeContext) -> (lanes: Int, chunks: Int) {
         shape(lanes: ComputeContext.kernelLanesOverride ?? (cc.kind == .cpu ? 16 : 1))
     }

@@ -115,8 +115,9 @@ extension JSON {
     }
 }
 
-/// Base64 (RFC 4648, padded), written here: glint links no Foundation, whose libraries would
-/// add to every command's resident memory.
+/// Base64 (RFC 4648, padded) for the PNGs of /api/compare's JSON. Written here rather than taken
+/// from Foundation, which the Serve trait does link (for its web stack, docs/DESIGN.md "Memory"):
+/// glint's own modules import no Foundation (docs/BACKENDS.md, "Build notes").
 enum Base64 {
     static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
@@ -135,32 +136,6 @@ enum Base64 {
             i += 3
         }
         return String(decoding: out, as: UTF8.self)
-    }
-
-    /// nil for text that is not padded base64.
-    static func decode(_ text: String) -> [UInt8]? {
-        var value = [Int](repeating: -1, count: 256)
-        for (k, c) in alphabet.enumerated() { value[Int(c)] = k }
-        let chars = Array(text.utf8)
-        guard chars.count % 4 == 0 else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(chars.count / 4 * 3)
-        var i = 0
-        while i < chars.count {
-            let pad = (chars[i + 3] == UInt8(ascii: "=") ? 1 : 0) + (chars[i + 2] == UInt8(ascii: "=") ? 1 : 0)
-            var v = 0
-            for k in 0..<4 {
-                let c = chars[i + k]
-                let d = c == UInt8(ascii: "=") && k >= 4 - pad ? 0 : value[Int(c)]
-                guard d >= 0 else { return nil }
-                v = v << 6 | d
-            }
-            out.append(UInt8(v >> 16 & 255))
-            if pad < 2 { out.append(UInt8(v >> 8 & 255)) }
-            if pad < 1 { out.append(UInt8(v & 255)) }
-            i += 4
-        }
-        return out
     }
 }
 

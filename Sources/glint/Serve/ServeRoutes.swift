@@ -11,16 +11,15 @@ import NIOCore
 struct ServeRoutes: Sendable {
     let context: ServeContext
 
-    /// The page's files, decoded once: name → (bytes, content type).
+    /// The page's files, made once: name → (bytes, content type). The embedded text's UTF-8 is
+    /// the file's bytes exactly (the build refuses a file that is not UTF-8 text).
     static let files: [String: (bytes: [UInt8], type: String)] = {
         var out: [String: (bytes: [UInt8], type: String)] = [:]
-        for (name, base64) in EmbeddedWeb.files {
-            guard let data = Base64.decode(base64) else { continue }
+        for (name, text) in EmbeddedWeb.files {
             let ext = name.split(separator: ".").last.map(String.init) ?? ""
             let type = ["html": "text/html; charset=utf-8", "js": "text/javascript; charset=utf-8",
-                        "css": "text/css; charset=utf-8", "svg": "image/svg+xml", "png": "image/png",
-                        "ico": "image/x-icon"][ext] ?? "application/octet-stream"
-            out[name] = (data, type)
+                        "css": "text/css; charset=utf-8", "svg": "image/svg+xml"][ext] ?? "application/octet-stream"
+            out[name] = (Array(text.utf8), type)
         }
         return out
     }()

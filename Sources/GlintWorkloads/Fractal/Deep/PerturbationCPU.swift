@@ -55,45 +55,12 @@ public enum PerturbationCPU {
     /// orbit's centre. `orbitRe`/`orbitIm` hold `orbitCount` >= 2 points O[0] = 0, O[1] = C, ...;
     /// `bailout2` is R²; `table` nil iterates step by step.
     ///
-    /// The order of operations is part of the contract: perturb.cl repeats it operation for
-    /// operation, compiled with `#pragma OPENCL FP_CONTRACT OFF` so that nothing is fused into an
-    /// fma, (common/perturb.h for the sample offset, its exponent and norm) with OpenCL's ldexp for `ldexp` (x × 2^k correctly rounded) and ilogb for `exponent`. With (zr, zi) = O[m]:
-    ///
-    /// start: dcr = ldexp(dRe, E), dci = ldexp(dIm, E) (0 or subnormal past Double's range);
-    /// xd = ilogb(max(|dRe|, |dIm|)) + E (the zero exponent for d = 0). m = 1. If xd < −520: the
-    /// tiny phase with w = norm(dRe, dIm), e = E + its shift; else the double phase with
-    /// dz = (dcr, dci). If the orbit has only 2 points: dz = O[1] + dc in the double phase, m = 0.
-    ///
-    /// Each iteration, while count < maxIterations (l: iterations the step covers):
-    /// - tiny phase, table step (A, B mantissas a, b with exponents ae, be):
-    ///       pr = ar*wr − ai*wi, pi = ar*wi + ai*wr, pe = ae + e
-    ///       qr = br*dRe − bi*dIm, qi = br*dIm + bi*dRe, qe = be + E, f = max(pe, qe)
-    ///       w = norm(ldexp(pr, pe−f) + ldexp(qr, qe−f), ldexp(pi, pe−f) + ldexp(qi, qe−f)), e = f + shift
-    /// - tiny phase, plain step:
-    ///       nr = ((2*((zr*wr) − (zi*wi))) + ldexp((wr*wr) − (wi*wi), e)) + ldexp(dRe, E − e)
-    ///       ni = ((2*((zr*wi) + (zi*wr))) + ldexp(2*(wr*wi), e)) + ldexp(dIm, E − e)
-    ///       w = norm(nr, ni), e = e + shift
-    ///   then m += l, count += l − 1; (ddr, ddi) = (ldexp(wr, e), ldexp(wi, e));
-    ///   x = O[m] + dd; mag = (xr*xr) + (xi*xi); if !(mag <= R²): escaped, stop; count += 1;
-    ///   if m == last or mag < (ddr*ddr) + (ddi*ddi): dz = x, m = 0, double phase;
-    ///   else if e > −520: dz = dd, double phase.
-    /// - double phase, table step:
-    ///       nr = ldexp((ar*dr) − (ai*di), ae) + ldexp((br*dRe) − (bi*dIm), be + E)
-    ///       ni = ldexp((ar*di) + (ai*dr), ae) + ldexp((br*dIm) + (bi*dRe), be + E)
-    /// - double phase, plain step:
-    ///       nr = ((2*((zr*dr) − (zi*di))) + ((dr*dr) − (di*di))) + dcr
-    ///       ni = ((2*((zr*di) + (zi*dr))) + (2*(dr*di))) + dci
-    ///   then m += l, count += l − 1; x = O[m] + n; mag = (xr*xr) + (xi*xi); if !(mag <= R²):
-    ///   escaped, stop; count += 1; if mag < (nr*nr) + (ni*ni) or m == last: dz = x, m = 0;
-    ///   else dz = n.
-    /// norm(r, i) = (ldexp(r, −k), ldexp(i, −k)) with shift k = ilogb(max(|r|, |i|)), and
-    /// (r, i) with shift 0 when that maximum is 0 or not finite.
-    ///
-    /// A table step is taken at m >= 1 with m − 1 a multiple of 2^firstLevel: for levels
-    /// k = firstLevel, firstLevel + 1, ... while m − 1 is a multiple of 2^k, the level has entry
-    /// j = (m − 1) >> k, count + 2^k <= maxIterations and the entry is valid (double phase:
-    /// (dr*dr) + (di*di) < R²; tiny phase: tA + e + 2 <= −501 and tB + xd + 2 <= −501), the
-    /// last such level's step is taken; if none, a plain step.
+    /// The loop steps the delta through the tiny phase, then the double phase, taking the longest
+    /// valid table step where there is one and a plain step otherwise, and rebasing as above (the
+    /// method: docs/FRACTALS.md#how-it-works). Its order of operations is part of the contract:
+    /// perturb.cl (with common/perturb.h) repeats it operation for operation, compiled with
+    /// `#pragma OPENCL FP_CONTRACT OFF` and OpenCL's ldexp and ilogb for `ldexp` and `exponent`,
+    /// so that both paths give identical counts; change one only with the other.
     @inline(__always)
     public static func escape(orbitRe: UnsafePointer<Double>, orbitIm: UnsafePointer<Double>, orbitCount: Int,
                               table: Table?, dRe: Double, dIm: Double, exponent E: Int, bailout2: Double,
@@ -235,7 +202,9 @@ public enum PerturbationCPU {
         return 0
     }
 
-    /// The longest table step valid at m (see `escape`): (2^k, its entry), or (0, 0).
+    /// The longest table step valid at m: levels from `BLATable.firstLevel` up while m − 1 is a
+    /// multiple of 2^k, the level has entry (m − 1) >> k, the step fits and `valid` holds;
+    /// (2^k, its entry), or (0, 0).
     @inline(__always)
     static func search(_ t: Table, m: Int, count: Int, maxIterations: Int, valid: (Int) -> Bool) -> (step: Int, entry: Int) {
         guard m >= 1 else { return (0, 0) }

@@ -3,12 +3,12 @@
 WebSocket to its first (preview or first pass) and final frame, medians of several views, and
 the live views' frame rates. Prints a Markdown table.
 
-Usage: scripts/serve-latency.py [--glint .build/release/glint] [--device opencl] [--runs 7]
+Usage: scripts/bench/serve-latency.py [--glint .build/release/glint] [--device opencl] [--runs 7]
 """
 import argparse, json, os, statistics, subprocess, sys, time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serve_ws import WebSocket  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ci"))
+from serve_ws import WebSocket  # noqa: E402  (scripts/ci/serve_ws.py)
 
 
 def view(ws, vid, message):

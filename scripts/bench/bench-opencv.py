@@ -11,7 +11,7 @@ many channel values differ at all. The recursive method's distance from cv2 is s
 approximation; docs/BLUR-MIST.md documents its error).
 
 Set up OpenCV once:  apt-get install python3-opencv   (Debian's OpenCV, for /usr/bin/python3)
-Run:                 /usr/bin/python3 scripts/bench-opencv.py [--glint .build/release/glint]
+Run:                 /usr/bin/python3 scripts/bench/bench-opencv.py [--glint .build/release/glint]
 (Or a venv with opencv-python-headless from PyPI, run with the venv's python.)
 
 Measure on a quiet machine (uptime's load well under the core count): both sides share the cores.

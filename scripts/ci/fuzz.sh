@@ -2,7 +2,7 @@
 # A long fuzz run of every file format glint reads (PNG, PFM, scene JSON, wipes JSON, rtow
 # checkpoints): the harness of Tests/CLITests/FuzzTests.swift with more cases.
 #
-#   scripts/fuzz.sh [--cases N] [--seed S] [--keep DIR]
+#   scripts/ci/fuzz.sh [--cases N] [--seed S] [--keep DIR]
 #
 #   --cases N   cases per format (default 1000: 5000 runs of glint, about 8 minutes on 2 cores)
 #   --seed S    the first seed (default: the current time); the run is repeatable with the same seed
@@ -14,7 +14,7 @@
 # (a leftover temporary, a changed output) while refusing. The last lines are the counts per
 # format. Needs the packages of README's test command.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 cases=1000
 seed=$(date +%s)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Median samples/s of `glint rtow` over several runs, after a warm-up (which also fills the
-# OpenCL program cache). Usage: scripts/rtow-bench.sh DEVICE SIZE SPP [RUNS] [extra glint options]
-# e.g. scripts/rtow-bench.sh cpu 400x225 50 5; scripts/rtow-bench.sh opencl 1200x800 10 3
+# OpenCL program cache). Usage: scripts/bench/rtow-bench.sh DEVICE SIZE SPP [RUNS] [extra glint options]
+# e.g. scripts/bench/rtow-bench.sh cpu 400x225 50 5; scripts/bench/rtow-bench.sh opencl 1200x800 10 3
 set -euo pipefail
 device=${1:?device}; size=${2:?size}; spp=${3:?spp}; runs=${4:-5}; shift $(( $# < 4 ? $# : 4 ))
 glint=${GLINT:-.build/release/glint}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Process wall time of a small OpenCL render, cold (empty kernel cache: the program is compiled)
-# and warm (the program comes from the disk cache). Usage: scripts/startup-times.sh [glint binary]
+# and warm (the program comes from the disk cache). Usage: scripts/bench/startup-times.sh [glint binary]
 set -euo pipefail
 glint="${1:-.build/release/glint}"
 cache="$(mktemp -d)"

@@ -1,12 +1,12 @@
 #!/bin/bash
 # Build a self-contained Glint bundle for a GPU machine that has no Swift toolchain.
 #
-#   scripts/gpu-bundle.sh [--no-build]
+#   scripts/gpu/gpu-bundle.sh [--no-build]
 #
 # Builds glint as a static binary (the Swift runtime linked in: --static-swift-stdlib, scratch
 # path .build-static), strips it, and assembles bundle/glint-gpu/ with the binary, the shared
 # libraries it needs beyond glibc (ocl-icd's libOpenCL.so.1, libpng16, libz, libmpfr, libgmp; libstdc++ and
-# libgcc_s go to fallback/, used only where the target lacks them), scripts/gpu-run.sh as run.sh,
+# libgcc_s go to fallback/, used only where the target lacks them), scripts/gpu/gpu-run.sh as run.sh,
 # a texture for image-julia and a README.txt. Then packs bundle/glint-gpu.tar.gz.
 # --no-build reuses the binary already in .build-static (after checking that it exists).
 # docs/GPU.md describes the whole procedure.
@@ -20,14 +20,14 @@ for arg in "$@"; do
     case $arg in
         --no-build) build=0 ;;
         -h|--help) sed -n '2,/^$/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
-        *) die "unknown argument '$arg' (usage: scripts/gpu-bundle.sh [--no-build])" ;;
+        *) die "unknown argument '$arg' (usage: scripts/gpu/gpu-bundle.sh [--no-build])" ;;
     esac
 done
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
 [[ -f Package.swift ]] || die "run from the Glint repository (no Package.swift in $root)"
-[[ -f scripts/gpu-run.sh ]] || die "scripts/gpu-run.sh is missing"
+[[ -f scripts/gpu/gpu-run.sh ]] || die "scripts/gpu/gpu-run.sh is missing"
 
 for tool in ldd strip tar gzip readlink; do
     command -v "$tool" >/dev/null 2>&1 || die "'$tool' not found on PATH"
@@ -127,7 +127,7 @@ if (( have_objdump )); then
     glibc_fallback=$(glibc_of "$out"/fallback/*.so.*)
 fi
 
-install -m 0755 scripts/gpu-run.sh "$out/run.sh"
+install -m 0755 scripts/gpu/gpu-run.sh "$out/run.sh"
 cp docs/images/ring-texture.png "$out/data/ring-texture.png"
 cp docs/locations/misiurewicz-4-1-1e10000.kfr "$out/data/misiurewicz-4-1-1e10000.kfr"
 

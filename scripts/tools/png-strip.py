@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Join PNG frames side by side into one strip (Python standard library only).
 
-    scripts/png-strip.py OUT.png FRAME.png [FRAME.png ...] [--gap N]
+    scripts/tools/png-strip.py OUT.png FRAME.png [FRAME.png ...] [--gap N]
 
 Frames must be 8-bit, non-interlaced, and all of the same height; grey, grey + alpha, RGB and
 RGBA are read. The strip is an 8-bit RGB PNG (alpha, if any, is dropped), with N white pixels
@@ -82,7 +82,7 @@ def main(argv):
         gap = int(argv[i + 1])
         del argv[i:i + 2]
     if len(argv) < 2:
-        sys.exit("usage: scripts/png-strip.py OUT.png FRAME.png [FRAME.png ...] [--gap N]")
+        sys.exit("usage: scripts/tools/png-strip.py OUT.png FRAME.png [FRAME.png ...] [--gap N]")
     out, frames = argv[0], [read_png(p) for p in argv[1:]]
     height = frames[0][1]
     if any(h != height for _, h, _ in frames):

@@ -2,7 +2,7 @@
 # The same job as one process and as N shards, then the merge: wall times and a byte-for-byte
 # check of the merged file against the single render.
 #
-#   scripts/farm-bench.sh [GLINT] [N]
+#   scripts/bench/farm-bench.sh [GLINT] [N]
 #
 # GLINT: the binary (default .build/release/glint); N shards (default 4). The shards run one after
 # another here, each timed alone: the slowest is what N machines would take for the array (each

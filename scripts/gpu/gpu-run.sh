@@ -1,5 +1,5 @@
 #!/bin/bash
-# Glint on a GPU machine, in one command: the run.sh of the bundle that scripts/gpu-bundle.sh builds.
+# Glint on a GPU machine, in one command: the run.sh of the bundle that scripts/gpu/gpu-bundle.sh builds.
 #
 #   ./run.sh [--quick] [--out DIR] [--device D] [--vendors DIR] [--deadline SECONDS]
 #            [--bench-workloads "LIST"] [--keep-work] [--dry-run]
@@ -425,6 +425,44 @@ GOALS=()        # rows: goal | target | measured | met
 goal_row() { GOALS+=("| $1 | $2 | $3 | $4 |"); }
 HAVE_AWK=0
 command -v awk >/dev/null 2>&1 && HAVE_AWK=1
+# glint bench --csv: RFC 4180, a header row and a row a case; columns are read by their header name.
+# CSV_AWK goes before an awk program: it joins a quoted field's lines, skips the header (col[NAME]
+# is the column's number) and splits each row into f[1..].
+CSV_AWK='
+function csv_split(line, out,    n, i, c, v, q) {
+    n = 0; v = ""; q = 0
+    for (i = 1; i <= length(line); i++) {
+        c = substr(line, i, 1)
+        if (q) { if (c == "\"") { if (substr(line, i + 1, 1) == "\"") { v = v c; i++ } else q = 0 } else v = v c }
+        else if (c == "\"") q = 1
+        else if (c == ",") { out[++n] = v; v = "" }
+        else v = v c
+    }
+    out[++n] = v
+    return n
+}
+{ while (gsub(/"/, "&") % 2 && (getline _more) > 0) $0 = $0 "\n" _more }
+FNR == 1 { split("", col); _n = csv_split($0, _h); for (_i = 1; _i <= _n; _i++) col[_h[_i]] = _i; next }
+{ split("", f); csv_split($0, f) }
+'
+# The same in bash (no awk needed): splits one CSV row into the array CSV; fails while a quoted
+# field is still open (the row goes on on the next line).
+csv_split() {
+    local line=$1 v="" c i q=0
+    CSV=()
+    for (( i = 0; i < ${#line}; i++ )); do
+        c=${line:i:1}
+        if (( q )); then
+            if [[ $c == '"' ]]; then
+                if [[ ${line:i+1:1} == '"' ]]; then v+=$c; i=$(( i + 1 )); else q=0; fi
+            else v+=$c; fi
+        elif [[ $c == '"' ]]; then q=1
+        elif [[ $c == , ]]; then CSV+=("$v"); v=""
+        else v+=$c; fi
+    done
+    CSV+=("$v")
+    (( ! q ))
+}
 calc() { (( HAVE_AWK )) && awk "BEGIN { printf \"%.4g\", $1 }" 2>/dev/null; } # floating point, where awk exists
 meets() { (( HAVE_AWK )) && [[ $(awk "BEGIN { print ($1) ? 1 : 0 }" 2>/dev/null) == 1 ]]; }
 not_measured() { # the measured cell of a goal whose command did not give a figure
@@ -525,7 +563,7 @@ cp "$OUTFILE" "$OUT/goals/bench-device.txt"
 if (( RC == 0 )) && [[ -f $OUT/goals/bench-device.csv ]]; then
     record_step bench-device ok "$SECS" "$(grep -c '^' "$OUT/goals/bench-device.csv") lines"
     if (( HAVE_AWK )); then
-        # CSV columns: 1 id, 2 workload, 10 wall median, 13 kernel median, then (from the end) copy median, peak fraction.
+        # Per case: id, wall, kernel and copy medians (ms), wall / (kernels + copies), the share of the peak (%).
         while IFS='|' read -r id wall kernel copy ratio fraction; do
             met=no; meets "$ratio <= 1.25" && met=yes
             goal_row "$id: wall ≤ 1.25 × (kernels + copies)" "≤ 1.25" "$ratio ($wall ms; kernels $kernel, copies $copy ms)" "$met"
@@ -538,11 +576,11 @@ if (( RC == 0 )) && [[ -f $OUT/goals/bench-device.csv ]]; then
                 met=no; meets "$fraction >= $target" && met=yes
                 goal_row "$id: kernels $what" "≥ $target%" "$fraction%" "$met"
             fi
-        done < <(awk -F, 'NR > 1 && $8 != "skipped" {
-                    k = $13 + 0; c = $(NF - 1) + 0; w = $10 + 0
+        done < <(awk "$CSV_AWK"'f[col["status"]] != "skipped" {
+                    k = f[col["kernel_ms_median"]] + 0; c = f[col["copy_ms_median"]] + 0; w = f[col["wall_ms_median"]] + 0
                     r = (k + c > 0) ? w / (k + c) : 0
-                    f = ($NF == "") ? "" : sprintf("%.1f", $NF * 100)
-                    printf "%s|%.3g|%.3g|%.3g|%.3f|%s\n", $1, w, k, c, r, f }' "$OUT/goals/bench-device.csv")
+                    p = f[col["peak_fraction"]]; p = (p == "") ? "" : sprintf("%.1f", p * 100)
+                    printf "%s|%.3g|%.3g|%.3g|%.3f|%s\n", f[col["id"]], w, k, c, r, p }' "$OUT/goals/bench-device.csv")
     else
         goal_row "device-sized bench cases" "-" "see goals/bench-device.md (no awk here to compute the ratios)" "-"
     fi
@@ -563,15 +601,15 @@ else
     run_cmd bench-auto-device "$LIM_BENCH" "$GLINT" bench --standard --seconds 0.3 --device "$DEVICE" --csv "$OUT/goals/bench-auto-device.csv"
     if (( cal_rc == 0 && cpu_rc == 0 && RC == 0 && HAVE_AWK )) && [[ -f $OUT/goals/bench-auto-cpu.csv && -f $OUT/goals/bench-auto-device.csv ]]; then
         record_step goal-auto ok "$SECS" "calibrated; standard suite on cpu and $DEVICE"
-        # Columns: 1 id, 10 wall median, 22 auto (true where auto picks that file's backend; a
-        # case auto sends to neither, a third device, is left out).
-        worst=$(awk -F, 'FNR == 1 { next }
-            FILENAME ~ /bench-auto-cpu[.]csv$/ { cpu[$1] = $10 + 0; cauto[$1] = $22; next }
-            { dev = $10 + 0; c = cpu[$1]; if (!c || !dev) next
-              if ($22 == "true") picked = dev; else if (cauto[$1] == "true") picked = c; else next
+        # Columns: id, wall median, auto (true where auto picks that file's backend; a case auto
+        # sends to neither, a third device, is left out).
+        worst=$(awk "$CSV_AWK"'{ id = f[col["id"]]; wall = f[col["wall_ms_median"]] + 0; auto = f[col["auto"]] }
+            FILENAME ~ /bench-auto-cpu[.]csv$/ { cpu[id] = wall; cauto[id] = auto; next }
+            { dev = wall; c = cpu[id]; if (!c || !dev) next
+              if (auto == "true") picked = dev; else if (cauto[id] == "true") picked = c; else next
               n++; best = (dev < c) ? dev : c
-              r = picked / best; if (r > w) { w = r; id = $1 } }
-            END { printf "%d %.3f %s", n, w, id }' "$OUT/goals/bench-auto-cpu.csv" "$OUT/goals/bench-auto-device.csv")
+              r = picked / best; if (r > w) { w = r; worst = id } }
+            END { printf "%d %.3f %s", n, w, worst }' "$OUT/goals/bench-auto-cpu.csv" "$OUT/goals/bench-auto-device.csv")
         cases=${worst%% *} worst=${worst#* }
         if (( cases > 0 )); then
             met=no; meets "${worst%% *} <= 1.2" && met=yes
@@ -620,38 +658,43 @@ printf 'check\tresult\texit\tseconds\tmax_abs\tmean_abs\tpsnr_db\tcounts_differi
 P_LINES=()
 P_PASS=0 P_FAIL=0
 
-# Reads the figures of a glint compare --json file (pretty-printed) into J_* variables.
-json_figures() {
-    J_MAX="" J_MEAN="" J_PSNR="" J_COUNTS="" J_A="" J_B="" J_BK="" J_SPEEDUP=""
-    [[ -f $1 ]] || return 0
-    local line section="" key val bmedians=0
-    while IFS= read -r line; do
-        case $line in
-            *'"a": {'*) section=a ;;
-            *'"b": {'*) section=b; bmedians=0 ;;
-            *'"counts": {'*) section=counts ;;
-            *'"overall": {'*) section=overall ;;
-            *'"channels": ['*|*'"criteria": ['*) section="" ;;
+# Each check's figures come from glint compare --tsv: a header line and a line of values, tab-
+# separated, empty where a figure does not apply. A glint without --tsv (GLINT_BIN of an older
+# build) still gives every verdict, without the figures.
+CMP_TSV=$WORK/tmp/compare.tsv CMP_TSV_ARGS=()
+if [[ $("$GLINT" compare --help 2>/dev/null) == *--tsv* ]]; then
+    CMP_TSV_ARGS=(--tsv "$CMP_TSV")
+else
+    say "this glint's compare has no --tsv: the parity table shows verdicts without figures"
+fi
+
+# Reads the figures of a glint compare --tsv file into F_* variables.
+tsv_figures() {
+    F_MAX="" F_MEAN="" F_PSNR="" F_COUNTS="" F_A="" F_B="" F_BK="" F_SPEEDUP=""
+    [[ -n $1 && -f $1 ]] || return 0
+    local names="" values="" name value
+    { IFS= read -r names && IFS= read -r values; } <"$1"
+    names+=$'\t' values+=$'\t'
+    while [[ -n $names ]]; do
+        name=${names%%$'\t'*} names=${names#*$'\t'}
+        value=${values%%$'\t'*} values=${values#*$'\t'}
+        [[ $value == [0-9-]* ]] && value=$(printf '%.4g' "$value" 2>/dev/null || printf '%s' "$value")
+        case $name in
+            max_abs) F_MAX=$value ;;
+            mean_abs) F_MEAN=$value ;;
+            psnr_db) F_PSNR=$value ;;
+            counts_differing) F_COUNTS=$value ;;
+            a_wall_ms) F_A=$value ;;
+            b_wall_ms) F_B=$value ;;
+            b_kernel_ms) F_BK=$value ;;
+            speedup) F_SPEEDUP=$value ;;
         esac
-        [[ $line =~ \"([a-z_]+)\":\ (-?[0-9][0-9.eE+-]*|null) ]] || continue
-        key=${BASH_REMATCH[1]} val=${BASH_REMATCH[2]}
-        [[ $val == null ]] && val=""
-        [[ $val =~ ^-?[0-9] ]] && val=$(printf '%.4g' "$val" 2>/dev/null || printf '%s' "$val")
-        case $section:$key in
-            overall:max_abs) J_MAX=$val ;;
-            overall:mean_abs) J_MEAN=$val ;;
-            overall:psnr_db) J_PSNR=${val:-inf} ;;
-            counts:differing) J_COUNTS=$val ;;
-            a:median) [[ -z $J_A ]] && J_A=$val ;;
-            b:median) bmedians=$(( bmedians + 1 )); (( bmedians == 1 )) && J_B=$val; (( bmedians == 2 )) && J_BK=$val ;;
-            *:speedup) J_SPEEDUP=$val ;;
-        esac
-    done <"$1"
+    done
 }
 
-# record_parity NAME RC SECS JSON COMMAND-TEXT
+# record_parity NAME RC SECS TSV COMMAND-TEXT (TSV: the check's compare --tsv file, or "")
 record_parity() {
-    local name=$1 rc=$2 s=$3 json=$4 cmd=$5 result
+    local name=$1 rc=$2 s=$3 tsv=$4 cmd=$5 result
     case $rc in
         0) result=pass ;;
         1) result=FAIL ;;
@@ -666,32 +709,33 @@ record_parity() {
     else
         P_FAIL=$(( P_FAIL + 1 ))
     fi
-    json_figures "$json"
+    tsv_figures "$tsv"
     local why=""
     if [[ $result != pass && $result != dry-run ]]; then
         why=$(last_line "$OUTFILE"); why=${why//|/\\|}
     fi
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$result" "$rc" "$s" "$J_MAX" "$J_MEAN" \
-        "$J_PSNR" "$J_COUNTS" "$J_A" "$J_B" "$J_BK" "$J_SPEEDUP" "$cmd" >>"$TSV"
-    P_LINES+=("| $name | $result | $rc | $s | ${J_MAX:--} | ${J_MEAN:--} | ${J_PSNR:--} | ${J_COUNTS:--} | ${J_A:--} | ${J_B:--} | ${J_BK:--} | ${J_SPEEDUP:--} | ${why} |")
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$result" "$rc" "$s" "$F_MAX" "$F_MEAN" \
+        "$F_PSNR" "$F_COUNTS" "$F_A" "$F_B" "$F_BK" "$F_SPEEDUP" "$cmd" >>"$TSV"
+    P_LINES+=("| $name | $result | $rc | $s | ${F_MAX:--} | ${F_MEAN:--} | ${F_PSNR:--} | ${F_COUNTS:--} | ${F_A:--} | ${F_B:--} | ${F_BK:--} | ${F_SPEEDUP:--} | ${why} |")
     printf 'run.sh:   parity %-34s %-7s %6s s\n' "$name" "$result" "$s"
 }
 
 # parity NAME WORKLOAD [options]: glint compare --a cpu --b DEVICE on one job.
 parity() {
     local name=$1; shift
-    local json=$OUT/parity/$name.json
-    run_cmd "parity $name" "$LIM_PARITY" "$GLINT" compare --a cpu --b "$DEVICE" --runs "$RUNS" --json "$json" \
-        --diff "$OUT/parity/$name-diff.png" "$@"
-    record_parity "$name" "$RC" "$SECS" "$json" "glint compare --a cpu --b $DEVICE $*"
+    rm -f "$CMP_TSV"
+    run_cmd "parity $name" "$LIM_PARITY" "$GLINT" compare --a cpu --b "$DEVICE" --runs "$RUNS" --json "$OUT/parity/$name.json" \
+        "${CMP_TSV_ARGS[@]+"${CMP_TSV_ARGS[@]}"}" --diff "$OUT/parity/$name-diff.png" "$@"
+    record_parity "$name" "$RC" "$SECS" "$CMP_TSV" "glint compare --a cpu --b $DEVICE $*"
 }
 
 # parity_images NAME A B [compare options]: glint compare --images on two files made apart.
 parity_images() {
     local name=$1 a=$2 b=$3; shift 3
-    local json=$OUT/parity/$name.json
-    run_cmd "parity $name" 120 "$GLINT" compare --images "$a" "$b" --json "$json" --diff "$OUT/parity/$name-diff.png" "$@"
-    record_parity "$name" "$RC" "$SECS" "$json" "glint compare --images ${a##*/} ${b##*/} $*"
+    rm -f "$CMP_TSV"
+    run_cmd "parity $name" 120 "$GLINT" compare --images "$a" "$b" --json "$OUT/parity/$name.json" \
+        "${CMP_TSV_ARGS[@]+"${CMP_TSV_ARGS[@]}"}" --diff "$OUT/parity/$name-diff.png" "$@"
+    record_parity "$name" "$RC" "$SECS" "$CMP_TSV" "glint compare --images ${a##*/} ${b##*/} $*"
 }
 
 # A render on both sides for a check that compare cannot run as a job (chained passes).
@@ -938,16 +982,27 @@ run_cmd bench "$LIM_BENCH" "$GLINT" bench "${BENCH_SUITE[@]}" --device "$DEVICE"
 bench_rc=$RC bench_secs=$SECS
 cp "$OUTFILE" "$OUT/bench/bench.txt"
 bench_note=""
-if [[ -f $OUT/bench/bench.json ]]; then
-    in_summary=0
-    while IFS= read -r line; do
-        [[ $line == *'"summary": {'* ]] && in_summary=1
-        if (( in_summary )) && [[ $line =~ \"(cases|passed|failed|skipped)\":\ ([0-9]+) ]]; then
-            bench_note+="${BASH_REMATCH[1]} ${BASH_REMATCH[2]}, "
+if [[ -f $OUT/bench/bench.csv ]]; then
+    # The cases by their status column (reference, pass, fail, skipped, unchecked).
+    status_col=-1 row="" n_cases=0 n_pass=0 n_fail=0 n_skip=0
+    while IFS= read -r line || [[ -n $line ]]; do
+        row+=$line
+        csv_split "$row" || { row+=$'\n'; continue; }
+        row=""
+        if (( status_col < 0 )); then
+            for i in "${!CSV[@]}"; do [[ ${CSV[i]} == status ]] && status_col=$i; done
+            (( status_col >= 0 )) || break
+            continue
         fi
-    done <"$OUT/bench/bench.json"
+        n_cases=$(( n_cases + 1 ))
+        case ${CSV[status_col]:-} in
+            pass) n_pass=$(( n_pass + 1 )) ;;
+            fail) n_fail=$(( n_fail + 1 )) ;;
+            skipped) n_skip=$(( n_skip + 1 )) ;;
+        esac
+    done <"$OUT/bench/bench.csv"
+    (( status_col >= 0 )) && bench_note="cases $n_cases, passed $n_pass, failed $n_fail, skipped $n_skip"
 fi
-bench_note=${bench_note%, }
 bench_note="${BENCH_SUITE[*]} ${BENCH_LIST[*]:-(all workloads)}${bench_note:+: $bench_note}"
 case $bench_rc in
     0) record_step bench ok "$bench_secs" "$bench_note" ;;

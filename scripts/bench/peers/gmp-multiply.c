@@ -2,7 +2,7 @@
    orbit's size, measured alone. LIMBS 64-bit limbs (default 521: 33,283 bits, a view at 1e10000);
    each figure is the best of 7 passes of 2000 operations on full-width operands, in µs.
 
-   Build: gcc -O2 scripts/peers/gmp-multiply.c -o gmp-multiply -lmpfr -lgmp
+   Build: gcc -O2 scripts/bench/peers/gmp-multiply.c -o gmp-multiply -lmpfr -lgmp
    Run:   ./gmp-multiply [LIMBS]        (taskset -c 1 ./gmp-multiply keeps it on one core) */
 #include <gmp.h>
 #include <mpfr.h>

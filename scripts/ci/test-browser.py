@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The page of `glint serve` in a real browser (headless Chromium driven by Selenium).
 
-    /usr/bin/python3 scripts/test-browser.py [--glint PATH] [--out DIR] [DEVICE ...]
+    /usr/bin/python3 scripts/ci/test-browser.py [--glint PATH] [--out DIR] [DEVICE ...]
 
 DEVICE: the server's --device, one server and one browser per device (default: cpu opencl).
 --glint: the binary (default: $GLINT, else .build/debug/glint); nothing is built here.
@@ -748,7 +748,7 @@ def main():
     if results:
         with open(latency_file + ".tmp", "w") as f:
             json.dump({"about": "page-side latency per view (ms from sending the request to the frame's arrival, "
-                                "median of a few) beside the server's wall time; scripts/test-browser.py",
+                                "median of a few) beside the server's wall time; scripts/ci/test-browser.py",
                        "devices": results}, f, indent=2)
             f.write("\n")
         os.replace(latency_file + ".tmp", latency_file)

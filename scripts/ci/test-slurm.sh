@@ -1,7 +1,7 @@
 #!/bin/bash
 # The Slurm examples (examples/slurm) on a real, private, single-node Slurm cluster.
 #
-#   scripts/test-slurm.sh [--stand-in] [--keep]
+#   scripts/ci/test-slurm.sh [--stand-in] [--keep]
 #
 # Installs Debian's slurmctld, slurmd, slurm-client and munge when they are missing, starts munged,
 # slurmctld and slurmd with everything (key, sockets, state, logs, config) in a temporary folder
@@ -32,7 +32,7 @@ set -euo pipefail
 
 if [ "$(id -u)" -ne 0 ]; then exec sudo --preserve-env=GLINT,SLURM_TEST_TIMEOUT,SLURM_TEST_UP_TIMEOUT "$0" "$@"; fi
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 stand_in=0 keep=0
 for arg in "$@"; do
     case $arg in

@@ -4,7 +4,7 @@
    mapping each pass; prints both times for each of 8 passes (the first passes pay for the kernel
    assembling huge pages).
 
-   Build: gcc -O2 scripts/peers/first-touch.c -o first-touch -lpthread
+   Build: gcc -O2 scripts/bench/peers/first-touch.c -o first-touch -lpthread
    Run:   ./first-touch [THREADS]       (default 2) */
 #define _GNU_SOURCE
 #include <pthread.h>

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """A 4K Mandelbrot to PNG, whole process, against a plain C loop in the same run.
 
-Builds scripts/peers/mandelbrot.c (gcc -O3 -march=native -fopenmp, or --march: float, one thread per core,
+Builds scripts/bench/peers/mandelbrot.c (gcc -O3 -march=native -fopenmp, or --march: float, one thread per core,
 no interior test, counts kept in memory, no image file) and times, alternating, the C program
 and `glint fractal mandelbrot --size WxH -o F.png` on each device asked for (whole processes,
 start-up, device set-up, colouring and PNG writing included). Prints each median, its ratio
 to the C loop's and the PNG's size.
 
-Run: scripts/bench-fractal-peer.py [--glint .build/release/glint] [--size 3840x2160]
+Run: scripts/bench/bench-fractal-peer.py [--glint .build/release/glint] [--size 3840x2160]
          [--runs 7] [--device auto --device cpu --device opencl] [--png-compression auto]
          [--march native]
 Measure on a quiet machine (uptime's load well under the core count).

@@ -6,7 +6,7 @@
      copy       b = a + 1 (bytes read and written both counted),
    in GB/s, the median of 7 passes each after one untimed pass.
 
-   Build: gcc -O2 -mavx2 -fopenmp scripts/peers/memory-bandwidth.c -o memory-bandwidth
+   Build: gcc -O2 -mavx2 -fopenmp scripts/bench/peers/memory-bandwidth.c -o memory-bandwidth
    Run:   ./memory-bandwidth            (OMP_NUM_THREADS sets the threads) */
 #include <immintrin.h>
 #include <omp.h>

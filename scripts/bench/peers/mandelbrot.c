@@ -1,4 +1,4 @@
-/* The plain loop Glint's 4K fractal is measured against (scripts/bench-fractal-peer.py): the
+/* The plain loop Glint's 4K fractal is measured against (scripts/bench/bench-fractal-peer.py): the
    escape-time Mandelbrot set of `glint fractal mandelbrot` with its defaults (centre -0.75+0i,
    the image height spanning 2 units, 128 iterations, bailout 2, float), one OpenMP thread per
    core over rows, escape counts kept in memory. No interior test, no SIMD by hand, no image

@@ -1,4 +1,4 @@
-"""What the serve scripts share: a minimal WebSocket client (RFC 6455, stdlib only) and a PNG maker."""
+"""What the serve scripts share (scripts/ci/test-serve-load.py, scripts/bench/serve-latency.py): a minimal WebSocket client (RFC 6455, stdlib only) and a PNG maker."""
 import base64, os, socket, struct, zlib
 
 

@@ -6,8 +6,8 @@
 # image width and samples per pixel in main.cc, builds with g++ -O3 -march=native (MARCH=haswell
 # for AVX2 code on a machine with AVX-512) and runs them
 # alternately with `glint rtow --scene cover` at the same size and depth 50.
-# Usage: scripts/rtow-peer.sh BOOK_DIR [WIDTH] [BOOK_SPP] [GLINT_SPP] [RUNS] [extra glint options]
-# e.g. scripts/rtow-peer.sh ~/rtweekend/src/InOneWeekend 400 20 300 3
+# Usage: scripts/bench/rtow-peer.sh BOOK_DIR [WIDTH] [BOOK_SPP] [GLINT_SPP] [RUNS] [extra glint options]
+# e.g. scripts/bench/rtow-peer.sh ~/rtweekend/src/InOneWeekend 400 20 300 3
 # The book's scene is random per run (std::rand, unseeded: the same on every run of one build);
 # both are the cover scene of the book, 16:9, depth 50. Besides samples per wall-clock second
 # (Glint on all its threads, the book on one), each run's samples per CPU second (user + system

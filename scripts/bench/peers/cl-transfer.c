@@ -9,7 +9,7 @@
        the driver has not seen),
    and a plain memcpy from the pinned to the mapped pageable memory, for scale.
 
-   Build: gcc -O2 scripts/peers/cl-transfer.c -o cl-transfer -lOpenCL
+   Build: gcc -O2 scripts/bench/peers/cl-transfer.c -o cl-transfer -lOpenCL
    Run:   ./cl-transfer [--cpu]        (OCL_ICD_VENDORS picks the drivers, as for glint) */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>

@@ -6,7 +6,7 @@ against a server with a small render gate, so that some requests are refused as 
 Passes when every answer is 200 or a deliberate 503 (JSON with an error line and Retry-After),
 the server's peak memory stays under the bound, and it still answers afterwards.
 
-Usage: scripts/test-serve-load.py [--glint PATH] [--clients 20] [--requests 500] [--device cpu]
+Usage: scripts/ci/test-serve-load.py [--glint PATH] [--clients 20] [--requests 500] [--device cpu]
 """
 import argparse, http.client, json, os, random, subprocess, sys, threading, time
 

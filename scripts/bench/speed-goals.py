@@ -9,8 +9,8 @@ OpenCL devices) and the Glint build (`glint --version`), then measures, with `--
   mist 1920x1080 >= 60 frames/s          glint bench mist (standard case)    (the goal itself)
   blur 8-bit 1080p sigma 2 >= 1.0x       glint blur --repeat-runs 100        cv2.GaussianBlur, a thread per core
   blur 8-bit 1080p sigma 20 >= 10x       the same                            the same
-  rtow cover >= 20x the book's C++       scripts/rtow-peer.sh                the book's InOneWeekend, 1 thread
-  4K Mandelbrot to PNG >= 4x a C loop    scripts/bench-fractal-peer.py       scripts/peers/mandelbrot.c (OpenMP)
+  rtow cover >= 20x the book's C++       scripts/bench/rtow-peer.sh          the book's InOneWeekend, 1 thread
+  4K Mandelbrot to PNG >= 4x a C loop    scripts/bench/bench-fractal-peer.py scripts/bench/peers/mandelbrot.c (OpenMP)
   iso, 3840x2160 source >= 100 MP/s      glint bench iso --full              (the goal itself)
 
 and prints a table (goal, measured, peer, ratio, met), with --json and --markdown copies. Rounds
@@ -31,7 +31,7 @@ dispatch is turned off (OPENCV_CPU_DISABLE), the C loop and the book are built w
 -march=haswell; the Swift path is AVX2 code everywhere. The processor's cores and clocks stay
 what they are: its figures are not another machine's.
 
-Run:  /usr/bin/python3 scripts/speed-goals.py [--glint .build/release/glint] [--book DIR]
+Run:  /usr/bin/python3 scripts/bench/speed-goals.py [--glint .build/release/glint] [--book DIR]
           [--rounds 5] [--avx2-code] [--json goals.json] [--markdown goals.md]
 Takes about a minute and a half on two cores with the default five rounds (more with --book). Measure on a quiet machine (uptime's load well under the
 core count): Glint and its peers share the cores.
@@ -235,11 +235,11 @@ def main():
     fractal = fractal_goal(args.glint, rounds, march)
     goal = "4K Mandelbrot to PNG, whole process, >= 4x a plain C loop"
     if fractal is None:
-        add(goal, "-", "scripts/peers/mandelbrot.c", None, 4.0, "gcc is needed to build the C loop")
+        add(goal, "-", "scripts/bench/peers/mandelbrot.c", None, 4.0, "gcc is needed to build the C loop")
     else:
         g, c = fractal
         add(goal, f"{g:.1f} ms (glint fractal, PNG written)",
-            f"scripts/peers/mandelbrot.c, OpenMP, float, -march={march}, no PNG: {c:.1f} ms",
+            f"scripts/bench/peers/mandelbrot.c, OpenMP, float, -march={march}, no PNG: {c:.1f} ms",
             c / g, 4.0, rounds=rounds)
 
     for shape in ("square", "rounded"):

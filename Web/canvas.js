@@ -1,0 +1,47 @@
+// The canvases: sizes, pointer positions, pictures decoded in order.
+
+import { notify } from "./util.js";
+
+// MARK: Canvases
+
+/** Sizes a canvas to the largest box with its aspect ratio that fits its stage (whole CSS pixels). */
+export function fitCanvas(canvas) {
+  const stage = canvas.parentElement;
+  const aw = Math.max(1, stage.clientWidth - 16), ah = Math.max(1, stage.clientHeight - 16);
+  const scale = Math.min(aw / canvas.width, ah / canvas.height);
+  const w = Math.max(1, Math.floor(canvas.width * scale)), h = Math.max(1, Math.floor(canvas.height * scale));
+  canvas.style.width = w + "px";
+  canvas.style.height = h + "px";
+  canvas.cssW = w;
+  canvas.cssH = h;
+}
+
+export function setCanvasSize(canvas, w, h) {
+  if (canvas.width !== w || canvas.height !== h) {
+    canvas.width = w;
+    canvas.height = h;
+    fitCanvas(canvas);
+  }
+}
+
+/** A pointer's position on a canvas in whole CSS pixels. */
+export function pointerAt(canvas, e) {
+  const r = canvas.getBoundingClientRect();
+  return { x: Math.round(e.clientX - r.left), y: Math.round(e.clientY - r.top) };
+}
+
+/** A short hash of a canvas's pixels (for the tests: "did the picture change"). */
+export function canvasHash(canvas) {
+  const data = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+  let h = 0x811c9dc5;
+  for (let i = 0; i < data.length; i++) h = Math.imul(h ^ data[i], 0x01000193);
+  return (h >>> 0).toString(16) + ":" + canvas.width + "x" + canvas.height;
+}
+
+/** Decodes pictures one after another so that they are drawn in arrival order. */
+export function decoder() {
+  let chain = Promise.resolve();
+  return (blob, draw) => {
+    chain = chain.then(() => createImageBitmap(blob)).then(draw).catch((e) => notify("could not decode a picture: " + e.message));
+  };
+}

@@ -1,0 +1,223 @@
+// The connection to the server: jobs and their frames over one WebSocket (docs/SERVE.md), the
+// HTTP API, the status line and the address.
+
+import { $, base64, notify, now, short } from "./util.js";
+import { conn, current, history, lastFrame, pngs, sent, state, views } from "./state.js";
+
+// MARK: The connection
+
+function wsURL() {
+  return (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws";
+}
+
+export function connect() {
+  const ws = new WebSocket(wsURL());
+  ws.binaryType = "arraybuffer";
+  conn.ws = ws;
+  setConnection("connecting", "");
+  ws.onopen = () => {
+    conn.open = true;
+    conn.retry = 500;
+    setConnection("connected", "open");
+    if (conn.queued) {
+      const q = conn.queued;
+      conn.queued = null;
+      q.sentAt = now();
+      ws.send(JSON.stringify(q.message));
+    }
+  };
+  ws.onclose = () => {
+    const was = conn.open;
+    conn.open = false;
+    conn.pendingFrame = null;
+    setConnection("disconnected", "closed");
+    for (const v of Object.values(views)) if (v.live) v.setLive(false);
+    if (was) notify("the connection to the server closed; reconnecting");
+    setTimeout(connect, conn.retry);
+    conn.retry = Math.min(conn.retry * 2, 5000);
+  };
+  ws.onmessage = (ev) => {
+    if (typeof ev.data === "string") {
+      let msg;
+      try { msg = JSON.parse(ev.data); } catch (e) { notify("the server sent a message that is not JSON"); return; }
+      onMessage(msg);
+    } else {
+      onPicture(ev.data);
+    }
+  };
+}
+
+function setConnection(text, cls) {
+  const el = $("connection");
+  el.textContent = text;
+  el.className = "pill " + cls;
+}
+
+/** Sends a job for `view` (render, mist or pulse): it supersedes the view's and the connection's previous one. */
+export function request(view, message, extra = {}) {
+  const id = conn.nextId++;
+  message.id = id;
+  const device = $("device").value;
+  if (device && message.device === undefined) message.device = device;
+  const req = Object.assign({ id, view, sentAt: now(), firstAt: null, lastAt: null, kind: message.type, message }, extra);
+  conn.requests.set(id, req);
+  current[view] = id;
+  // Requests of other views were cancelled by this one (one job per connection).
+  for (const [vid, v] of Object.entries(views)) if (vid !== view && v.live) v.setLive(false);
+  sent[message.type] = (sent[message.type] || 0) + 1;
+  if (conn.open) {
+    conn.ws.send(JSON.stringify(message));
+  } else {
+    conn.queued = req;
+  }
+  views[view].status = `${view} #${id}: sent`;
+  showStatus();
+  return req;
+}
+
+/** A message that is not a job (wipe, gravity, stop); dropped while the socket is down. */
+export function sendControl(message) {
+  if (!conn.open) return false;
+  conn.ws.send(JSON.stringify(message));
+  sent[message.type] = (sent[message.type] || 0) + 1;
+  return true;
+}
+
+function onMessage(msg) {
+  switch (msg.type) {
+  case "frame":
+    conn.pendingFrame = msg;
+    break;
+  case "error": {
+    const req = conn.requests.get(msg.id);
+    const text = msg.error || "error";
+    const where = req && !text.startsWith(req.view + ":") ? req.view + ": " : "";
+    notify(where + text + (msg.status ? ` (${msg.status})` : ""));
+    if (req) {
+      req.error = msg.error;
+      const v = views[req.view];
+      if (current[req.view] === req.id) {
+        v.status = `${req.view} #${req.id}: error`;
+        if (v.live) v.setLive(false);
+        if (v.onError) v.onError(msg);
+      }
+      showStatus();
+    }
+    break;
+  }
+  case "done": {
+    const req = conn.requests.get(msg.id);
+    if (!req) break;
+    req.done = true;
+    const lf = lastFrame[req.view];
+    if (lf && lf.id === req.id) lf.done = true;
+    const v = views[req.view];
+    if (current[req.view] === req.id) {
+      if (v.live) v.setLive(false);
+      if (v.onDone) v.onDone(req);
+    }
+    // Keep the map small: requests long superseded are forgotten.
+    for (const id of conn.requests.keys()) if (id < msg.id - 64) conn.requests.delete(id);
+    break;
+  }
+  default:
+    break;
+  }
+}
+
+function onPicture(buffer) {
+  const frame = conn.pendingFrame;
+  conn.pendingFrame = null;
+  if (!frame) return;
+  const req = conn.requests.get(frame.id);
+  if (!req) return;
+  const t = now();
+  // A render's final picture is what upload:last names from now on (docs/SERVE.md).
+  if (frame.stage === "final") state.lastPicture = { view: req.view, width: frame.width, height: frame.height };
+  // A superseded job's late picture is not shown.
+  if (current[req.view] !== req.id) return;
+  const live = frame.stage === "live";
+  const latency = live && req.lastAt !== null ? t - req.lastAt : t - req.sentAt;
+  if (req.firstAt === null) req.firstAt = t;
+  req.lastAt = t;
+  const record = {
+    id: frame.id, stage: frame.stage, width: frame.width, height: frame.height,
+    latencyMs: Math.round(latency * 10) / 10,
+    sinceRequestMs: Math.round((t - req.sentAt) * 10) / 10,
+    wallMs: frame.wall_ms, kernelMs: frame.kernel_ms, device: frame.device, command: frame.command,
+    spp: frame.spp, targetSpp: frame.target_spp, samplesPerSecond: frame.samples_per_second,
+    frame: frame.frame, fps: frame.fps, done: false, bytes: buffer.byteLength,
+  };
+  lastFrame[req.view] = record;
+  pngs[req.view] = base64(buffer);
+  const h = history[req.view] || (history[req.view] = []);
+  h.push({ id: record.id, stage: record.stage, latencyMs: record.latencyMs, sinceRequestMs: record.sinceRequestMs, wallMs: record.wallMs });
+  if (h.length > 500) h.splice(0, h.length - 500);
+  const view = views[req.view];
+  view.status = statusLine(req, record);
+  showStatus();
+  view.showFrame(record, new Blob([buffer], { type: "image/png" }), req);
+  views.iso.describeLast();
+}
+
+function statusLine(req, r) {
+  let s = `${req.view} #${r.id} ${r.stage} ${r.width}x${r.height}`;
+  if (r.stage === "live") {
+    s += ` · frame ${r.frame ?? "?"}` + (r.fps !== undefined ? ` · ${short(r.fps, 1)} fps` : "") + ` · every ${short(r.latencyMs, 0)} ms`;
+  } else {
+    s += ` · latency ${short(r.latencyMs, 0)} ms`;
+  }
+  if (r.wallMs !== undefined) s += ` · server ${short(r.wallMs, 1)} ms`;
+  if (r.kernelMs !== undefined && r.kernelMs !== null && r.kernelMs > 0) s += ` (kernels ${short(r.kernelMs, 1)} ms)`;
+  if (r.spp !== undefined) s += ` · ${r.spp}/${r.targetSpp} spp`;
+  if (r.device) s += ` · ${r.device}`;
+  return s;
+}
+
+export function showStatus() {
+  const v = views[state.activeView];
+  $("status-text").textContent = (v && v.status) || "–";
+}
+
+// MARK: The address
+
+const history_ = window.history;   // `history` here is the views' latencies (state.js)
+
+/** The view in the address (without a history entry): #fractal=ARGS, #rtow=ARGS, #mist, ... */
+export function setHash(view, args) {
+  if (view !== state.activeView) return;
+  const text = "#" + view + (args ? "=" + encodeURIComponent(args.join(" ")) : "");
+  if (location.hash !== text) history_.replaceState(null, "", text);
+}
+
+// MARK: HTTP
+
+export async function postJSON(path, body) {
+  const res = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  return res;
+}
+
+export async function failure(res) {
+  let text = `${res.status} ${res.statusText}`;
+  try {
+    const j = await res.json();
+    if (j && j.error) text = j.error + ` (${res.status})`;
+  } catch (e) { /* not JSON */ }
+  return text;
+}
+
+/** Uploads a picture (any format the browser reads; sent as PNG): {id, width, height}. */
+export async function upload(file) {
+  let blob = file;
+  if (file.type !== "image/png") {
+    const bitmap = await createImageBitmap(file);
+    const c = document.createElement("canvas");
+    c.width = bitmap.width;
+    c.height = bitmap.height;
+    c.getContext("2d").drawImage(bitmap, 0, 0);
+    blob = await new Promise((resolve) => c.toBlob(resolve, "image/png"));
+  }
+  const res = await fetch("/api/upload", { method: "POST", headers: { "Content-Type": "image/png" }, body: blob });
+  if (!res.ok) throw new Error(await failure(res));
+  return res.json();
+}

@@ -1,0 +1,240 @@
+// The fractal explorer: a command line of `glint fractal` whose centre, zoom and Julia constant
+// are exact decimals (decimal.js); its arithmetic, gestures and c picker are in the fractal-*.js
+// modules.
+
+import { $, cliCommand, copyText, notify, now, parseSize, shellWord, throttledSend } from "./util.js";
+import { parsePoint, parseZoom, pointText, samePoint, sameZoom, zoomExponent, zoomText } from "./decimal.js";
+import { decoder, pointerAt, setCanvasSize } from "./canvas.js";
+import { failure, postJSON, request, setHash, upload } from "./conn.js";
+import { current, lastFrame, state } from "./state.js";
+import { DEFAULT_C, FORMULA_CENTERS, JULIA_TYPES, fractalLocation } from "./fractal-location.js";
+import { fractalGestures } from "./fractal-gestures.js";
+import { fractalInset } from "./fractal-inset.js";
+
+export const fractalView = {
+  canvas: null,
+  formula: "mandelbrot",
+  palette: "tutorial",
+  smooth: false,
+  iterations: 128,
+  ss: 1,
+  size: { w: 640, h: 400 },
+  center: parsePoint(FORMULA_CENTERS.mandelbrot),
+  zoom: { m: 1n, e: 0 },
+  c: parsePoint(DEFAULT_C),
+  texture: null,           // upload:ID for image-julia
+  extra: [],               // options from a link that the controls do not show
+  // The gestures since the page opened as one screen transform, to show the last picture
+  // moved with the pointer until the new one comes (display only).
+  shown: { s: 1, tx: 0, ty: 0 },
+  bitmap: null, bitmapTransform: null,
+  pointers: new Map(),
+  sendTimer: null, lastSent: 0,
+  decode: decoder(),
+  status: "",
+  live: false,
+  setLive() {},
+
+  init() {
+    this.canvas = $("canvas-fractal");
+    const c = this.canvas;
+    c.addEventListener("pointerdown", (e) => this.pointerDown(e));
+    c.addEventListener("pointermove", (e) => this.pointerMove(e));
+    c.addEventListener("pointerup", (e) => this.pointerUp(e));
+    c.addEventListener("pointercancel", (e) => this.pointerUp(e));
+    c.addEventListener("contextmenu", (e) => e.preventDefault());
+    c.addEventListener("wheel", (e) => this.wheel(e), { passive: false });
+    c.addEventListener("dblclick", (e) => {
+      const p = pointerAt(c, e);
+      this.zoomAt(e.shiftKey ? 1n : 2n, e.shiftKey ? 2n : 1n, p.x, p.y);
+      this.send(true);
+    });
+    $("fractal-formula").onchange = (e) => {
+      this.formula = e.target.value;
+      this.center = parsePoint(FORMULA_CENTERS[this.formula]);
+      this.zoom = { m: 1n, e: 0 };
+      this.resetShown();
+      this.send(true);
+    };
+    $("fractal-palette").onchange = (e) => { this.palette = e.target.value; this.send(true); this.inset.stale = true; this.showInset(); };
+    $("fractal-smooth").onchange = (e) => { this.smooth = e.target.checked; this.send(true); };
+    $("fractal-iterations").onchange = (e) => {
+      const n = parseInt(e.target.value, 10);
+      if (!(n >= 1 && n <= 16777216)) { notify("iterations: a whole number from 1 to 16777216"); e.target.value = this.iterations; return; }
+      this.iterations = n;
+      this.send(true);
+    };
+    $("fractal-ss").onchange = (e) => {
+      const n = parseInt(e.target.value, 10);
+      if (!(n >= 1 && n <= 16)) { notify("supersampling: 1 to 16"); e.target.value = this.ss; return; }
+      this.ss = n;
+      this.send(true);
+    };
+    $("fractal-size").onchange = (e) => {
+      const s = parseSize(e.target.value);
+      if (!s) { notify("size: WxH, e.g. 640x400"); e.target.value = `${this.size.w}x${this.size.h}`; return; }
+      this.size = s;
+      this.resetShown();
+      this.send(true);
+    };
+    $("fractal-texture").onchange = async (e) => {
+      const f = e.target.files[0];
+      if (!f) return;
+      try {
+        const u = await upload(f);
+        this.texture = u.id;
+        this.send(true);
+      } catch (err) { notify("texture: " + err.message); }
+    };
+    $("fractal-reset").onclick = () => {
+      this.center = parsePoint(FORMULA_CENTERS[this.formula]);
+      this.zoom = { m: 1n, e: 0 };
+      this.resetShown();
+      this.send(true);
+    };
+    $("fractal-zoom-in").onclick = () => { this.zoomAt(2n, 1n, this.canvas.cssW >> 1, this.canvas.cssH >> 1); this.send(true); };
+    $("fractal-zoom-out").onclick = () => { this.zoomAt(1n, 2n, this.canvas.cssW >> 1, this.canvas.cssH >> 1); this.send(true); };
+    $("fractal-go").onclick = () => this.go();
+    for (const id of ["fractal-center", "fractal-zoom"]) $(id).addEventListener("keydown", (e) => { if (e.key === "Enter") this.go(); });
+    $("fractal-c").addEventListener("change", (e) => {
+      const p = parsePoint(e.target.value);
+      if (!p) { notify("c: RE,IM, e.g. -0.8,0.156"); e.target.value = pointText(this.c); return; }
+      this.c = p;
+      this.send(true);
+    });
+    $("fractal-copy-location").onclick = () => copyText(`--center ${pointText(this.center)} --zoom ${zoomText(this.zoom)}`);
+    $("fractal-copy-kfr").onclick = () => copyText($("fractal-kfr").value);
+    $("fractal-copy-cli").onclick = () => copyText($("fractal-cli").value);
+    $("fractal-inset").addEventListener("click", (e) => this.insetClick(e));
+    this.syncControls();
+  },
+
+  go() {
+    const p = parsePoint($("fractal-center").value);
+    const z = parseZoom($("fractal-zoom").value);
+    if (!p) { notify("centre: X,Y, e.g. -0.7435669,0.1314023"); return; }
+    if (!z || zoomExponent(z) < -9) { notify("zoom: a positive decimal of at least 1e-9, e.g. 2e4"); return; }
+    this.center = p;
+    this.zoom = z;
+    this.resetShown();
+    this.send(true);
+  },
+
+  // The view's arithmetic, all exact, and its gestures.
+  ...fractalLocation,
+  ...fractalGestures,
+
+  // The job
+
+  args() {
+    const a = [this.formula, "--size", `${this.size.w}x${this.size.h}`];
+    if (!samePoint(this.center, parsePoint(FORMULA_CENTERS[this.formula]))) a.push("--center", pointText(this.center));
+    if (!sameZoom(this.zoom, { m: 1n, e: 0 })) a.push("--zoom", zoomText(this.zoom));
+    if (JULIA_TYPES.has(this.formula)) a.push("--c", pointText(this.c));
+    if (this.iterations !== 128) a.push("--iterations", String(this.iterations));
+    if (this.palette !== "tutorial") a.push("--palette", this.palette);
+    if (this.smooth) a.push("--smooth");
+    if (this.ss !== 1) a.push("--ss", String(this.ss));
+    if (this.formula === "image-julia" && this.texture) a.push("--texture", this.texture);
+    return a.concat(this.extra);
+  },
+
+  /** Asks for the view now (`now`), or within a tenth of a second while a gesture goes on. */
+  send(immediately) { throttledSend(this, 100, immediately); },
+
+  sendNow() {
+    this.lastSent = now();
+    if (this.formula === "image-julia" && !this.texture) {
+      notify("image-julia needs a texture: pick a picture under the view's controls", "info");
+      return;
+    }
+    const args = this.args();
+    request("fractal", { type: "render", workload: "fractal", args, preview: true }, { transform: { ...this.shown } });
+    setHash("fractal", args);
+  },
+
+  showFrame(record, blob, req) {
+    setCanvasSize(this.canvas, this.size.w, this.size.h);
+    this.decode(blob, (bitmap) => {
+      if (current.fractal !== req.id) return;
+      this.bitmap = bitmap;
+      this.bitmapTransform = req.transform || null;
+      this.redraw();
+    });
+    if (record.command) $("fractal-cli").value = cliCommand(record.command, "view.png");
+    if (record.stage === "final") this.fetchLocation(req);
+  },
+
+  onDone(req) {
+    const lf = lastFrame.fractal;
+    if (lf && lf.id === req.id && lf.stage !== "final") this.fetchLocation(req);
+  },
+
+  async fetchLocation(req) {
+    try {
+      const res = await postJSON("/api/location", { workload: "fractal", args: req.message.args });
+      if (!res.ok) throw new Error(await failure(res));
+      const text = await res.text();
+      if (current.fractal === req.id) {
+        $("fractal-kfr").value = text;
+        state.locationText = text;
+      }
+    } catch (e) {
+      notify("location: " + e.message);
+    }
+  },
+
+  syncControls() {
+    $("fractal-formula").value = this.formula;
+    $("fractal-palette").value = this.palette;
+    $("fractal-smooth").checked = this.smooth;
+    $("fractal-iterations").value = this.iterations;
+    $("fractal-ss").value = this.ss;
+    $("fractal-size").value = `${this.size.w}x${this.size.h}`;
+    $("fractal-center").value = pointText(this.center);
+    $("fractal-zoom").value = zoomText(this.zoom);
+    $("fractal-c").value = pointText(this.c);
+    const julia = JULIA_TYPES.has(this.formula);
+    $("fractal-c-box").classList.toggle("hidden", !julia);
+    $("fractal-texture-row").classList.toggle("hidden", this.formula !== "image-julia");
+    $("fractal-cli").value = cliCommand(["glint", "fractal", ...this.args()].map(shellWord).join(" "), "view.png");
+    if (julia) this.showInset();
+  },
+
+  /** Takes a command line's options (from a link): the view they describe. */
+  fromArgs(words) {
+    const v = {
+      formula: "mandelbrot", palette: "tutorial", smooth: false, iterations: 128, ss: 1, size: { w: 640, h: 400 },
+      center: null, zoom: { m: 1n, e: 0 }, c: parsePoint(DEFAULT_C), texture: null, extra: [],
+    };
+    for (let i = 0; i < words.length; i++) {
+      const w = words[i];
+      const value = () => {
+        if (i + 1 >= words.length) throw new Error(`${w} needs a value`);
+        return words[++i];
+      };
+      switch (w) {
+      case "--center": { const p = parsePoint(value()); if (!p) throw new Error("--center: X,Y"); v.center = p; break; }
+      case "--zoom": { const z = parseZoom(value()); if (!z) throw new Error("--zoom: a positive decimal"); v.zoom = z; break; }
+      case "--c": { const p = parsePoint(value()); if (!p) throw new Error("--c: RE,IM"); v.c = p; break; }
+      case "--iterations": v.iterations = parseInt(value(), 10); break;
+      case "--palette": v.palette = value(); break;
+      case "--smooth": v.smooth = true; break;
+      case "--no-smooth": v.smooth = false; break;
+      case "--ss": v.ss = parseInt(value(), 10); break;
+      case "--size": { const s = parseSize(value()); if (!s) throw new Error("--size: WxH"); v.size = s; break; }
+      case "--texture": v.texture = value(); break;
+      default:
+        if (!w.startsWith("-") && FORMULA_CENTERS[w]) { v.formula = w; break; }
+        v.extra.push(w);
+        if (w.startsWith("--") && i + 1 < words.length && !words[i + 1].startsWith("--")) v.extra.push(words[++i]);
+      }
+    }
+    v.center = v.center || parsePoint(FORMULA_CENTERS[v.formula]);
+    Object.assign(this, v);
+    this.resetShown();
+  },
+
+  // Julia's c from a small Mandelbrot set, rendered by the server.
+  ...fractalInset,
+};

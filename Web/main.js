@@ -1,0 +1,174 @@
+// Glint's page for `glint serve`: one view per workload, every view a command line of that
+// workload, rendered by the server and streamed back over one WebSocket (docs/SERVE.md).
+//
+// The fractal view keeps its centre, zoom and Julia constant as exact decimals (BigInt fixed
+// point): no floating-point number takes part in the view's arithmetic, so a view zoomed to any
+// depth is still the exact text the command line is given.
+//
+// This module starts the page: the views table, tabs, links (the address's #VIEW=ARGS), the
+// device list and the read-only hook for tests. Every other module is one view (fractal.js and
+// its fractal-*.js parts, rtow.js, mist.js, pulse.js, iso.js, compare.js) or what they share
+// (state.js, conn.js, util.js, decimal.js, canvas.js).
+
+import { $, notify, splitWords } from "./util.js";
+import { canvasHash, fitCanvas } from "./canvas.js";
+import { connect, failure, setHash, showStatus } from "./conn.js";
+import { conn, current, errors, history, lastFrame, pngs, sent, state, views } from "./state.js";
+import { JULIA_TYPES } from "./fractal-location.js";
+import { fractalView } from "./fractal.js";
+import { rtowView } from "./rtow.js";
+import { mistView } from "./mist.js";
+import { pulseView } from "./pulse.js";
+import { isoView } from "./iso.js";
+import { compareView } from "./compare.js";
+
+// MARK: Views, tabs and links
+
+Object.assign(views, { fractal: fractalView, rtow: rtowView, mist: mistView, pulse: pulseView, iso: isoView, compare: compareView });
+
+/** Shows a view; one shown for the first time renders itself unless `render` is false. */
+function showView(name, render = true) {
+  if (!views[name]) name = "fractal";
+  state.activeView = name;
+  for (const b of document.querySelectorAll("#tabs button")) b.classList.toggle("active", b.dataset.view === name);
+  for (const s of document.querySelectorAll("main .view")) s.classList.toggle("active", s.dataset.view === name);
+  for (const c of document.querySelectorAll(`#view-${name} .stage > canvas`)) fitCanvas(c);
+  showStatus();
+  if (!state.ready || !render) return;
+  if ((name === "fractal" || name === "rtow") && !lastFrame[name] && !current[name]) views[name].send(true);
+  if (name === "compare" && $("compare-from").value !== "custom") compareView.fill();
+  if (name === "fractal" && JULIA_TYPES.has(fractalView.formula)) fractalView.showInset();
+}
+
+/** Applies the address's view; true when it asked for a render. */
+function applyHash() {
+  const h = decodeURIComponent(location.hash.replace(/^#/, ""));
+  if (!h) return false;
+  const eq = h.indexOf("=");
+  const name = eq < 0 ? h : h.slice(0, eq);
+  if (!views[name]) return false;
+  const words = eq < 0 ? null : splitWords(h.slice(eq + 1));
+  try {
+    if (words && (name === "fractal" || name === "rtow")) {
+      views[name].fromArgs(words);
+      views[name].syncControls();
+    }
+  } catch (e) {
+    notify("the link's view: " + e.message);
+  }
+  const rendering = !!words && state.ready && (name === "fractal" || name === "rtow");
+  showView(name, !rendering);
+  if (rendering) {
+    views[name].send(true);
+    return true;
+  }
+  return false;
+}
+
+async function loadInfo() {
+  try {
+    const res = await fetch("/api/info");
+    if (!res.ok) throw new Error(await failure(res));
+    state.info = await res.json();
+  } catch (e) {
+    notify("server info: " + e.message);
+    state.info = {};
+  }
+  const devices = deviceList(state.info);
+  const fallback = state.info.default_device || state.info.device || state.info.defaultDevice || (devices[0] && devices[0].id) || "";
+  for (const id of ["device", "compare-a", "compare-b"]) {
+    const sel = $(id);
+    sel.textContent = "";
+    for (const d of devices) sel.add(new Option(d.label, d.id));
+  }
+  if (fallback && ![...$("device").options].some((o) => o.value === fallback)) $("device").add(new Option(fallback, fallback), 0);
+  $("device").value = fallback;
+  $("compare-a").value = devices.some((d) => d.id === "cpu") ? "cpu" : fallback;
+  const opencl = devices.find((d) => d.id.startsWith("opencl"));
+  $("compare-b").value = opencl ? opencl.id : fallback;
+  $("version").textContent = state.info.version ? "glint " + state.info.version : "";
+}
+
+/** The devices of /api/info as [{id, label}]. */
+function deviceList(i) {
+  const raw = i.devices || [];
+  const out = [];
+  for (const d of raw) {
+    if (typeof d === "string") out.push({ id: d, label: d });
+    else if (d && typeof d === "object") {
+      const id = d.id || d.device || d.choice || d.name;
+      if (!id) continue;
+      const label = d.name && d.name !== id ? `${id}: ${d.name}` : id;
+      out.push({ id, label });
+    }
+  }
+  if (!out.some((d) => d.id === "cpu")) out.unshift({ id: "cpu", label: "cpu" });
+  return out;
+}
+
+// MARK: The read-only hook for tests and scripts
+
+const copy = (x) => (x === undefined ? undefined : JSON.parse(JSON.stringify(x)));
+
+window.glint = Object.freeze({
+  get ready() { return state.ready && conn.open; },
+  get info() { return copy(state.info); },
+  get activeView() { return state.activeView; },
+  get lastFrame() { return copy(lastFrame); },
+  get current() { return copy(current); },
+  get errors() { return errors.slice(); },
+  get sent() { return copy(sent); },
+  get lastPicture() { return copy(state.lastPicture); },
+  get lastCompare() { return copy(state.lastCompare); },
+  get location() { return state.locationText; },
+  /** The pictures uploaded from the mist and iso views (upload:ID), null before any. */
+  get uploads() { return { mist: mistView.uploadId, iso: isoView.uploadId, texture: fractalView.texture }; },
+  /** The last PNG received for a view, as base64 (null before any). */
+  lastPNG(view) { return pngs[view] || null; },
+  /** The view's latencies: [{id, stage, latencyMs, sinceRequestMs, wallMs}]. */
+  history(view) { return copy(history[view] || []); },
+  /** The command-line options the view renders now. */
+  args(view) { return views[view] && views[view].args ? views[view].args() : null; },
+  /** The view's picture as a short hash of its canvas's pixels. */
+  canvasHash(view) { const c = $("canvas-" + view); return c ? canvasHash(c) : null; },
+  /** Whether the view's newest request has finished (its "done" came). */
+  isDone(view) { const r = conn.requests.get(current[view]); return !!(r && r.done); },
+  /** The view's newest request's error, if it failed. */
+  requestError(view) { const r = conn.requests.get(current[view]); return r && r.error ? r.error : null; },
+});
+
+// MARK: Start
+
+function start() {
+  for (const b of document.querySelectorAll("#tabs button")) {
+    b.onclick = () => {
+      showView(b.dataset.view);
+      const v = views[b.dataset.view];
+      if (b.dataset.view === "fractal" || b.dataset.view === "rtow") setHash(b.dataset.view, v.args());
+      else setHash(b.dataset.view, null);
+    };
+  }
+  fractalView.init();
+  rtowView.init();
+  mistView.init();
+  pulseView.init();
+  isoView.init();
+  compareView.init();
+  $("device").onchange = () => {
+    fractalView.inset.stale = true;
+    if (state.activeView === "fractal" || state.activeView === "rtow") views[state.activeView].send(true);
+  };
+  window.addEventListener("resize", () => {
+    for (const c of document.querySelectorAll(".view.active .stage > canvas")) fitCanvas(c);
+    fractalView.redraw();
+  });
+  window.addEventListener("hashchange", () => applyHash());
+  connect();
+  loadInfo().then(() => {
+    state.ready = true;
+    if (!applyHash()) showView(state.activeView);
+  });
+  showView(decodeURIComponent(location.hash.replace(/^#/, "")).split("=")[0] || "fractal");
+}
+
+document.addEventListener("DOMContentLoaded", start);

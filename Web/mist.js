@@ -1,0 +1,209 @@
+// The misty window: a live job on the last picture, an uploaded one or the camera, wiped with
+// the pointer.
+
+import { $, notify, parseSize, short } from "./util.js";
+import { decoder, pointerAt, setCanvasSize } from "./canvas.js";
+import { request, sendControl, upload } from "./conn.js";
+import { conn, current, sent, state } from "./state.js";
+
+export const mistView = {
+  canvas: null,
+  live: false,
+  uploadId: null,
+  gravity: { x: 0, y: 1 },
+  stroke: null,            // the wipe being drawn: points not yet sent
+  strokeTimer: null,
+  camera: null,            // {stream, timer, canvas, w, h}
+  decode: decoder(),
+  status: "",
+
+  init() {
+    this.canvas = $("canvas-mist");
+    const c = this.canvas;
+    $("mist-source").onchange = () => this.syncControls();
+    $("mist-file").onchange = async (e) => {
+      const f = e.target.files[0];
+      if (!f) return;
+      try {
+        const u = await upload(f);
+        this.uploadId = u.id;
+        notify(`uploaded ${u.width}x${u.height}`, "info");
+      } catch (err) { notify("upload: " + err.message); }
+    };
+    $("mist-start").onclick = () => this.start();
+    $("mist-stop").onclick = () => this.stop();
+    $("mist-radius").oninput = (e) => { $("mist-radius-value").textContent = e.target.value; };
+    c.addEventListener("pointerdown", (e) => {
+      c.setPointerCapture(e.pointerId);
+      this.stroke = { points: [this.fraction(e)], last: null };
+      this.flushLater();
+      e.preventDefault();
+    });
+    c.addEventListener("pointermove", (e) => {
+      if (!this.stroke) return;
+      this.stroke.points.push(this.fraction(e));
+      this.flushLater();
+    });
+    const up = () => { if (this.stroke) { this.flush(); this.stroke = null; } };
+    c.addEventListener("pointerup", up);
+    c.addEventListener("pointercancel", up);
+    const pad = $("mist-gravity");
+    pad.addEventListener("pointerdown", (e) => { pad.setPointerCapture(e.pointerId); this.gravityAt(e); });
+    pad.addEventListener("pointermove", (e) => { if (e.buttons) this.gravityAt(e); });
+    this.drawGravity();
+    this.syncControls();
+  },
+
+  syncControls() {
+    const source = $("mist-source").value;
+    $("mist-file-row").classList.toggle("hidden", source !== "upload");
+    $("mist-camera-row").classList.toggle("hidden", source !== "camera");
+  },
+
+  /** A pointer's position as fractions of the picture's width and height (4 decimals). */
+  fraction(e) {
+    const p = pointerAt(this.canvas, e);
+    const f = (v, n) => Math.round(Math.max(0, Math.min(1, v / n)) * 10000) / 10000;
+    return [f(p.x, this.canvas.cssW), f(p.y, this.canvas.cssH)];
+  },
+
+  flushLater() {
+    if (!this.strokeTimer) this.strokeTimer = setTimeout(() => this.flush(), 50);
+  },
+
+  /** Sends the stroke's new points as one wipe, starting from where the last batch ended. */
+  flush() {
+    clearTimeout(this.strokeTimer);
+    this.strokeTimer = null;
+    const s = this.stroke;
+    if (!s || s.points.length === 0) return;
+    const points = (s.last ? [s.last] : []).concat(s.points);
+    s.last = s.points[s.points.length - 1];
+    s.points = [];
+    if (this.live) sendControl({ type: "wipe", points, radius: parseFloat($("mist-radius").value) });
+  },
+
+  gravityAt(e) {
+    const pad = $("mist-gravity");
+    const p = pointerAt(pad, e);
+    const half = pad.clientWidth / 2;
+    const x = Math.round((p.x - half) / (half - 8) * 100) / 100, y = Math.round((p.y - half) / (half - 8) * 100) / 100;
+    if (x === 0 && y === 0) return;
+    this.gravity = { x: Math.max(-1, Math.min(1, x)), y: Math.max(-1, Math.min(1, y)) };
+    $("mist-gravity-value").textContent = `${short(this.gravity.x, 2)},${short(this.gravity.y, 2)}`;
+    this.drawGravity();
+    if (this.live) sendControl({ type: "gravity", x: this.gravity.x, y: this.gravity.y });
+  },
+
+  drawGravity() {
+    const pad = $("mist-gravity"), ctx = pad.getContext("2d");
+    const half = pad.width / 2, r = half - 8;
+    ctx.clearRect(0, 0, pad.width, pad.height);
+    ctx.strokeStyle = "#444";
+    ctx.beginPath();
+    ctx.arc(half, half, r, 0, 2 * Math.PI);
+    ctx.stroke();
+    const x = half + this.gravity.x * r, y = half + this.gravity.y * r;
+    ctx.strokeStyle = "#e0a030";
+    ctx.fillStyle = "#e0a030";
+    ctx.lineWidth = 2;
+    ctx.beginPath();
+    ctx.moveTo(half, half);
+    ctx.lineTo(x, y);
+    ctx.stroke();
+    ctx.beginPath();
+    ctx.arc(x, y, 4, 0, 2 * Math.PI);
+    ctx.fill();
+  },
+
+  args() {
+    const a = ["--drops", $("mist-drops").value.trim(), "--sigma", $("mist-sigma").value.trim(),
+      "--gravity", `${short(this.gravity.x, 2)},${short(this.gravity.y, 2)}`];
+    const seed = $("mist-seed").value.trim();
+    if (seed && seed !== "0") a.push("--seed", seed);
+    if ($("mist-classic").checked) a.push("--classic");
+    return a;
+  },
+
+  async start() {
+    const source = $("mist-source").value;
+    const message = { type: "mist", args: this.args() };
+    if (source === "upload") {
+      if (!this.uploadId) { notify("pick a picture to upload first"); return; }
+      message.source = this.uploadId;
+    } else if (source === "camera") {
+      const size = parseSize($("mist-camera-size").value);
+      if (!size) { notify("camera size: WxH, e.g. 320x240"); return; }
+      if (!(await this.startCamera(size))) return;
+      message.source = "camera";
+      message.size = `${size.w}x${size.h}`;
+    } else {
+      if (!state.lastPicture) notify("no picture rendered yet on this connection: render a view first", "info");
+      message.source = "render";
+    }
+    request("mist", message);
+    this.setLive(true);
+  },
+
+  stop() {
+    sendControl({ type: "stop" });
+    this.setLive(false);
+  },
+
+  setLive(live) {
+    this.live = live;
+    $("mist-start").disabled = live;
+    if (!live) this.stopCamera();
+  },
+
+  /** The camera, drawn at the size the mist was started with and sent as raw RGBA at most 15 times a second. */
+  async startCamera(size) {
+    this.stopCamera();
+    if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
+      notify("this browser gives the page no camera");
+      return false;
+    }
+    let stream;
+    try {
+      stream = await navigator.mediaDevices.getUserMedia({ video: { width: size.w, height: size.h }, audio: false });
+    } catch (e) {
+      notify("camera: " + e.message);
+      return false;
+    }
+    const video = $("mist-video");
+    video.srcObject = stream;
+    await video.play().catch(() => {});
+    const grab = document.createElement("canvas");
+    grab.width = size.w;
+    grab.height = size.h;
+    const ctx = grab.getContext("2d", { willReadFrequently: true });
+    const timer = setInterval(() => {
+      if (!this.live || !conn.open || video.videoWidth === 0) return;
+      if (conn.ws.bufferedAmount > size.w * size.h * 8) return;   // the server is behind: skip this one
+      // Cover the frame size with the camera picture, cropping the rest.
+      const s = Math.max(size.w / video.videoWidth, size.h / video.videoHeight);
+      const w = video.videoWidth * s, h = video.videoHeight * s;
+      ctx.drawImage(video, (size.w - w) / 2, (size.h - h) / 2, w, h);
+      conn.ws.send(ctx.getImageData(0, 0, size.w, size.h).data.buffer);
+      sent.camera += 1;
+    }, 67);
+    this.camera = { stream, timer };
+    return true;
+  },
+
+  stopCamera() {
+    if (!this.camera) return;
+    clearInterval(this.camera.timer);
+    for (const t of this.camera.stream.getTracks()) t.stop();
+    $("mist-video").srcObject = null;
+    this.camera = null;
+  },
+
+  showFrame(record, blob, req) {
+    setCanvasSize(this.canvas, record.width, record.height);
+    this.decode(blob, (bitmap) => {
+      if (current.mist !== req.id) return;
+      this.canvas.getContext("2d").drawImage(bitmap, 0, 0, this.canvas.width, this.canvas.height);
+    });
+  },
+};

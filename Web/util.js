@@ -1,0 +1,104 @@
+// Small functions the views share: text, numbers, base64, the clipboard, the message bar.
+
+import { errors } from "./state.js";
+
+// MARK: Small functions
+
+export const $ = (id) => document.getElementById(id);
+export const now = () => performance.now();
+
+/** A number as short text: at most `places` decimals, no trailing zeros, no "-0". */
+export function short(x, places = 3) {
+  let t = Number(x).toFixed(places);
+  if (t.includes(".")) t = t.replace(/0+$/, "").replace(/\.$/, "");
+  return t === "-0" ? "0" : t;
+}
+
+/** One shell word: bare when safe, else in single quotes. */
+export function shellWord(w) {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w : "'" + w.replace(/'/g, "'\\''") + "'";
+}
+
+/** Command-line words from text: split on white space, with '...' and "..." grouping. */
+export function splitWords(text) {
+  const words = [];
+  const re = /'([^']*)'|"([^"]*)"|(\S+)/g;
+  let m;
+  while ((m = re.exec(text)) !== null) words.push(m[1] ?? m[2] ?? m[3]);
+  return words;
+}
+
+export function base64(buffer) {
+  const bytes = new Uint8Array(buffer);
+  let s = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+  return btoa(s);
+}
+
+export function fromBase64(text) {
+  const s = atob(text);
+  const bytes = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) bytes[i] = s.charCodeAt(i);
+  return bytes;
+}
+
+/** "WxH" as {w, h}, or null. */
+export function parseSize(text) {
+  const m = /^\s*(\d{1,5})\s*[xX×]\s*(\d{1,5})\s*$/.exec(text || "");
+  if (!m) return null;
+  const w = parseInt(m[1], 10), h = parseInt(m[2], 10);
+  return w >= 1 && h >= 1 ? { w, h } : null;
+}
+
+export function copyText(text) {
+  if (navigator.clipboard && window.isSecureContext) {
+    navigator.clipboard.writeText(text).then(() => notify("copied", "info"), () => fallbackCopy(text));
+  } else {
+    fallbackCopy(text);
+  }
+}
+
+function fallbackCopy(text) {
+  const t = document.createElement("textarea");
+  t.value = text;
+  document.body.appendChild(t);
+  t.select();
+  try { document.execCommand("copy"); notify("copied", "info"); } catch (e) { notify("could not copy: select the text and copy it"); }
+  t.remove();
+}
+
+// MARK: Messages (a bar that never blocks the page)
+
+export function notify(text, kind = "error") {
+  if (kind === "error") errors.push(String(text));
+  const box = $("messages");
+  const el = document.createElement("div");
+  el.className = "message " + kind;
+  const span = document.createElement("span");
+  span.textContent = text;
+  const close = document.createElement("button");
+  close.textContent = "×";
+  close.title = "Dismiss";
+  close.onclick = () => el.remove();
+  el.append(span, close);
+  box.appendChild(el);
+  while (box.children.length > 4) box.firstChild.remove();
+  setTimeout(() => el.remove(), kind === "error" ? 10000 : 2500);
+}
+
+// MARK: The views' commands
+
+/** Sends `view`'s request now, or once `gap` ms have passed since its last one (a gesture
+ *  sends many: the server gets at most one view per gap). */
+export function throttledSend(view, gap, immediately) {
+  view.syncControls();
+  clearTimeout(view.sendTimer);
+  const wait = immediately ? 0 : Math.max(0, gap - (now() - view.lastSent));
+  if (wait === 0) view.sendNow();
+  else view.sendTimer = setTimeout(() => view.sendNow(), wait);
+}
+
+/** The server's echoed command with an output file (and nothing more). */
+export function cliCommand(command, output) {
+  return / -o /.test(command) ? command : command + " -o " + output;
+}
