@@ -88,6 +88,14 @@ let package = Package(
         .testTarget(name: "BlurMistTests", dependencies: ["GlintWorkloads", "GlintCore", "GlintCL", "CGlintTypes", "GlintTestSupport"]),
         .testTarget(name: "DeepZoomTests", dependencies: ["GlintWorkloads", "GlintCore", "CMPFR"]),
         .testTarget(name: "CLITests", dependencies: ["glint", "GlintCore", "GlintWorkloads", "GlintTestSupport"]),
+        // `glint serve` in process: the application of buildApplication(context:configuration:)
+        // driven through HummingbirdTesting's router client, no port and no child process. Like the
+        // server's sources, built only with the Serve trait (its sources are `#if Serve`).
+        .testTarget(name: "ServeTests",
+                    dependencies: ["glint", "GlintCore",
+                                   .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Serve"])),
+                                   .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Serve"])),
+                                   .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Serve"]))]),
     ],
     swiftLanguageModes: [.v6]
 )

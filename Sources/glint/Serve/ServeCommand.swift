@@ -8,6 +8,7 @@ import GlintWorkloads
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
+import NIOCore
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -99,20 +100,11 @@ struct Serve: AsyncParsableCommand {
 
         var logger = Logger(label: "glint-serve")
         logger.logLevel = verbose ? .info : .error
-        let router = Router()
-        router.middlewares.add(ServeErrorMiddleware(verbose: verbose))
-        ServeRoutes(context: context).add(to: router)
-
-        let wsRouter = Router(context: BasicWebSocketRequestContext.self)
-        wsRouter.ws("/ws") { _, _ in .upgrade([:]) } onUpgrade: { inbound, outbound, _ in
-            await ServeSession(context: context).run(inbound: inbound, outbound: outbound)
-        }
-        let app = Application(
-            router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: wsRouter,
-                                           configuration: .init(ws: .init(maxFrameSize: 1 << 20, closeTimeout: .seconds(2)))),
+        let app = buildApplication(
+            context: context,
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "glint"),
-            onServerRunning: { [host] channel in
+            logger: logger,
+            onServerRunning: { [host, maxRenders, queue] channel in
                 let bound = channel.localAddress?.port ?? 0
                 let shown = host.contains(":") ? "[\(host)]" : host
                 var line = "glint serve: http://\(shown):\(bound)/ (device \(startBackend.label) unless a view picks one; \(maxRenders) render\(maxRenders == 1 ? "" : "s") at once, queue \(queue); Ctrl-C stops)"
@@ -122,8 +114,7 @@ struct Serve: AsyncParsableCommand {
                 // Straight to the descriptor: a script waiting for the address reads it at once.
                 let text = Array((line + "\n").utf8)
                 _ = text.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-            },
-            logger: logger)
+            })
         // On SIGINT or SIGTERM the server stops taking connections and waits for those open:
         // the renders in flight are cancelled and every page's connection closed, so it ends
         // at once; if something still holds on after 10 s, the folder goes and the process ends.
@@ -150,6 +141,34 @@ struct Serve: AsyncParsableCommand {
         }
         print("glint serve: stopped")
     }
+}
+
+/// The whole server of `glint serve` for `context`: the router (the page, `/static`, the `/api`
+/// group), the error middleware and the WebSocket `/ws`, without binding a port or reading argv,
+/// so that tests can drive it in process (`app.test(.router)`, Tests/ServeTests). `serve()` runs
+/// exactly this application.
+func buildApplication(context: ServeContext, configuration: ApplicationConfiguration, logger: Logger? = nil,
+                      onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
+    let logger = logger ?? {
+        var l = Logger(label: "glint-serve")
+        l.logLevel = context.verbose ? .info : .error
+        return l
+    }()
+    let router = Router()
+    router.middlewares.add(ServeErrorMiddleware(verbose: context.verbose))
+    ServeRoutes(context: context).add(to: router)
+
+    let wsRouter = Router(context: BasicWebSocketRequestContext.self)
+    wsRouter.ws("/ws") { _, _ in .upgrade([:]) } onUpgrade: { inbound, outbound, _ in
+        await ServeSession(context: context).run(inbound: inbound, outbound: outbound)
+    }
+    return Application(
+        router: router,
+        server: .http1WebSocketUpgrade(webSocketRouter: wsRouter,
+                                       configuration: .init(ws: .init(maxFrameSize: 1 << 20, closeTimeout: .seconds(2)))),
+        configuration: configuration,
+        onServerRunning: onServerRunning,
+        logger: logger)
 }
 
 /// Every error answered as JSON with one clear line; a request the router does not know is a 404.

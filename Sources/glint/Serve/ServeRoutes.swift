@@ -26,15 +26,17 @@ struct ServeRoutes: Sendable {
 
     func add(to router: Router<BasicRequestContext>) {
         router.get("/") { _, _ in try Self.file("index.html") }
-        router.get("/static/:name") { _, ctx in
-            // Only the names compiled in: a name is looked up, never joined to a path.
-            try Self.file(ctx.parameters.get("name") ?? "")
-        }
-        router.get("/api/info") { _, _ in Self.json(await info()) }
-        router.post("/api/render") { request, _ in try await render(request) }
-        router.post("/api/compare") { request, _ in try await compare(request) }
-        router.post("/api/upload") { request, _ in try await upload(request) }
-        router.post("/api/location") { request, _ in try await location(request) }
+        // The page's files: only the names compiled in; a name is looked up, never joined to a path.
+        router.group("static")
+            .get(":name") { _, ctx in try Self.file(ctx.parameters.get("name") ?? "") }
+        // The JSON/PNG API (docs/SERVE.md, "HTTP"). Errors thrown here become JSON through the
+        // router's ServeErrorMiddleware.
+        router.group("api")
+            .get("info") { _, _ in Self.json(await info()) }
+            .post("render") { request, _ in try await render(request) }
+            .post("compare") { request, _ in try await compare(request) }
+            .post("upload") { request, _ in try await upload(request) }
+            .post("location") { request, _ in try await location(request) }
     }
 
     // MARK: Answers

@@ -1,0 +1,158 @@
+// `glint serve` in process: the application `buildApplication(context:configuration:)` makes,
+// driven by HummingbirdTesting's router client (no port, no child process, no argv) over the
+// HTTP table of docs/SERVE.md. The real server over TCP is Tests/CLITests/ServeCLITests.swift.
+#if Serve
+import GlintCore
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+@testable import glint
+
+@Suite struct ServeAppTests {
+    /// A fresh context on the CPU path in its own temporary folder, the application built from
+    /// it, and the folder removed afterwards.
+    func withApp(maxPixels: Int = 1 << 20, maxBody: Int = 1 << 20,
+                 _ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let folder = try FileIO.makeTemporaryFolder(prefix: "glint-serve-test")
+        defer { FileIO.removeTree(folder) }
+        let context = try ServeContext(device: "cpu", slots: 2, queue: 4, renderTimeout: 60, maxPixels: maxPixels,
+                                       maxBody: maxBody, folder: folder, verbose: false)
+        let app = buildApplication(context: context, configuration: ApplicationConfiguration(serverName: "glint"))
+        try await app.test(.router, body)
+    }
+
+    static func jobBody(_ workload: String, _ args: [String], extra: [(String, JSON)] = []) -> ByteBuffer {
+        let doc = JSON.object([("workload", .string(workload)), ("args", .array(args.map { .string($0) }))] + extra)
+        return ByteBuffer(string: doc.serialized(pretty: false))
+    }
+
+    static func text(_ response: TestResponse) -> String { String(buffer: response.body) }
+
+    static func json(_ response: TestResponse) -> JSON? { try? JSON.parse(text(response)) }
+
+    /// An error answer: JSON `{"error": one line, "status": N}` with the status and content type.
+    static func expectError(_ response: TestResponse, _ status: Int, _ fragment: String,
+                            sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(Int(response.status.code) == status, "\(response.status): \(text(response))", sourceLocation: sourceLocation)
+        #expect(response.headers[.contentType] == "application/json", sourceLocation: sourceLocation)
+        let doc = json(response)
+        let message = doc?["error"]?.stringValue ?? ""
+        #expect(message.contains(fragment), "\(text(response))", sourceLocation: sourceLocation)
+        #expect(!message.isEmpty && !message.contains("\n"), sourceLocation: sourceLocation)
+        #expect(doc?["status"]?.intValue == Int64(status), "\(text(response))", sourceLocation: sourceLocation)
+    }
+
+    @Test func pageIsHTMLWithTheModuleScript() async throws {
+        try await withApp { client in
+            try await client.execute(uri: "/", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "text/html; charset=utf-8")
+                #expect(Self.text(response).contains("<script type=\"module\" src=\"/static/main.js\">"))
+            }
+        }
+    }
+
+    @Test func staticFilesAndTheir404() async throws {
+        try await withApp { client in
+            try await client.execute(uri: "/static/main.js", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "text/javascript; charset=utf-8")
+                #expect(response.body.readableBytes > 0)
+                #expect(response.body.readableBytes == ServeRoutes.files["main.js"]?.bytes.count)
+            }
+            try await client.execute(uri: "/static/nope.js", method: .get) { response in
+                Self.expectError(response, 404, "no such file")
+            }
+            try await client.execute(uri: "/nothing/here", method: .get) { response in
+                Self.expectError(response, 404, "no such page")
+            }
+        }
+    }
+
+    @Test func infoListsTheDevices() async throws {
+        try await withApp { client in
+            try await client.execute(uri: "/api/info", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "application/json")
+                let doc = try #require(Self.json(response), "\(Self.text(response))")
+                let ids = doc["devices"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
+                #expect(ids.contains("cpu"), "\(Self.text(response))")
+                #expect(doc["device"]?.stringValue == "cpu")
+                #expect(doc["workloads"]?.arrayValue?.contains(.string("fractal")) == true)
+                #expect(doc["limits"]?["max_pixels"]?.intValue == 1 << 20)
+            }
+        }
+    }
+
+    @Test func renderIsAPNG() async throws {
+        try await withApp { client in
+            try await client.execute(uri: "/api/render", method: .post,
+                                     body: Self.jobBody("fractal", ["mandelbrot", "--size", "32x24"], extra: [("device", .string("cpu"))])) { response in
+                #expect(response.status == .ok, "\(Self.text(response))")
+                #expect(response.headers[.contentType] == "image/png")
+                let bytes = Array(response.body.readableBytesView)
+                #expect(bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
+                let image = try PNG.decode(bytes, name: "served")
+                #expect(image.width == 32 && image.height == 24)
+                #expect(response.headers[HTTPField.Name("X-Glint-Device")!] != nil)
+                #expect(response.headers[HTTPField.Name("X-Glint-Command")!] == "glint fractal mandelbrot --size 32x24 -o fractal.png")
+            }
+        }
+    }
+
+    @Test func refusalsAreOneLineJSON() async throws {
+        try await withApp(maxPixels: 20000, maxBody: 4096) { client in
+            try await client.execute(uri: "/api/render", method: .post,
+                                     body: Self.jobBody("fractal", ["mandelbrot", "--iterations", "0"])) { response in
+                Self.expectError(response, 400, "--iterations must be between 1")
+            }
+            try await client.execute(uri: "/api/render", method: .post,
+                                     body: Self.jobBody("fractal", ["mandelbrot", "-o", "/tmp/x.png"])) { response in
+                Self.expectError(response, 400, "\"-o\" is not available")
+            }
+            try await client.execute(uri: "/api/render", method: .post, body: ByteBuffer(string: "{not json")) { response in
+                Self.expectError(response, 400, "not valid JSON")
+            }
+            try await client.execute(uri: "/api/render", method: .post,
+                                     body: Self.jobBody("fractal", ["mandelbrot", "--size", "200x200"])) { response in
+                Self.expectError(response, 413, "over the server's limit of 20000")
+            }
+            try await client.execute(uri: "/api/render", method: .post,
+                                     body: ByteBuffer(bytes: [UInt8](repeating: 32, count: 5000))) { response in
+                Self.expectError(response, 413, "--max-body")
+            }
+            try await client.execute(uri: "/api/upload", method: .post, body: ByteBuffer(string: "hello")) { response in
+                Self.expectError(response, 400, "not a PNG")
+            }
+        }
+    }
+
+    @Test func compareLocationAndUpload() async throws {
+        try await withApp { client in
+            let compare = JSON.object([("workload", .string("fractal")), ("args", .array(["mandelbrot", "--size", "32x24"].map { .string($0) })),
+                                       ("a", .string("cpu")), ("b", .string("cpu"))])
+            try await client.execute(uri: "/api/compare", method: .post, body: ByteBuffer(string: compare.serialized(pretty: false))) { response in
+                #expect(response.status == .ok, "\(Self.text(response).prefix(300))")
+                #expect(response.headers[.contentType] == "application/json")
+                let doc = try #require(Self.json(response))
+                #expect(doc["passed"]?.boolValue == true, "\(Self.text(response).prefix(300))")
+                #expect(doc["a"]?["device"]?.stringValue != nil && doc["diff_png"]?.stringValue != nil)
+            }
+            try await client.execute(uri: "/api/location", method: .post,
+                                     body: Self.jobBody("fractal", ["mandelbrot", "--center", "-0.75,0.1", "--zoom", "1e30"])) { response in
+                #expect(response.status == .ok, "\(Self.text(response))")
+                #expect(response.headers[.contentType] == "text/plain; charset=utf-8")
+                #expect(Self.text(response).contains("Zoom:"), "\(Self.text(response))")
+            }
+            let picture = try PNG.encode(Image8(width: 8, height: 6), alpha: false)
+            try await client.execute(uri: "/api/upload", method: .post, body: ByteBuffer(bytes: picture)) { response in
+                #expect(response.status == .ok, "\(Self.text(response))")
+                let doc = try #require(Self.json(response))
+                #expect(doc["id"]?.stringValue?.hasPrefix("upload:") == true)
+                #expect(doc["width"]?.intValue == 8 && doc["height"]?.intValue == 6)
+            }
+        }
+    }
+}
+#endif
