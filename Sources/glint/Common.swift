@@ -230,7 +230,8 @@ final class ProgressBar: Sendable {
             s.lastDraw = now
             s.drawn = true
             let f = min(max(fraction, 0), 1)
-            let width = 30
+            // Narrower with details, so that the line fits 80 columns.
+            let width = detail == nil ? 30 : 20
             let filled = Int(f * Double(width))
             let eta = f > 0 ? elapsed * (1 - f) / f : 0
             let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)

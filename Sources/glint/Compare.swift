@@ -115,7 +115,11 @@ struct Compare: AsyncParsableCommand {
             try checkWritable(diff, option: "--diff")
         }
         if let json, json != "-" { try checkWritable(json, option: "--json") }
-        if let tsv { try checkWritable(tsv, option: "--tsv") }
+        if let tsv {
+            if tsv == "-" { throw ValidationError("--tsv writes a file; give its path (--json - prints to standard output)") }
+            if tsv == json || tsv == diff { throw ValidationError("--tsv \(tsv): the same file as --\(tsv == json ? "json" : "diff")") }
+            try checkWritable(tsv, option: "--tsv")
+        }
         guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
     }
 

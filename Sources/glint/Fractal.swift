@@ -380,16 +380,13 @@ struct Fractal: PassSource {
         // The deeper end of the ramp decides `auto` (a deep frame anywhere makes it a deep job).
         let ends = [0, n - 1].map { frameJob(job, ramps: ramps, frame: $0, of: n).autoKind }
         let backend: Backend
-        if ends.allSatisfy({ $0 == .fractal }) {
-            // The frames' work as the middle frame's times their number (a calibrated auto weighs
-            // it against OpenCL's start-up).
-            let count = (part?.frames ?? 0 ..< n).count
-            backend = try await device.backend(forFractal: frameJob(job, ramps: ramps, frame: n / 2, of: n), frames: count)
-        } else if ends.contains(.fractalDeep) {
+        if ends.contains(.fractalDeep) {
             backend = try device.backend(for: .fractalDeep)
         } else {
-            // Smooth frames: their work, for a GPU calibration.
-            backend = try device.backend(for: ends[1], work: job.calibrationWork, repeats: (part?.frames ?? 0 ..< n).count)
+            // The frames' work as the middle frame's times their number (a calibrated auto weighs
+            // it against OpenCL's start-up), in the frames' precision.
+            let count = (part?.frames ?? 0 ..< n).count
+            backend = try await device.backend(forFractal: frameJob(job, ramps: ramps, frame: n / 2, of: n), frames: count)
         }
         let sink = try FrameSink(folder: outputFolder, video: animation.video, width: job.width, height: job.height, fps: animation.fps)
         let bar = ProgressBar("fractal", quiet: out.quiet)

@@ -69,7 +69,7 @@ struct Iso: PassCommand {
             // With --shard: this shard's band of the canvas's rows, as a tile for glint merge.
             let tile = try shard.map { try StillShard($0, command: "glint iso", width: w, height: h, inputs: [input]) }
             if try tile?.claim([outputPath], skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
-            let backend = try device.backend(for: .iso, work: job.calibrationWork)
+            let backend = try device.backend(for: .iso, work: job.calibrationWork * (tile.map { Double($0.rows.count) / Double(h) } ?? 1))
             let bar = ProgressBar("iso", quiet: out.quiet)
             // One image, then the process ends: its canvas may take huge pages (fewer page faults).
             LargeArrays.hugePages = true

@@ -208,7 +208,7 @@ struct Mist: WorkloadCommand {
             let job = try makeJob()
             let camera = try Camera(input)
             if FileIO.isDirectory(output) && access(output, W_OK) != 0 { throw GlintError("-o \(output): the folder is not writable") }
-            let backend = try device.backend(for: .mist, work: Double(camera.width * camera.height), repeats: frames)
+            let backend = try device.backend(for: .mist, work: Double(camera.width * camera.height), repeats: written.upperBound)
             let renderer = try MistRenderer(job: job, width: camera.width, height: camera.height, backend: backend)
             // The frames go to a staging folder inside -o and move into place only once all
             // are written: a failure (a damaged camera frame, a full disk) or a Ctrl-C leaves

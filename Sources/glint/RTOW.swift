@@ -330,7 +330,9 @@ struct RTOW: PassSource {
             let tile = try shard.map { try StillShard($0, command: "glint rtow", width: job.width, height: job.height, inputs: sceneInputs) }
             if try tile?.claim([output] + (pfm.map { [$0] } ?? []), skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
             let resumed = try resumeFile.map { try RTAccumulation.read($0) }
-            let backend = try device.backend(for: .rtow, work: Double(job.width * job.height * job.samplesPerPixel))
+            // The samples left to render: this shard's rows, less those a checkpoint holds.
+            let samples = max(1, job.samplesPerPixel - (resumed?.samplesPerPixel ?? 0))
+            let backend = try device.backend(for: .rtow, work: Double(job.width * (tile?.rows.count ?? job.height) * samples))
             let bar = ProgressBar("rtow", quiet: out.quiet)
             let sixteen = bitDepth == 16
             let device = backend

@@ -57,6 +57,16 @@ extension CLITests {
         #expect(!c.prefersGPU(.blur, variant: "u8-exact", work: hd / 4, gpuOpen: true))
         let t = try #require(c.seconds(.blur, variant: "u8-exact", work: uhd * 2, gpuOpen: true))
         #expect(abs(t.swift - 0.080) < 1e-12 && abs(t.gpu - 0.020) < 1e-12, "\(t)")
+        // Below the first point the line through the first two holds, not proportion: a GPU's
+        // launches and copies stay. Proportion would make a tiny job 0.2 against 0.15 ms and
+        // send it to the GPU; the line says 0.8 against 1.05 ms.
+        let f = GPUCalibration(entries: ["fractal": .init([.init(work: 100, swiftSeconds: 0.002, gpuSeconds: 0.0015),
+                                                           .init(work: 400, swiftSeconds: 0.006, gpuSeconds: 0.003)])],
+                               startMs: 0, device: "a GPU", written: 1)
+        #expect(!f.prefersGPU(.fractal, work: 10, gpuOpen: true))
+        #expect(f.prefersGPU(.fractal, work: 100, gpuOpen: true))
+        let tiny = try #require(f.seconds(.fractal, work: 10, gpuOpen: true))
+        #expect(abs(tiny.swift - 0.0008) < 1e-12 && abs(tiny.gpu - 0.00105) < 1e-12, "\(tiny)")
         // A variant not measured takes its kind's first measured one; a blur with none, too.
         #expect(c.entry(.blur, variant: "f32-exact") == c.entries["blur/u8-recursive"])
         #expect(c.entry(.blur) == c.entries["blur/u8-recursive"])

@@ -142,6 +142,11 @@ struct CompareTests {
             let i = try table("i.tsv")
             #expect(i["mode"] == "images" && i["passed"] == "false" && i["counts_total"] == "" && i["a_wall_ms"] == "", "\(i)")
             #expect((Int(i["pixels_over_threshold"] ?? "") ?? 0) > 48 * 32 / 2, "\(i)")
+            // Not standard output, and not a file another output also names.
+            for bad in [["--tsv", "-"], ["--tsv", "x.json", "--json", "x.json"]] {
+                let r = try box.run(["compare", "--images", "a.png", "b.png"] + bad)
+                #expect(r.status == 2 && r.stderr.contains("--tsv"), "\(bad): \(r)")
+            }
         }
     }
 

@@ -38,11 +38,19 @@ public struct GPUCalibration: Sendable, Equatable {
         public var points: [Point]
         public init(_ points: [Point]) { self.points = points.sorted { $0.work < $1.work } }
 
-        /// Each path's time for `work`, read off the points.
+        /// Each path's time for `work`, read off the points. Below the first, the line through the
+        /// first two (a GPU's launches and copies do not shrink with the work), but never less
+        /// than in proportion.
         func seconds(work: Double) -> (swift: Double, gpu: Double) {
             func at(_ time: KeyPath<Point, Double>) -> Double {
                 let first = points[0], last = points[points.count - 1]
-                if work <= first.work { return first[keyPath: time] * work / first.work }
+                if work <= first.work {
+                    let proportional = first[keyPath: time] * work / first.work
+                    guard points.count > 1 else { return proportional }
+                    let next = points[1]
+                    let line = first[keyPath: time] + (next[keyPath: time] - first[keyPath: time]) * (work - first.work) / (next.work - first.work)
+                    return max(proportional, line)
+                }
                 for (a, b) in zip(points, points.dropFirst()) where work <= b.work {
                     return a[keyPath: time] + (b[keyPath: time] - a[keyPath: time]) * (work - a.work) / (b.work - a.work)
                 }
@@ -85,10 +93,13 @@ public struct GPUCalibration: Sendable, Equatable {
 
     /// The entry for a job of `kind` and `variant`: the variant's, else the kind's, else the
     /// kind's first measured variant; nil for a kind not measured.
-    public func entry(_ kind: AutoKind, variant: String? = nil) -> Entry? {
-        if let variant, let e = entries["\(kind.rawValue)/\(variant)"] { return e }
-        if let e = entries[kind.rawValue] { return e }
-        return Self.keys.first { $0.hasPrefix(kind.rawValue + "/") && entries[$0] != nil }.flatMap { entries[$0] }
+    public func entry(_ kind: AutoKind, variant: String? = nil) -> Entry? { key(kind, variant: variant).flatMap { entries[$0] } }
+
+    /// The key whose figures a job of `kind` and `variant` is read off (`entry`).
+    func key(_ kind: AutoKind, variant: String?) -> String? {
+        if let variant, entries["\(kind.rawValue)/\(variant)"] != nil { return "\(kind.rawValue)/\(variant)" }
+        if entries[kind.rawValue] != nil { return kind.rawValue }
+        return Self.keys.first { $0.hasPrefix(kind.rawValue + "/") && entries[$0] != nil }
     }
 
     /// The file's text: magic, fingerprint, then `name value...` lines; a kind's line holds its
@@ -166,7 +177,8 @@ public struct GPUCalibration: Sendable, Equatable {
     func explain(_ kind: AutoKind, variant: String?, work: Double?, repeats: Double, gpuOpen: Bool) -> String {
         guard let t = seconds(kind, variant: variant, work: work, repeats: repeats, gpuOpen: gpuOpen) else { return "" }
         let chose = t.gpu <= t.swift ? device : "the Swift path"
-        let what = variant.map { "\(kind.rawValue) (\($0))" } ?? kind.rawValue
+        let used = key(kind, variant: variant) ?? kind.rawValue
+        let what = used.contains("/") ? "\(kind.rawValue) (\(used.dropFirst(kind.rawValue.count + 1)))" : kind.rawValue
         return "device: auto chose \(chose) for this \(what) job by this machine's calibration (\(Self.path ?? "auto-calibration-gpu")): "
             + "about \(Format.fixed(t.swift * 1000, 1)) ms on the Swift path against \(Format.fixed(t.gpu * 1000, 1)) ms on \(device)"
             + (gpuOpen || work == nil ? " (start-up not counted)" : " (\(Format.fixed(startMs, 0)) ms of it start-up)")
