@@ -12,8 +12,8 @@ import Glibc
 /// agree. With it, `auto` runs a job of a measured kind on the Swift path where the GPU would
 /// finish later: in a process that has the GPU open (or runs many jobs), where the GPU's time is
 /// the longer; in one that has not, where start-up plus the GPU's time is. A job's time is read
-/// off the points by its work (proportional below the first and above the last, linear between:
-/// a path's rate changes with size, as caches and page faults come in). Kinds it has no figure for (deep
+/// off the points by its work (linear between them, as a path's rate changes with size, caches
+/// and page faults coming in; the first two's line below the first; proportional above the last). Kinds it has no figure for (deep
 /// zooms, whose time is the host's reference orbit on both paths) run on the GPU.
 ///
 /// Kept beside the program cache (`auto-calibration-gpu`) with `AutoCalibration`'s fingerprint
