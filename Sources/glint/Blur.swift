@@ -109,8 +109,8 @@ struct Blur: PassCommand {
             // The picture's size from its header, for a GPU calibration's estimate (none from a pipe).
             let size = isRegularFile(input) ? try? isFloat ? PFM.size(input) : PNG.size(input) : nil
             let format: PixelFormat = isFloat ? .f32 : .u8
-            let plan = size.map { BlurPlan(job: job, format: format, width: $0.width, height: $0.height) }
-            let backend = try device.backend(for: .blur, work: plan?.autoWork, variant: plan?.autoVariant ?? BlurPlan.autoVariant(job, format: format))
+            let backend = try device.backend(for: .blur, work: size.map { BlurPlan.autoWork(job, format: format, width: $0.width, height: $0.height) },
+                                             variant: BlurPlan.autoVariant(job, format: format))
             // One image, then the process ends: its result may take huge pages (fewer page faults).
             LargeArrays.hugePages = true
             let wall: Double, kernels: Double, method: BlurMethod, sizeText: String, form: String?

@@ -289,8 +289,6 @@ struct RunSummary {
     }
 
     var line: String { "wrote \(target) (" + parts.joined(separator: ", ") + ")" }
-
-    func print(unless quiet: Bool) { if !quiet { Swift.print(line) } }
 }
 
 func formatSeconds(_ s: Double) -> String {

@@ -240,9 +240,8 @@ extension GPUCalibration {
     static func cases(_ key: String, width w: Int, height h: Int) throws -> [BenchCase] {
         let sizes = [(w, h), (2 * w, 2 * h)]
         func blur(_ sigma: Double, _ method: BlurMethod, float: Bool, small: Double? = nil) -> [BenchCase] {
-            let spec = BlurWorkload.Spec(name: "calibration", sigma: sigma, method: method, float: float)
-            return (small.map { [BlurWorkload.make(.init(name: "calibration", sigma: $0, method: method, float: float), w, h)] } ?? [])
-                + sizes.map { BlurWorkload.make(spec, $0.0, $0.1) }
+            func spec(_ s: Double) -> BlurWorkload.Spec { .init(name: "calibration", sigma: s, method: method, float: float) }
+            return (small.map { [BlurWorkload.make(spec($0), w, h)] } ?? []) + sizes.map { BlurWorkload.make(spec(sigma), $0.0, $0.1) }
         }
         switch key {
         case "fractal":

@@ -105,11 +105,12 @@ public struct BlurPlan: Sendable {
     public static let boxPasses = 4
 
     /// The variant a GPU calibration measures apart: `u8-exact`, `f32-recursive`, ...
-    public var autoVariant: String { "\(format.rawValue)-\(method.rawValue)" }
+    public static func autoVariant(_ job: BlurJob, format: PixelFormat) -> String { "\(format.rawValue)-\(job.resolvedMethod.rawValue)" }
     /// The work a GPU calibration weighs: pixels, times the taps for the exact method (whose
     /// cost on the Swift path grows with them, while a GPU's stays mostly its copies).
-    public var autoWork: Double { Double(width * height) * (method == .exact ? Double(2 * radius + 1) : 1) }
-    public static func autoVariant(_ job: BlurJob, format: PixelFormat) -> String { "\(format.rawValue)-\(job.resolvedMethod.rawValue)" }
+    public static func autoWork(_ job: BlurJob, format: PixelFormat, width: Int, height: Int) -> Double {
+        Double(width * height) * (job.resolvedMethod == .exact ? Double(kernelSize(sigma: job.sigma, format: format)) : 1)
+    }
 
     public init(job: BlurJob, format: PixelFormat, width: Int, height: Int) {
         self.format = format

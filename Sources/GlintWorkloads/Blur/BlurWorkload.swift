@@ -84,8 +84,8 @@ public enum BlurWorkload: Workload {
             validate: { candidate, reference in try validateImages(candidate, reference) },
             peakWork: BenchPeakWork(.bytes(perRun: Double(4 * n * (s.float ? 4 : 1))),
                                     counted: "4x the image's bytes: two passes, each reading and writing the image (the least a separable blur moves)"))
-        c.autoWork = plan.autoWork
-        c.autoVariant = plan.autoVariant
+        c.autoWork = BlurPlan.autoWork(job, format: plan.format, width: width, height: height)
+        c.autoVariant = BlurPlan.autoVariant(job, format: plan.format)
         return c
     }
 
