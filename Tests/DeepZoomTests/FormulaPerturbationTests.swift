@@ -149,12 +149,12 @@ import Testing
         ]
         for c in cases {
             let a = c.s + c.w
-            #expect(PerturbationFormulas.foldDelta(c.s, a, c.w) == c.want, "s \(c.s), w \(c.w)")
+            #expect(BurningShipDelta.fold(c.s, a, c.w) == c.want, "s \(c.s), w \(c.w)")
             #expect(abs(a) - abs(c.s) == c.want, "the case itself: s \(c.s), w \(c.w)")
         }
         // Without cancellation: a delta of 1e-300 against a reference value of order 1.
-        #expect(PerturbationFormulas.foldDelta(-1.5, -1.5 + 1e-300, 1e-300) == -1e-300)
-        #expect(PerturbationFormulas.foldDelta(1.5, 1.5 - 1e-300, -1e-300) == -1e-300)
+        #expect(BurningShipDelta.fold(-1.5, -1.5 + 1e-300, 1e-300) == -1e-300)
+        #expect(BurningShipDelta.fold(1.5, 1.5 - 1e-300, -1e-300) == -1e-300)
     }
 
     @Test func orbits() throws {

@@ -3,7 +3,7 @@ import GlintCL
 import GlintCore
 
 /// FractalRenderer's hooks for deep zoom of Julia and Burning Ship (PerturbationFormulas, the
-/// kernels of Kernels/perturb_formulas.cl): the reference orbits, the kernels' params and the
+/// kernels of Kernels/perturb.cl): the reference orbits, the kernels' params and the
 /// kernel. Mandelbrot's perturbation is deepParams' and perturb.cl's.
 extension FractalRenderer {
     /// The reference orbits of a julia or burning-ship perturbation render (computed in MPFR);
@@ -29,7 +29,7 @@ extension FractalRenderer {
     /// The escape kernel for `orbit`'s formula; its arguments are (counts, mags, orbit re, orbit
     /// im, main count, orbit count, spacing exponent, params, first sample row, sample rows).
     static func formulaKernel(_ orbit: FormulaOrbit, on cc: ComputeContext) throws -> Kernel {
-        let program = try cc.program("perturb_formulas.cl", defines: PerturbationCPU.kernelDefines)
+        let program = try cc.program("perturb.cl", defines: PerturbationCPU.kernelDefines)
         return try program.kernel(orbit.formula == .julia ? "perturb_julia_escape" : "perturb_burning_ship_escape")
     }
 }

@@ -73,16 +73,17 @@ public struct FormulaOrbit: Sendable {
         // Julia adds its constant; Burning Ship the centre (its reference pixel).
         let add = formula == .julia ? (MPFRNumber(cRe, precision: bits), MPFRNumber(cIm, precision: bits)) : centre
         let limit = max(bailout * bailout, 4)
-        let length = maxIterations + 1
+        let points = maxIterations + 1
         var re = [Double](), im = [Double]()
-        re.reserveCapacity(2 * length)
-        im.reserveCapacity(2 * length)
-        let main = Self.iterate(from: centre, adding: add, abs: formula == .burningShip, length: length, limit: limit,
-                                bits: bits, re: &re, im: &im)
+        re.reserveCapacity(2 * points)
+        im.reserveCapacity(2 * points)
+        let fold = formula == .burningShip
+        let main = ReferenceOrbit.append(from: centre, adding: add, fold: fold, testingStart: false, points: points,
+                                         limit: limit, bits: bits, re: &re, im: &im)
         mainCount = re.count
         let zero = (MPFRNumber(precision: bits), MPFRNumber(precision: bits))
-        let critical = Self.iterate(from: zero, adding: add, abs: formula == .burningShip, length: length, limit: limit,
-                                    bits: bits, re: &re, im: &im)
+        let critical = ReferenceOrbit.append(from: zero, adding: add, fold: fold, testingStart: false, points: points,
+                                             limit: limit, bits: bits, re: &re, im: &im)
         mainEscaped = main
         criticalEscaped = critical
         self.re = re
@@ -102,33 +103,6 @@ public struct FormulaOrbit: Sendable {
                       height: job.height, bailout: job.bailout, maxIterations: job.maxIterations)
     }
 
-    /// Appends one orbit from `start`, each step x + iy -> (x² - y² + a.re) + i(2xy + a.im) (then
-    /// abs() per component when `abs`: the signed value is stored, its abs iterated on), correctly
-    /// rounded at `bits`. Returns whether it ended by escaping.
-    private static func iterate(from start: (MPFRNumber, MPFRNumber), adding a: (MPFRNumber, MPFRNumber), abs: Bool,
-                                length: Int, limit: Double, bits: Int, re: inout [Double], im: inout [Double]) -> Bool {
-        let x = MPFRNumber(precision: bits), y = MPFRNumber(precision: bits)
-        let x2 = MPFRNumber(precision: bits), y2 = MPFRNumber(precision: bits)
-        x.set(start.0); y.set(start.1)
-        re.append(x.toDouble()); im.append(y.toDouble())
-        for _ in 1..<length {
-            x2.setSquare(x)
-            y2.setSquare(y)
-            y.setProduct(x, y)
-            y.setScaled(y, byPowerOfTwo: 1)
-            y.setSum(y, a.1)
-            x.setDifference(x2, y2)
-            x.setSum(x, a.0)
-            let dr = x.toDouble(), di = y.toDouble()
-            re.append(dr); im.append(di)
-            if !(dr * dr + di * di <= limit) { return true }
-            if abs {
-                mpfr_abs(x.raw, x.raw, MPFR_RNDN)
-                mpfr_abs(y.raw, y.raw, MPFR_RNDN)
-            }
-        }
-        return false
-    }
 }
 
 extension FractalFormula {

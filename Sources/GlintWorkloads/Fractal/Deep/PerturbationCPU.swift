@@ -3,258 +3,41 @@ import GlintCore
 import Glibc
 #endif
 
-/// Deep zoom of the Mandelbrot set by perturbation, on the Swift CPU path.
-///
-/// A sample at c = C + dc (C the view centre) is iterated as a delta against the reference orbit
-/// O of C (ReferenceOrbit): with z = O[m] + dz,
-///     dz' = 2·O[m]·dz + dz² + dc,   z' = O[m+1] + dz'.
-///
-/// **Two phases.** dc is carried as a mantissa pair d and the view's exponent E (dc = d·2^E,
-/// d = the sample's offset in pixels × the spacing's mantissa), so a sample offset exists at any
-/// depth. While |dz| < 2^-520 (the "tiny phase", entered when |dc| is below that) dz is a
-/// mantissa pair w with its own exponent e (dz = w·2^e, the larger part of w in [1, 2)): the
-/// delta of a 1e1000 view never underflows. Once |dz| reaches 2^-520 it becomes a plain Double
-/// (the "double phase", where every view shallower than about 1e150 starts).
-///
-/// **Rebasing** (Zhuoran): when |z| < |dz| (z is nearer 0 than the reference point O[m]), or the
-/// reference has no next point, the delta restarts against the start of the reference: dz = z,
-/// m = 0 (O[0] = 0, so z is unchanged), in the double phase. One reference serves every sample.
-///
-/// **Bilinear approximation** (BLATable, when given): at m − 1 a multiple of 4, the sample takes
-/// the longest table step it is valid for, dz ← A·dz + B·dc over 2^k iterations at once.
+/// Deep zoom of the Mandelbrot set by perturbation, on the Swift CPU path: every sample a delta
+/// from the reference orbit O of the view centre C (ReferenceOrbit: O[0] = 0, O[1] = C), stepped
+/// by PerturbationEscape with MandelbrotDelta and, unless switched off, BLATable's steps. The
+/// method: docs/FRACTALS.md#how-it-works.
 ///
 /// Accuracy: 53 bits relative to the delta per step, and the BLA's ε (2^-45) per skipped step;
 /// after a sample leaves the reference its remaining steps are about as accurate as plain Double
 /// iteration, so a rare sample whose escape is more sensitive than that can differ from exact
 /// arithmetic (1 of 192 in the seahorse-valley test at zoom 1e20, by 97 of 9539 iterations).
 ///
-/// Escape counts follow Glint's contract (FractalCPU.escape): z starts at the sample's c, each
-/// step is z = z² + c, the count is the number of steps with |z|² <= R² before the first with
-/// |z|² > R² (or NaN), at most maxIterations; `mag` is |z|² at escape (0 if it never escapes).
 /// A table step of l iterations counts l and tests the escape at its end: every point it skips
 /// stays inside the escape radius, as each single step's radius is no more than the room between
 /// the reference point and that radius (BLATable).
 public enum PerturbationCPU {
-    /// Where the tiny phase ends: deltas from 2^tinyLimit up are plain Doubles. Below the tiny
-    /// phase's table bound (2^-501), so that a delta leaves it without crawling up to the bound
-    /// step by step.
-    public static let tinyLimit = -520
-
     /// The table as the per-sample loop reads it.
-    public struct Table {
-        public var reals: UnsafePointer<Double>
-        public var ints: UnsafePointer<Int32>
-        public var offsets: UnsafePointer<Int32>
-        public var counts: UnsafePointer<Int32>
-        public var levels: Int
-        /// The largest R² among the shortest stored steps (no entry is valid for a |dz|² above it).
-        public var maxR2: Double
-    }
+    public typealias Table = PerturbationEscape.Table
 
     /// One sample's escape count and |z|² at escape, for c = C + (dRe, dIm)·2^exponent, C the
     /// orbit's centre. `orbitRe`/`orbitIm` hold `orbitCount` >= 2 points O[0] = 0, O[1] = C, ...;
     /// `bailout2` is R²; `table` nil iterates step by step.
-    ///
-    /// The loop steps the delta through the tiny phase, then the double phase, taking the longest
-    /// valid table step where there is one and a plain step otherwise, and rebasing as above (the
-    /// method: docs/FRACTALS.md#how-it-works). Its order of operations is part of the contract:
-    /// perturb.cl (with common/perturb.h) repeats it operation for operation, compiled with
-    /// `#pragma OPENCL FP_CONTRACT OFF` and OpenCL's ldexp and ilogb for `ldexp` and `exponent`,
-    /// so that both paths give identical counts; change one only with the other.
     @inline(__always)
-    public static func escape(orbitRe: UnsafePointer<Double>, orbitIm: UnsafePointer<Double>, orbitCount: Int,
-                              table: Table?, dRe: Double, dIm: Double, exponent E: Int, bailout2: Double,
-                              maxIterations: Int) -> (count: UInt32, mag: Float) {
+    static func escape(orbitRe: UnsafePointer<Double>, orbitIm: UnsafePointer<Double>, orbitCount: Int,
+                       table: Table?, dRe: Double, dIm: Double, exponent E: Int, bailout2: Double,
+                       maxIterations: Int) -> (count: UInt32, mag: Float) {
         precondition(orbitCount >= 2, "a reference orbit has at least O[0] and O[1]")
-        let orbit = Orbit(re: orbitRe, im: orbitIm, last: orbitCount - 1)
-        let dcr = ldexp(dRe, E), dci = ldexp(dIm, E)
-        let xd = offsetExponent(dRe, dIm, E)
-        var s = State(m: 1, count: 0, dr: dcr, di: dci)
-        if s.m == orbit.last {
-            s.dr = orbitRe[1] + dcr
-            s.di = orbitIm[1] + dci
-            s.m = 0
-        } else if xd < tinyLimit {
-            if let mag = tinyPhase(orbit, table, dRe, dIm, E, xd, bailout2, maxIterations, &s) {
-                return (UInt32(s.count), mag)
-            }
-        }
-        let mag = doublePhase(orbit, table, dRe, dIm, E, dcr, dci, bailout2, maxIterations, &s)
-        return (UInt32(s.count), mag)
+        let orbit = PerturbationEscape.Orbit(re: orbitRe, im: orbitIm, mainStart: 1, mainLast: orbitCount - 1,
+                                             criticalStart: 0, criticalLast: orbitCount - 1)
+        return PerturbationEscape.escape(MandelbrotDelta.self, orbit, table, dRe: dRe, dIm: dIm, E: E,
+                                         bailout2: bailout2, maxIterations: maxIterations)
     }
 
-    /// The reference orbit as the loops read it.
-    struct Orbit {
-        let re: UnsafePointer<Double>
-        let im: UnsafePointer<Double>
-        let last: Int
-    }
-
-    /// A sample between the phases: reference index, count, and the double-phase delta.
-    struct State {
-        var m: Int
-        var count: Int
-        var dr: Double
-        var di: Double
-    }
-
-    /// The tiny phase, from m = 1: returns |z|² if the sample escapes in it, else nil with the
-    /// state handed to the double phase (or count = maxIterations).
-    @inline(never)
-    static func tinyPhase(_ o: Orbit, _ table: Table?, _ dRe: Double, _ dIm: Double, _ E: Int, _ xd: Int,
-                          _ bailout2: Double, _ maxIterations: Int, _ s: inout State) -> Float? {
-        var (wr, wi, e) = norm(dRe, dIm, E)
-        var m = s.m, count = s.count
-        defer { s.m = m; s.count = count }
-        while count < maxIterations {
-            var step = 0, entry = 0
-            if let t = table {
-                (step, entry) = search(t, m: m, count: count, maxIterations: maxIterations) { idx in
-                    let ti = t.ints + idx * BLATable.intsPerEntry
-                    return Int(ti[2]) + e + 2 <= -501 && Int(ti[3]) + xd + 2 <= -501
-                }
-            }
-            if step > 0, let t = table {
-                let tr = t.reals + entry * BLATable.realsPerEntry, ti = t.ints + entry * BLATable.intsPerEntry
-                let ar = tr[0], ai = tr[1], br = tr[2], bi = tr[3]
-                let pr = (ar * wr) - (ai * wi), pi = (ar * wi) + (ai * wr)
-                let pe = Int(ti[0]) + e
-                let qr = (br * dRe) - (bi * dIm), qi = (br * dIm) + (bi * dRe)
-                let qe = Int(ti[1]) + E
-                let f = pe > qe ? pe : qe
-                (wr, wi, e) = norm(ldexp(pr, pe - f) + ldexp(qr, qe - f), ldexp(pi, pe - f) + ldexp(qi, qe - f), f)
-            } else {
-                step = 1
-                let zr = o.re[m], zi = o.im[m]
-                let nr = ((2 * ((zr * wr) - (zi * wi))) + ldexp((wr * wr) - (wi * wi), e)) + ldexp(dRe, E - e)
-                let ni = ((2 * ((zr * wi) + (zi * wr))) + ldexp(2 * (wr * wi), e)) + ldexp(dIm, E - e)
-                (wr, wi, e) = norm(nr, ni, e)
-            }
-            m += step
-            count += step - 1
-            let ddr = ldexp(wr, e), ddi = ldexp(wi, e)
-            let xr = o.re[m] + ddr, xi = o.im[m] + ddi
-            let zm = (xr * xr) + (xi * xi)
-            if !(zm <= bailout2) { return Float(zm) }
-            count += 1
-            if m == o.last || zm < (ddr * ddr) + (ddi * ddi) {
-                s.dr = xr; s.di = xi
-                m = 0
-                return nil
-            } else if e > tinyLimit {
-                s.dr = ddr; s.di = ddi
-                return nil
-            }
-        }
-        return nil
-    }
-
-    /// The double phase: returns |z|² at escape, or 0 at maxIterations.
-    @inline(never)
-    static func doublePhase(_ o: Orbit, _ table: Table?, _ dRe: Double, _ dIm: Double, _ E: Int,
-                            _ dcr: Double, _ dci: Double, _ bailout2: Double, _ maxIterations: Int,
-                            _ s: inout State) -> Float {
-        var m = s.m, count = s.count, dr = s.dr, di = s.di
-        defer { s.m = m; s.count = count }
-        let firstLevelMask = (1 << BLATable.firstLevel) - 1
-        // No table entry is valid where the shortest steps' largest radius is exceeded.
-        let maxR2 = table?.maxR2 ?? 0
-        while count < maxIterations {
-            var nr = 0.0, ni = 0.0, step = 0
-            // m = 0 gives (m - 1) & mask == mask: no table step from the start of the reference.
-            if (m - 1) & firstLevelMask == 0, let t = table {
-                let dz2 = (dr * dr) + (di * di)
-                if dz2 < maxR2 {
-                    let found = search(t, m: m, count: count, maxIterations: maxIterations) { idx in
-                        dz2 < t.reals[idx * BLATable.realsPerEntry + 4]
-                    }
-                    if found.step > 0 {
-                        step = found.step
-                        let tr = t.reals + found.entry * BLATable.realsPerEntry
-                        let ti = t.ints + found.entry * BLATable.intsPerEntry
-                        let ar = tr[0], ai = tr[1], br = tr[2], bi = tr[3]
-                        let ae = Int(ti[0]), be = Int(ti[1]) + E
-                        nr = ldexp((ar * dr) - (ai * di), ae) + ldexp((br * dRe) - (bi * dIm), be)
-                        ni = ldexp((ar * di) + (ai * dr), ae) + ldexp((br * dIm) + (bi * dRe), be)
-                    }
-                }
-            }
-            if step == 0 {
-                step = 1
-                let zr = o.re[m], zi = o.im[m]
-                nr = ((2 * ((zr * dr) - (zi * di))) + ((dr * dr) - (di * di))) + dcr
-                ni = ((2 * ((zr * di) + (zi * dr))) + (2 * (dr * di))) + dci
-            }
-            m += step
-            count += step - 1
-            let xr = o.re[m] + nr, xi = o.im[m] + ni
-            let zm = (xr * xr) + (xi * xi)
-            // "not <=" so that a NaN orbit counts as escaped
-            if !(zm <= bailout2) { return Float(zm) }
-            count += 1
-            if zm < (nr * nr) + (ni * ni) || m == o.last {
-                dr = xr; di = xi
-                m = 0
-            } else {
-                dr = nr; di = ni
-            }
-        }
-        return 0
-    }
-
-    /// The longest table step valid at m: levels from `BLATable.firstLevel` up while m − 1 is a
-    /// multiple of 2^k, the level has entry (m − 1) >> k, the step fits and `valid` holds;
-    /// (2^k, its entry), or (0, 0).
-    @inline(__always)
-    static func search(_ t: Table, m: Int, count: Int, maxIterations: Int, valid: (Int) -> Bool) -> (step: Int, entry: Int) {
-        guard m >= 1 else { return (0, 0) }
-        var step = 0, entry = 0
-        var k = BLATable.firstLevel
-        while k < BLATable.firstLevel + t.levels {
-            let l = 1 << k
-            if (m - 1) & (l - 1) != 0 { break }
-            let j = (m - 1) >> k
-            let level = k - BLATable.firstLevel
-            if j >= Int(t.counts[level]) || count + l > maxIterations { break }
-            let idx = Int(t.offsets[level]) + j
-            if !valid(idx) { break }
-            step = l
-            entry = idx
-            k += 1
-        }
-        return (step, entry)
-    }
-
-    /// x × 2^k, correctly rounded (as scalbn and OpenCL's ldexp): one multiply by 2^k while that
-    /// is a normal Double; ±0 where the result is far below the smallest subnormal.
-    @inline(__always)
-    static func ldexp(_ x: Double, _ k: Int) -> Double {
-        if k >= -1022 && k <= 1023 { return x * Double(bitPattern: UInt64(k + 1023) << 52) }
-        if k < -1200 && abs(x) < 0x1p100 { return x * 0 }
-        return scalbn(x, Int32(clamping: k))
-    }
-
-    /// ilogb of the offset (dRe, dIm)·2^E (its larger part), BLATable.zeroExponent for 0: a sample
-    /// starts in the tiny phase when this is under `tinyLimit`.
-    @inline(__always)
-    static func offsetExponent(_ dRe: Double, _ dIm: Double, _ E: Int) -> Int {
-        let big = abs(dRe) > abs(dIm) ? abs(dRe) : abs(dIm)
-        return big == 0 ? BLATable.zeroExponent : big.exponent + E
-    }
-
-    /// The constants common/perturb.h takes from the host, for both perturbation programs.
-    static let kernelDefines = ["PERTURB_TINY_LIMIT=\(tinyLimit)", "PERTURB_ZERO_EXPONENT=\(BLATable.zeroExponent)",
+    /// The constants Kernels/deep/floatexp.h and escape.h take from the host.
+    static let kernelDefines = ["PERTURB_TINY_LIMIT=\(FloatExpComplex.tinyLimit)",
+                                "PERTURB_ZERO_EXPONENT=\(BLATable.zeroExponent)",
                                 "PERTURB_FIRST_LEVEL=\(BLATable.firstLevel)"]
-
-    /// (re, im) × 2^e rescaled so that the larger of |re|, |im| is in [1, 2); unchanged when that
-    /// is 0 or not finite.
-    @inline(__always)
-    static func norm(_ re: Double, _ im: Double, _ e: Int) -> (Double, Double, Int) {
-        let big = abs(re) > abs(im) ? abs(re) : abs(im)
-        guard big != 0, big.isFinite else { return (re, im, e) }
-        let k = big.exponent
-        return (ldexp(re, -k), ldexp(im, -k), e + k)
-    }
 
     /// `escape` against `orbit` for an offset dc given as a Double, step by step (no table),
     /// with its bailout and iteration limit (R² rounded through Float, as

@@ -61,7 +61,7 @@ public struct ReferenceOrbit: Sendable {
     }
 
     /// The precision from which each orbit step's multiplications run on two threads (below it the
-    /// hand-over costs about what it saves: 10,000 bits gain nothing, 33,000 bits 39%).
+    /// hand-over costs about what it saves).
     public static let parallelBits = 16000
 
     /// Parses the decimal strings and computes the orbit (see the type's documentation).
@@ -85,41 +85,13 @@ public struct ReferenceOrbit: Sendable {
         pixelSpacing = Self.pixelSpacing(zoom: zoom, height: height, precision: bits)
         (spacingMantissa, spacingExponent) = Self.spacing(zoom: zoom, height: height, precision: bits)
 
-        let cr = MPFRNumber(centerRe, precision: bits), ci = MPFRNumber(centerIm, precision: bits)
-        let limit = max(bailout * bailout, 4)
-        let length = maxIterations + 2
+        let c = (MPFRNumber(centerRe, precision: bits), MPFRNumber(centerIm, precision: bits))
         var re = [Double](), im = [Double]()
-        re.reserveCapacity(length)
-        im.reserveCapacity(length)
+        re.reserveCapacity(maxIterations + 2)
+        im.reserveCapacity(maxIterations + 2)
         re.append(0); im.append(0)
-
-        // x + iy = O[n]; each step: x² and y² first, then y = 2xy + ci (from the old x, y),
-        // then x = x² - y² + cr.
-        let x = MPFRNumber(precision: bits), y = MPFRNumber(precision: bits)
-        let x2 = MPFRNumber(precision: bits), y2 = MPFRNumber(precision: bits), xy = MPFRNumber(precision: bits)
-        x.set(cr); y.set(ci)
-        // From `parallelBits` up the two squares and the product run side by side (two threads,
-        // each on numbers of its own; MPFR keeps its state per thread): the same correctly rounded
-        // values, 39% sooner at 1e10000.
-        let parallel = bits >= Self.parallelBits && CPUParallel.workerCount > 1 && mpfr_buildopt_tls_p() != 0
-        let step = StepNumbers(x: x, y: y, x2: x2, y2: y2, xy: xy)
-        var didEscape = false
-        while true {
-            let dr = x.toDouble(), di = y.toDouble()
-            re.append(dr); im.append(di)
-            if !(dr * dr + di * di <= limit) { didEscape = true; break }
-            if re.count == length { break }
-            if parallel {
-                DispatchQueue.concurrentPerform(iterations: 2) { i in if i == 0 { step.squares() } else { step.product() } }
-            } else {
-                step.squares()
-                step.product()
-            }
-            y.setScaled(xy, byPowerOfTwo: 1)
-            y.setSum(y, ci)
-            x.setDifference(x2, y2)
-            x.setSum(x, cr)
-        }
+        let didEscape = Self.append(from: c, adding: c, fold: false, testingStart: true, points: maxIterations + 1,
+                                    limit: max(bailout * bailout, 4), bits: bits, re: &re, im: &im)
         escaped = didEscape
         self.re = re
         self.im = im
@@ -165,6 +137,46 @@ public struct ReferenceOrbit: Sendable {
         pixelSpacing = spacing.pixel
         spacingMantissa = spacing.mantissa
         spacingExponent = spacing.exponent
+    }
+
+    /// Appends `points` points of the orbit from `start` (fewer if it escapes), each step
+    /// x + iy -> (x² - y² + a.re) + i(2xy + a.im) correctly rounded at `bits`, then with `fold` the
+    /// abs of each part (the signed value is stored, its abs iterated on: the Burning Ship). The
+    /// orbit ends at the first stored point with |point|² > `limit` (the start only when
+    /// `testingStart`), which is kept. Returns whether it ended so. Every orbit of the deep zoom
+    /// (ReferenceOrbit, FormulaOrbit) is made here.
+    static func append(from start: (MPFRNumber, MPFRNumber), adding a: (MPFRNumber, MPFRNumber), fold: Bool,
+                       testingStart: Bool, points: Int, limit: Double, bits: Int,
+                       re: inout [Double], im: inout [Double]) -> Bool {
+        let x = MPFRNumber(precision: bits), y = MPFRNumber(precision: bits)
+        let x2 = MPFRNumber(precision: bits), y2 = MPFRNumber(precision: bits), xy = MPFRNumber(precision: bits)
+        x.set(start.0); y.set(start.1)
+        // From `parallelBits` up the two squares and the product run side by side (two threads,
+        // each on numbers of its own; MPFR keeps its state per thread): the same correctly rounded
+        // values, sooner.
+        let parallel = bits >= Self.parallelBits && CPUParallel.workerCount > 1 && mpfr_buildopt_tls_p() != 0
+        let step = StepNumbers(x: x, y: y, x2: x2, y2: y2, xy: xy)
+        for k in 0..<points {
+            let dr = x.toDouble(), di = y.toDouble()
+            re.append(dr); im.append(di)
+            if (k > 0 || testingStart) && !(dr * dr + di * di <= limit) { return true }
+            if k == points - 1 { break }
+            if k > 0 && fold {
+                mpfr_abs(x.raw, x.raw, MPFR_RNDN)
+                mpfr_abs(y.raw, y.raw, MPFR_RNDN)
+            }
+            if parallel {
+                DispatchQueue.concurrentPerform(iterations: 2) { i in if i == 0 { step.squares() } else { step.product() } }
+            } else {
+                step.squares()
+                step.product()
+            }
+            y.setScaled(xy, byPowerOfTwo: 1)
+            y.setSum(y, a.1)
+            x.setDifference(x2, y2)
+            x.setSum(x, a.0)
+        }
+        return false
     }
 
     /// The numbers of one orbit step, for the two threads: `squares` writes x2 and y2, `product`
