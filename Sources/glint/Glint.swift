@@ -84,7 +84,7 @@ struct Glint: AsyncParsableCommand {
             tolerance), 2 a usage error.
             """,
         version: "\(GlintBuild.version) (\(GlintBuild.commit.prefix(12)))",
-        subcommands: [Devices.self] + Workloads.all.map { $0 as ParsableCommand.Type } + [Merge.self, Compare.self, Bench.self] + serveCommands)
+        subcommands: [Devices.self] + Workloads.all.map { $0 as ParsableCommand.Type } + [Merge.self, Compare.self, Bench.self, Locate.self] + serveCommands)
 }
 
 #if Serve

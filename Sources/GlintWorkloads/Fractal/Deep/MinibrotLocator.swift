@@ -1,0 +1,324 @@
+import CMPFR
+import GlintCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Finds the minibrot (a small copy of the Mandelbrot set) nearest a view, to any depth: the way
+/// to reach a deep view without a location someone else found.
+///
+/// 1. **Period** (ball method): iterate z ← z² + c and its derivative d ← 2·z·d + 1 from the
+///    view centre c; the period is the first n with |z_n| < r·|d_n|, r the view's half-height
+///    1/zoom. To first order the ball of radius r around c then maps onto a disc holding 0, so
+///    a nucleus of period n lies in the ball.
+/// 2. **Nucleus** (Newton's method): c ← c − z_p(c) / z_p'(c), in MPFR at the precision the
+///    answer needs, until a step moves c by less than 2^-(bits − 16) of the view radius' scale.
+/// 3. **Size and orientation**: with z ← z² + c, l ← 2·z·l and b ← b + 1/l over the first p − 1
+///    iterations from z = 0, l = b = 1, the minibrot is about the whole set scaled by s = 1/(b·l²)
+///    (a complex number: |s| is the scale, arg s the rotation).
+///
+/// A minibrot c ≈ nucleus + s·c' (c' in the whole set), so the view that frames it is the whole
+/// set's view (centre −0.75, zoom 1) carried over: centre nucleus − 0.75·s, zoom `framing`/|s|.
+public enum MinibrotLocator {
+    /// The largest period searched for when none is given.
+    public static let defaultMaxPeriod = 100_000
+    /// The most periods the search may run to (each Newton step iterates that often).
+    public static let maxPeriodLimit = 10_000_000
+    /// Newton steps before giving up.
+    public static let maxNewtonSteps = 200
+    /// Zoom × |s| of the framed view: the whole set at zoom 1 is about 2.5 wide; rotated it needs
+    /// about that much height too.
+    public static let framing = 0.75
+
+    /// What the search found.
+    public struct Minibrot: Sendable {
+        public let period: Int
+        /// The nucleus to `digits` significant digits.
+        public let nucleusRe: DeepNumber
+        public let nucleusIm: DeepNumber
+        /// |s| as mantissa × 10^exponent (it is below Double's range past 1e308).
+        public let sizeMantissa: Double
+        public let sizeExponent10: Int
+        /// arg s in degrees, (−180, 180].
+        public let orientationDegrees: Double
+        /// The view that frames the minibrot.
+        public let centerRe: DeepNumber
+        public let centerIm: DeepNumber
+        public let zoom: DeepNumber
+        /// Newton steps taken, and how far the nucleus is from the view centre in view radii.
+        public let newtonSteps: Int
+        public let distanceInRadii: Double
+        /// The MPFR precision used, in bits.
+        public let precisionBits: Int
+    }
+
+    /// The minibrot nearest the view (centre, zoom); `period` skips the period search; `digits`
+    /// the significant digits of the nucleus and the framed centre (0: what the framing zoom
+    /// needs plus 10). Errors: no period up to `maxPeriod`, Newton not converging, or a nucleus
+    /// more than 4 view radii away.
+    public static func locate(centerRe: DeepNumber, centerIm: DeepNumber, zoom: DeepNumber, period: Int? = nil,
+                              maxPeriod: Int = defaultMaxPeriod, digits: Int = 0) throws(GlintError) -> Minibrot {
+        guard !zoom.isZero, !zoom.isNegative, let log2Zoom = zoom.log2Magnitude else {
+            throw GlintError(field: "zoom", "must be a positive number (got \(DeepNumber.quoted(zoom.text)))")
+        }
+        guard log2Zoom < Double(DeepView.maxLog2Zoom) else {
+            throw GlintError(field: "zoom", "\(DeepNumber.quoted(zoom.text)) is beyond the deepest zoom Glint renders")
+        }
+        if let period, !(1...maxPeriodLimit).contains(period) {
+            throw GlintError(field: "period", "must be between 1 and \(maxPeriodLimit) (got \(period))")
+        }
+        guard (1...maxPeriodLimit).contains(maxPeriod) else {
+            throw GlintError(field: "max-period", "must be between 1 and \(maxPeriodLimit) (got \(maxPeriod))")
+        }
+        let bits = ReferenceOrbit.precisionBits(zoom: zoom, centerRe: centerRe, centerIm: centerIm)
+        let c = Complex(MPFRNumber(centerRe, precision: bits), MPFRNumber(centerIm, precision: bits))
+        // r = 1/zoom, at low precision: only magnitudes are compared with it.
+        let radius = MPFRNumber(zoom, precision: 64)
+        radius.setQuotient(1, radius)
+        let p: Int
+        if let period { p = period } else { p = try findPeriod(c, radius: radius, maxPeriod: maxPeriod, bits: bits) }
+
+        // Bits for the digits asked for, when more than the view's.
+        let digitBits = Int(Double(digits) * 3.321928094887362) + 32
+        var (nucleus, steps) = try newton(start: c, period: p, bits: max(bits + 64, digitBits))
+        var s = size(nucleus, period: p)
+        // A minibrot far smaller than the view needs more bits than the view: polish the
+        // nucleus at those (Newton converges in a few steps from there).
+        let needed = max(Int(-s.log2Magnitude()) + 96, digitBits)
+        if needed > nucleus.re.precision {
+            let more = try newton(start: nucleus, period: p, bits: needed)
+            (nucleus, steps) = (more.0, steps + more.1)
+            s = size(nucleus, period: p)
+        }
+        let offset = Complex(MPFRNumber(precision: 64), MPFRNumber(precision: 64))
+        offset.re.setDifference(nucleus.re, c.re)
+        offset.im.setDifference(nucleus.im, c.im)
+        let distance = offset.magnitude(over: radius)
+        guard distance <= 4 else {
+            throw GlintError(field: "center", "Newton's method for period \(p) left the view (the root it found is \(format(distance)) view radii away): zoom in, or give --period")
+        }
+        let (sm, se) = s.magnitudeDecimal()
+        let sizeLog10 = log10(sm) + Double(se)
+        let answerDigits = digits > 0 ? digits : max(17, Int((-sizeLog10).rounded(.up)) + 10)
+        let outBits = max(bits, Int(Double(answerDigits) * 3.321928094887362) + 16)
+        // centre = nucleus − 0.75·s, zoom = framing / |s|.
+        let centre = Complex(MPFRNumber(precision: outBits), MPFRNumber(precision: outBits))
+        centre.re.set(nucleus.re)
+        centre.im.set(nucleus.im)
+        let shift = Complex(MPFRNumber(precision: outBits), MPFRNumber(precision: outBits))
+        shift.re.setProduct(s.re, MPFRNumber(0.75, precision: outBits))
+        shift.im.setProduct(s.im, MPFRNumber(0.75, precision: outBits))
+        centre.re.setDifference(centre.re, shift.re)
+        centre.im.setDifference(centre.im, shift.im)
+        let zoomOut = s.magnitudeNumber(precision: 64)
+        zoomOut.setQuotient(1, zoomOut)
+        mpfr_mul_d(zoomOut.raw, zoomOut.raw, framing, MPFR_RNDN)
+        func number(_ x: MPFRNumber, _ digits: Int, _ field: String) throws(GlintError) -> DeepNumber {
+            try DeepNumber(parsing: x.decimalString(digits: digits), field: field)
+        }
+        return Minibrot(period: p, nucleusRe: try number(nucleus.re, answerDigits, "nucleus re"),
+                        nucleusIm: try number(nucleus.im, answerDigits, "nucleus im"),
+                        sizeMantissa: sm, sizeExponent10: se, orientationDegrees: s.argumentDegrees(),
+                        centerRe: try number(centre.re, answerDigits, "center re"),
+                        centerIm: try number(centre.im, answerDigits, "center im"),
+                        zoom: try number(zoomOut, 6, "zoom"), newtonSteps: steps, distanceInRadii: distance,
+                        precisionBits: nucleus.re.precision)
+    }
+
+    /// The ball method's period (see the type's documentation).
+    static func findPeriod(_ c: Complex, radius: MPFRNumber, maxPeriod: Int, bits: Int) throws(GlintError) -> Int {
+        let z = Complex(MPFRNumber(precision: bits), MPFRNumber(precision: bits))
+        let t = Complex(MPFRNumber(precision: bits), MPFRNumber(precision: bits))
+        // The derivative and the test need magnitudes only: 64 bits, MPFR's exponent range.
+        let d = Complex(MPFRNumber(precision: 64), MPFRNumber(precision: 64))
+        let zl = Complex(MPFRNumber(precision: 64), MPFRNumber(precision: 64))
+        let u = Complex(MPFRNumber(precision: 64), MPFRNumber(precision: 64))
+        let lhs = MPFRNumber(precision: 64), rhs = MPFRNumber(precision: 64)
+        let r2 = radius.squared()
+        defer { MPFRNumber.releaseThreadCaches() }
+        for n in 1...maxPeriod {
+            // d ← 2·z·d + 1 (from the old z), then z ← z² + c.
+            zl.re.set(z.re); zl.im.set(z.im)
+            u.multiply(zl, d)
+            d.re.setScaled(u.re, byPowerOfTwo: 1)
+            d.im.setScaled(u.im, byPowerOfTwo: 1)
+            d.re.setSum(d.re, 1.0)
+            z.squarePlus(c, scratch: t)
+            // An escaping orbit has no nucleus near it.
+            if z.re.compare(-4) < 0 || z.re.compare(4) > 0 || z.im.compare(-4) < 0 || z.im.compare(4) > 0 { break }
+            zl.re.set(z.re); zl.im.set(z.im)
+            zl.squaredMagnitude(into: lhs)
+            d.squaredMagnitude(into: rhs)
+            rhs.setProduct(rhs, r2)
+            if mpfr_less_p(lhs.raw, rhs.raw) != 0 { return n }
+        }
+        throw GlintError(field: "period", "no minibrot period up to \(maxPeriod) found near this view (the centre's orbit escapes, or the period is longer): zoom in, move the centre, or raise --max-period")
+    }
+
+    /// Newton's method for z_p(c) = 0 from `start`, at `bits`; (nucleus, steps).
+    static func newton(start: Complex, period p: Int, bits: Int) throws(GlintError) -> (Complex, Int) {
+        let c = Complex(MPFRNumber(precision: bits), MPFRNumber(precision: bits))
+        c.re.set(start.re); c.im.set(start.im)
+        let z = Complex(MPFRNumber(precision: bits), MPFRNumber(precision: bits))
+        let d = Complex(MPFRNumber(precision: bits), MPFRNumber(precision: bits))
+        let t = Complex(MPFRNumber(precision: bits), MPFRNumber(precision: bits))
+        let q = Complex(MPFRNumber(precision: bits), MPFRNumber(precision: bits))
+        let step2 = MPFRNumber(precision: 64), c2 = MPFRNumber(precision: 64)
+        defer { MPFRNumber.releaseThreadCaches() }
+        for k in 1...maxNewtonSteps {
+            mpfr_set_zero(z.re.raw, 1); mpfr_set_zero(z.im.raw, 1)
+            mpfr_set_zero(d.re.raw, 1); mpfr_set_zero(d.im.raw, 1)
+            for _ in 0..<p {
+                t.multiply(z, d)
+                d.re.setScaled(t.re, byPowerOfTwo: 1)
+                d.im.setScaled(t.im, byPowerOfTwo: 1)
+                d.re.setSum(d.re, 1.0)
+                z.squarePlus(c, scratch: t)
+            }
+            guard q.divide(z, d, scratch: t) else {
+                throw GlintError(field: "period", "Newton's method for period \(p) met a zero derivative: give another --period or move the centre")
+            }
+            c.re.setDifference(c.re, q.re)
+            c.im.setDifference(c.im, q.im)
+            guard c.re.isFinite, c.im.isFinite else { break }
+            // Converged when the step is below 2^-(bits - 16) relative to |c| (or to 1 near 0).
+            q.squaredMagnitude(into: step2)
+            c.squaredMagnitude(into: c2)
+            if c2.compare(1) < 0 { c2.set(1.0) }
+            mpfr_mul_2si(c2.raw, c2.raw, -2 * (bits - 16), MPFR_RNDN)
+            if mpfr_lessequal_p(step2.raw, c2.raw) != 0 { return (c, k) }
+        }
+        throw GlintError(field: "period", "Newton's method for period \(p) did not converge in \(maxNewtonSteps) steps: give another --period or zoom in")
+    }
+
+    /// The size estimate s (see the type's documentation), at 64 bits after rounding c.
+    static func size(_ nucleus: Complex, period p: Int) -> Complex {
+        let bits = nucleus.re.precision
+        let z = Complex(MPFRNumber(precision: bits), MPFRNumber(precision: bits))
+        let t = Complex(MPFRNumber(precision: bits), MPFRNumber(precision: bits))
+        let zl = Complex(MPFRNumber(precision: 64), MPFRNumber(precision: 64))
+        let l = Complex(MPFRNumber(1, precision: 64), MPFRNumber(precision: 64))
+        let b = Complex(MPFRNumber(1, precision: 64), MPFRNumber(precision: 64))
+        let u = Complex(MPFRNumber(precision: 64), MPFRNumber(precision: 64))
+        let v = Complex(MPFRNumber(precision: 64), MPFRNumber(precision: 64))
+        let one = Complex(MPFRNumber(1, precision: 64), MPFRNumber(precision: 64))
+        defer { MPFRNumber.releaseThreadCaches() }
+        if p > 1 {
+            for _ in 1..<p {
+                z.squarePlus(nucleus, scratch: t)
+                zl.re.set(z.re); zl.im.set(z.im)
+                u.multiply(zl, l)
+                l.re.setScaled(u.re, byPowerOfTwo: 1)
+                l.im.setScaled(u.im, byPowerOfTwo: 1)
+                _ = v.divide(one, l, scratch: u)
+                b.re.setSum(b.re, v.re)
+                b.im.setSum(b.im, v.im)
+            }
+        }
+        // s = 1 / (b·l²)
+        u.multiply(l, l)
+        v.multiply(b, u)
+        let s = Complex(MPFRNumber(precision: 64), MPFRNumber(precision: 64))
+        _ = s.divide(one, v, scratch: u)
+        return s
+    }
+
+    static func format(_ x: Double) -> String {
+        x.isFinite ? String(Double(Int(x * 10)) / 10) : "infinitely many"
+    }
+
+    /// A complex number of two MPFR numbers, with the few operations the locator needs.
+    final class Complex {
+        let re: MPFRNumber
+        let im: MPFRNumber
+        init(_ re: MPFRNumber, _ im: MPFRNumber) { self.re = re; self.im = im }
+
+        /// self = a·b (self may not be a or b).
+        func multiply(_ a: Complex, _ b: Complex) {
+            let t = MPFRNumber(precision: re.precision)
+            re.setProduct(a.re, b.re)
+            t.setProduct(a.im, b.im)
+            re.setDifference(re, t)
+            im.setProduct(a.re, b.im)
+            t.setProduct(a.im, b.re)
+            im.setSum(im, t)
+        }
+
+        /// self = self² + c, with `scratch` for the old value.
+        func squarePlus(_ c: Complex, scratch t: Complex) {
+            t.re.setSquare(re)
+            t.im.setSquare(im)
+            im.setProduct(re, im)
+            im.setScaled(im, byPowerOfTwo: 1)
+            im.setSum(im, c.im)
+            re.setDifference(t.re, t.im)
+            re.setSum(re, c.re)
+        }
+
+        /// self = a / b; false when b is 0.
+        func divide(_ a: Complex, _ b: Complex, scratch t: Complex) -> Bool {
+            let n = MPFRNumber(precision: max(re.precision, b.re.precision))
+            b.squaredMagnitude(into: n)
+            guard n.sign != 0 else { return false }
+            // (a.re b.re + a.im b.im, a.im b.re − a.re b.im) / |b|²
+            let u = MPFRNumber(precision: n.precision)
+            t.re.setProduct(a.re, b.re)
+            u.setProduct(a.im, b.im)
+            t.re.setSum(t.re, u)
+            t.im.setProduct(a.im, b.re)
+            u.setProduct(a.re, b.im)
+            t.im.setDifference(t.im, u)
+            mpfr_div(re.raw, t.re.raw, n.raw, MPFR_RNDN)
+            mpfr_div(im.raw, t.im.raw, n.raw, MPFR_RNDN)
+            return true
+        }
+
+        func squaredMagnitude(into out: MPFRNumber) {
+            let t = MPFRNumber(precision: out.precision)
+            out.setSquare(re)
+            t.setSquare(im)
+            out.setSum(out, t)
+        }
+
+        /// |self| / r as a Double.
+        func magnitude(over r: MPFRNumber) -> Double {
+            let m = MPFRNumber(precision: 64)
+            squaredMagnitude(into: m)
+            mpfr_sqrt(m.raw, m.raw, MPFR_RNDN)
+            mpfr_div(m.raw, m.raw, r.raw, MPFR_RNDN)
+            return m.toDouble()
+        }
+
+        /// |self| at `precision` bits.
+        func magnitudeNumber(precision: Int) -> MPFRNumber {
+            let m = MPFRNumber(precision: precision)
+            squaredMagnitude(into: m)
+            mpfr_sqrt(m.raw, m.raw, MPFR_RNDN)
+            return m
+        }
+
+        /// |self| as mantissa in [1, 10) × 10^exponent.
+        func magnitudeDecimal() -> (Double, Int) {
+            let text = magnitudeNumber(precision: 64).decimalString(digits: 17)
+            guard let e = text.firstIndex(of: "e"), let m = Double(text[..<e]), let x = Int(text[text.index(after: e)...]) else {
+                return (0, 0)
+            }
+            return (m, x)
+        }
+
+        /// log2 |self| (−infinity for 0).
+        func log2Magnitude() -> Double {
+            let m = magnitudeNumber(precision: 64)
+            guard m.sign != 0 else { return -.infinity }
+            let (mantissa, exponent) = m.toDoubleExponent()
+            return log2(mantissa) + Double(exponent)
+        }
+
+        /// arg self in degrees.
+        func argumentDegrees() -> Double {
+            let a = MPFRNumber(precision: 64)
+            mpfr_atan2(a.raw, im.raw, re.raw, MPFR_RNDN)
+            return a.toDouble() * 180 / Double.pi
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import ArgumentParser
+import GlintCore
+import GlintWorkloads
+
+/// `glint locate`: finds a feature of the Mandelbrot set near a view, to any depth.
+struct Locate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Find the minibrot nearest a Mandelbrot view, to any depth, and print the view that frames it.",
+        discussion: """
+        glint locate minibrot finds, near the view given by --center and --zoom, the period of the
+        nearest minibrot (a small copy of the set) by the ball method, its nucleus by Newton's
+        method in MPFR, and its size and rotation; it prints them and the view that frames it,
+        ready for glint fractal. Each answer is a step deeper: locate, render, pick a spot in the
+        picture, locate again.
+
+        Examples:
+          glint locate minibrot --center -1.75,0 --zoom 10
+          glint locate minibrot --center -0.7436438870371587,0.1318259042053119 --zoom 1e10
+          glint locate minibrot --center -1.75,0 --zoom 10 --kfr p3.kfr
+          glint fractal --location p3.kfr -o p3.png
+        """,
+        subcommands: [LocateMinibrot.self])
+}
+
+struct LocateMinibrot: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "minibrot",
+        abstract: "The nearest minibrot: period, nucleus, size, rotation and the framing view.",
+        discussion: """
+        Period: the first n at which the ball of radius 1/zoom around the centre, iterated to first
+        order, holds 0 (|z_n| < |dz_n/dc| / zoom). Nucleus: Newton's method on z_p(c) = 0 from the
+        centre, in MPFR at the precision the view and the minibrot's size need. Size s: the
+        minibrot is about the whole set scaled by |s| and turned by arg s; the framing view is
+        centre nucleus - 0.75 s, zoom \(MinibrotLocator.framing) / |s|.
+
+        Prints "key value" lines (period, nucleus, size, rotation, center, zoom, newton-steps) or,
+        with --kfr FILE, also writes the framing view as a .kfr location for glint fractal
+        --location.
+        """)
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("View centre X,Y: decimals of any length.", valueName: "x,y"),
+            transform: deepPairValue("--center"))
+    var center: DeepPair
+
+    @Option(help: ArgumentHelp("The view's zoom (at 1 the height spans 2 units): any positive decimal, e.g. 1e100.",
+                               valueName: "zoom"),
+            transform: zoomValue)
+    var zoom: DeepNumber
+
+    @Option(help: ArgumentHelp("The minibrot's period, when known (skips the search; 1 to \(MinibrotLocator.maxPeriodLimit)).",
+                               valueName: "p"),
+            transform: wholeNumber("--period", 1...MinibrotLocator.maxPeriodLimit))
+    var period: Int?
+
+    @Option(name: .customLong("max-period"),
+            help: ArgumentHelp("The longest period searched for (1 to \(MinibrotLocator.maxPeriodLimit)).", valueName: "n"),
+            transform: wholeNumber("--max-period", 1...MinibrotLocator.maxPeriodLimit))
+    var maxPeriod = MinibrotLocator.defaultMaxPeriod
+
+    @Option(help: ArgumentHelp("Significant digits of the nucleus and the framing centre (17 to 100000; default: what the minibrot's size needs plus 10).",
+                               valueName: "d"),
+            transform: wholeNumber("--digits", 17...100_000))
+    var digits: Int?
+
+    @Option(help: ArgumentHelp("Also write the framing view as a .kfr location (with the iterations of --iterations).",
+                               valueName: "file"))
+    var kfr: String?
+
+    @Option(help: ArgumentHelp("Iterations recorded in the .kfr (default: 100 × the period, at least 1000).", valueName: "n"),
+            transform: wholeNumber("--iterations", 1...FractalJob.maxIterationLimit))
+    var iterations: Int?
+
+    func run() throws {
+        let m = try MinibrotLocator.locate(centerRe: center.re, centerIm: center.im, zoom: zoom, period: period,
+                                           maxPeriod: maxPeriod, digits: digits ?? 0)
+        // Plain decimals where they are short, as --center and --zoom take them.
+        func plain(_ n: DeepNumber) -> String { DecimalText.text(n, times: 1, shift: 0) }
+        var lines = [
+            "period \(m.period)",
+            "nucleus \(plain(m.nucleusRe)),\(plain(m.nucleusIm))",
+            "size \(m.sizeMantissa)e\(m.sizeExponent10)",
+            "rotation \(format2(m.orientationDegrees)) degrees",
+            "center \(plain(m.centerRe)),\(plain(m.centerIm))",
+            "zoom \(plain(m.zoom))",
+            "newton-steps \(m.newtonSteps)",
+        ]
+        if let kfr {
+            let n = iterations ?? min(FractalJob.maxIterationLimit, max(1000, 100 * m.period))
+            var location = FractalLocation()
+            location.center = NumberPair(x: 0, y: 0, description: plain(m.centerRe) + "," + plain(m.centerIm))
+            location.zoom = m.zoom
+            location.iterations = n
+            try FileIO.writeAtomically(kfr, Array(location.kfrText.utf8))
+            lines.append("wrote \(kfr)")
+        }
+        print(lines.joined(separator: "\n"))
+    }
+
+    private func format2(_ x: Double) -> String {
+        let r = (x * 100).rounded() / 100
+        return r == 0 ? "0" : String(r)
+    }
+}
+
+/// Two decimals of any length, `X,Y`.
+struct DeepPair: Sendable {
+    var re: DeepNumber
+    var im: DeepNumber
+}
+
+/// `X,Y` as two DeepNumbers, checked while parsing.
+func deepPairValue(_ option: String) -> @Sendable (String) throws -> DeepPair {
+    { text in
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == 2 else {
+            throw optionValueError("\(option) takes X,Y (two decimals separated by a comma), got \(JSON.printable(text, limit: 40))")
+        }
+        do {
+            return DeepPair(re: try DeepNumber(parsing: parts[0].trimmingCharacters(), field: option),
+                            im: try DeepNumber(parsing: parts[1].trimmingCharacters(), field: option))
+        } catch let e as GlintError { throw optionValueError(e.message) }
+    }
+}
