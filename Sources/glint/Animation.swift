@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import GlintCore
+import GlintWorkloads
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -56,6 +57,55 @@ struct AnimationOptions: ParsableArguments {
         if frames == nil && (!ramp.isEmpty || video != nil) { throw ValidationError("--ramp and --video need --frames N") }
         _ = try rampTexts(allowed: allowed)
         if let video { try checkWritable(video, option: "--video") }
+    }
+}
+
+extension AnimationOptions {
+    /// The --ramp values of `glint fractal`: zoom and centre as exact decimals of any length, c as
+    /// Doubles; a bad one is a one-line usage error.
+    func fractalRamps() throws -> FractalRamps {
+        var out = FractalRamps()
+        for r in try rampTexts(allowed: Fractal.rampable) {
+            let given = "\(r.name)=\(JSON.printable(r.ends, limit: 80))"
+            func decimal(_ text: String) throws -> DeepNumber {
+                do throws(GlintError) { return try DeepNumber(parsing: text, field: "--ramp \(r.name)") } catch {
+                    throw ValidationError(error.message)
+                }
+            }
+            switch r.name {
+            case "zoom":
+                guard r.from.count == 1 else { throw ValidationError("--ramp zoom=FROM:TO takes two numbers (e.g. zoom=1:1e300), got \(given)") }
+                let ends = try [r.from[0], r.to[0]].map { text in
+                    let z = try decimal(text)
+                    guard !z.isNegative, !z.isZero, let l = z.log10Magnitude, l >= -9 else {
+                        throw ValidationError("--ramp zoom values must be positive numbers of at least 1e-9 (any depth), got \(given)")
+                    }
+                    return z
+                }
+                out.zoom = (ends[0], ends[1])
+            case "center":
+                guard r.from.count == 2 else {
+                    throw ValidationError("--ramp center=FROM:TO needs pairs X,Y (e.g. center=-0.75,0:-0.74,0.13), got \(given)")
+                }
+                let values = try (r.from + r.to).map { text in
+                    let v = try decimal(text)
+                    guard Limits.planeCoordinate.contains(v.nearestDouble) else {
+                        throw ValidationError("--ramp center values must be \(Limits.planeCoordinate.text), got \(given)")
+                    }
+                    return v
+                }
+                out.center = (DeepComplex(re: values[0], im: values[1]), DeepComplex(re: values[2], im: values[3]))
+            default:
+                guard r.from.count == 2 else {
+                    throw ValidationError("--ramp \(r.name)=FROM:TO needs pairs X,Y (e.g. \(r.name)=-0.8,0.156:-0.7,0.27), got \(given)")
+                }
+                let ramp: Ramp
+                do throws(GlintError) { ramp = try Ramp(r) } catch { throw ValidationError(error.message) }
+                try checkRamp(ramp, Limits.planeCoordinate)
+                out.c = ramp
+            }
+        }
+        return out
     }
 }
 

@@ -54,8 +54,8 @@ struct Fractal: PassSource {
 
     @Option(name: .customLong("center"), parsing: .unconditional,
             help: ArgumentHelp("View centre X,Y in the complex plane, each within +-1e9 (default: the formula's whole-set view).", valueName: "center"),
-            transform: numberPair("--center", Limits.planeCoordinate, example: "-0.75,0.1"))
-    var centerOption: NumberPair?
+            transform: complexNumber("--center", Limits.planeCoordinate, example: "-0.75,0.1"))
+    var centerOption: DeepComplex?
 
     @Option(name: .customLong("zoom"), parsing: .unconditional,
             help: ArgumentHelp("Zoom: at 1 the image height spans 2 units; any positive decimal, e.g. 2e4 or 1e100 (at least 1e-9). (default: 1)",
@@ -100,8 +100,8 @@ struct Fractal: PassSource {
     @Option(name: .customLong("c"), parsing: .unconditional,
             help: ArgumentHelp("Julia constant RE,IM for julia, sierpinski-julia and image-julia (each within +-1e9). (default: -0.76,0.15)",
                                valueName: "c"),
-            transform: numberPair("--c", Limits.planeCoordinate, example: "-0.8,0.156"))
-    var cOption: NumberPair?
+            transform: complexNumber("--c", Limits.planeCoordinate, example: "-0.8,0.156"))
+    var cOption: DeepComplex?
 
     @Option(help: ArgumentHelp("Start from the view recorded in FILE: a PNG glint wrote, or a Kalles Fraktaler .kfr location (its Re, Im, Zoom, Iterations). Options given on the command line override the file's.",
                                discussion: "Every PNG glint fractal writes records its view (formula, centre, c, zoom, iterations, bailout, palette, smooth, size, ss, precision) in a tEXt chunk.",
@@ -153,7 +153,7 @@ struct Fractal: PassSource {
             throw ValidationError("--print-location prints one view; it does not go with --frames")
         }
         try animation.check(allowed: Self.rampable)
-        let ramps = try fractalRamps()
+        let ramps = try animation.fractalRamps()
         if formula == .imageJulia && texture == nil && !printLocation {
             throw ValidationError("image-julia needs --texture FILE.png")
         }
@@ -163,7 +163,7 @@ struct Fractal: PassSource {
         if job.formula == .imageJulia { job.texture = Image8(width: 1, height: 1) }
         if let n = animation.frames, !ramps.isEmpty {
             for k in Set([0, n - 1]).sorted() {
-                do { try frameJob(job, ramps: ramps, frame: k, of: n).validate() } catch {
+                do { try ramps.job(job, frame: k, of: n, automaticPrecision: automaticPrecision).validate() } catch {
                     throw ValidationError("--ramp: frame \(k) of \(n): \(error.usage.message)")
                 }
             }
@@ -206,77 +206,27 @@ struct Fractal: PassSource {
     }
 
     var formula: FractalFormula { formulaArgument ?? fileView?.formula ?? .mandelbrot }
-    var size: ImageSize { sizeOption ?? fileView?.size ?? ImageSize(width: 1200, height: 800) }
-    var center: NumberPair? { centerOption ?? fileView?.center }
-    var zoom: DeepNumber? { zoomOption ?? fileView?.zoom }
-    var iterations: Int { iterationsOption ?? fileView?.iterations ?? 128 }
-    var bailout: Double { bailoutOption ?? fileView?.bailout ?? 2.0 }
-    var palette: Color.Palette { paletteOption ?? fileView?.palette ?? .tutorial }
-    var smooth: Bool { smoothOption ?? fileView?.smooth ?? false }
-    var supersampling: Int { supersamplingOption ?? fileView?.supersampling ?? 1 }
-    var c: NumberPair { cOption ?? fileView?.c ?? NumberPair(x: -0.76, y: 0.15, description: "-0.76,0.15") }
-    /// --precision as given, else "auto".
-    var precision: String { precisionOption ?? "auto" }
+    var size: ImageSize { sizeOption ?? fileView?.size.map { ImageSize(width: $0.width, height: $0.height) } ?? ImageSize(width: 1200, height: 800) }
+    /// Whether each job takes the precision it needs (--precision auto, or none given).
+    var automaticPrecision: Bool { precisionOption == nil || precisionOption == "auto" }
 
-    /// The precision of `job`: --precision; else the one --location recorded, while it still
-    /// draws this view faithfully (the command line may have moved it); else auto's choice.
-    func chosenPrecision(for job: FractalJob) -> Precision {
-        if let given = precisionOption.flatMap(Precision.init(rawValue:)) { return given }
-        if precisionOption == nil, let recorded = fileView?.precision {
-            var j = job
-            j.precision = recorded
-            if j.formula == .imageJulia && j.texture == nil { j.texture = Image8(width: 1, height: 1) }
-            if (try? j.validate()) != nil { return recorded }
-        }
-        return .automatic(for: job)
-    }
-
-    /// The view `job` renders, as recorded in the PNGs and printed by --print-location.
-    func viewRecord(_ job: FractalJob) -> FractalLocation {
+    /// The options given over --location's view. --precision (auto too) replaces the file's.
+    var view: FractalLocation {
         var v = FractalLocation()
-        v.formula = job.formula
-        let center = job.exactCenter ?? ("\(job.centerRe)", "\(job.centerIm)")
-        v.center = NumberPair(x: job.centerRe, y: job.centerIm, description: "\(center.re),\(center.im)")
-        v.zoom = try? DeepNumber(parsing: job.exactZoom ?? "\(job.zoom)")
-        // c as given, unless a ramp moved it (a frame's c, exact as a Double's shortest text).
-        let cParts = c.description.split(separator: ",").map { $0.trimmingCharacters() }
-        let cGiven = cParts.count == 2 && job.cRe == c.x && job.cIm == c.y
-        v.c = NumberPair(x: job.cRe, y: job.cIm, description: cGiven ? "\(cParts[0]),\(cParts[1])" : "\(job.cRe),\(job.cIm)")
-        v.iterations = job.maxIterations
-        v.bailout = job.bailout
-        v.palette = job.palette
-        v.smooth = job.smooth
-        v.size = ImageSize(width: job.width, height: job.height)
-        v.supersampling = job.supersampling
-        v.precision = job.precision
+        (v.formula, v.center, v.zoom, v.c) = (formulaArgument, centerOption, zoomOption, cOption)
+        v.size = sizeOption.map { ($0.width, $0.height) }
+        (v.iterations, v.bailout, v.palette) = (iterationsOption, bailoutOption, paletteOption)
+        (v.smooth, v.supersampling) = (smoothOption, supersamplingOption)
+        v = v.over(fileView)
+        if precisionOption != nil { v.precision = nil }
         return v
     }
 
     /// The job from the options, without the texture.
     func baseJob() -> FractalJob {
-        var job = FractalJob(formula: formula)
-        (job.width, job.height) = (size.width, size.height)
-        if let center { (job.centerRe, job.centerIm) = (center.x, center.y) }
-        (job.cRe, job.cIm) = (c.x, c.y)
-        if let zoom {
-            job.zoom = Double(zoom.text) ?? .infinity
-            job.exactZoom = zoom.text
-        }
-        if let center {
-            let parts = center.description.split(separator: ",", maxSplits: 1).map { $0.trimmingCharacters() }
-            if parts.count == 2 { job.exactCenter = (parts[0], parts[1]) }
-        }
-        // --c's digits, for Julia's deep zoom (as --center's).
-        let cParts = c.description.split(separator: ",", maxSplits: 1).map { $0.trimmingCharacters() }
-        if cParts.count == 2 { job.exactC = (cParts[0], cParts[1]) }
-        job.maxIterations = iterations
-        job.bailout = bailout
-        job.palette = palette
-        job.smooth = smooth
-        job.supersampling = supersampling
+        var job = FractalJob(view: view, precision: precisionOption.flatMap(Precision.init(rawValue:)))
         job.skipInterior = !noSkip
         job.bla = bla
-        job.precision = chosenPrecision(for: job)
         return job
     }
 
@@ -298,87 +248,14 @@ struct Fractal: PassSource {
     /// The files the job reads (texture, location), hashed into a shard's job.
     var inputFiles: [String] { [texture, location].compactMap { $0 } }
 
-    /// The --ramp values: zoom and centre as exact decimals of any length, c as Doubles; a bad
-    /// one is a one-line usage error.
-    func fractalRamps() throws -> FractalRamps {
-        var out = FractalRamps()
-        for r in try animation.rampTexts(allowed: Self.rampable) {
-            let given = "\(r.name)=\(JSON.printable(r.ends, limit: 80))"
-            func decimal(_ text: String) throws -> DeepNumber {
-                do throws(GlintError) { return try DeepNumber(parsing: text, field: "--ramp \(r.name)") } catch {
-                    throw ValidationError(error.message)
-                }
-            }
-            switch r.name {
-            case "zoom":
-                guard r.from.count == 1 else { throw ValidationError("--ramp zoom=FROM:TO takes two numbers (e.g. zoom=1:1e300), got \(given)") }
-                let ends = try [r.from[0], r.to[0]].map { text in
-                    let z = try decimal(text)
-                    guard !z.isNegative, !z.isZero, let l = z.log10Magnitude, l >= -9 else {
-                        throw ValidationError("--ramp zoom values must be positive numbers of at least 1e-9 (any depth), got \(given)")
-                    }
-                    return z
-                }
-                out.zoom = (ends[0], ends[1])
-            case "center":
-                guard r.from.count == 2 else {
-                    throw ValidationError("--ramp center=FROM:TO needs pairs X,Y (e.g. center=-0.75,0:-0.74,0.13), got \(given)")
-                }
-                let values = try (r.from + r.to).map { text in
-                    let v = try decimal(text)
-                    guard let d = Double(text), Limits.planeCoordinate.contains(d) else {
-                        throw ValidationError("--ramp center values must be \(Limits.planeCoordinate.text), got \(given)")
-                    }
-                    return v
-                }
-                out.center = (from: (values[0], values[1]), to: (values[2], values[3]))
-            default:
-                guard r.from.count == 2 else {
-                    throw ValidationError("--ramp \(r.name)=FROM:TO needs pairs X,Y (e.g. \(r.name)=-0.8,0.156:-0.7,0.27), got \(given)")
-                }
-                let ramp: Ramp
-                do throws(GlintError) { ramp = try Ramp(r) } catch { throw ValidationError(error.message) }
-                try checkRamp(ramp, Limits.planeCoordinate)
-                out.c = ramp
-            }
-        }
-        return out
-    }
-
-    /// The job of animation frame k: `job` with every ramp at its value for that frame (the
-    /// zoom and the centre as exact decimal text, DeepRamp) and, with `--precision auto`, the
-    /// precision that frame needs.
-    func frameJob(_ job: FractalJob, ramps: FractalRamps, frame k: Int, of n: Int) -> FractalJob {
-        var j = job
-        if let z = ramps.zoom {
-            let text = DeepRamp.zoom(from: z.from, to: z.to, frame: k, of: n)
-            j.exactZoom = text
-            j.zoom = Double(text) ?? .infinity
-        }
-        if let c = ramps.center {
-            let one = try! DeepNumber(parsing: "1")
-            let zoom = j.exactZoom.flatMap { try? DeepNumber(parsing: $0) } ?? (try? DeepNumber(parsing: "\(j.zoom)")) ?? one
-            let re = DeepRamp.coordinate(from: c.from.re, to: c.to.re, frame: k, of: n, zoom: zoom)
-            let im = DeepRamp.coordinate(from: c.from.im, to: c.to.im, frame: k, of: n, zoom: zoom)
-            j.exactCenter = (re, im)
-            (j.centerRe, j.centerIm) = (Double(re) ?? 0, Double(im) ?? 0)
-        }
-        if let c = ramps.c {
-            let v = c.value(frame: k, of: n)
-            (j.cRe, j.cIm) = (v[0], v[1])
-            j.exactC = nil
-        }
-        if precision == "auto" && !ramps.isEmpty { j.precision = .automatic(for: j) }
-        return j
-    }
-
     func runAnimation(_ job: FractalJob, frames n: Int) async throws {
         let part = try shard.map { try FrameShard($0, command: "glint fractal", frames: n, inputs: inputFiles) }
         if try part?.claim(outputFolder, skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
-        let ramps = try fractalRamps()
-        for k in [0, n - 1] { try frameJob(job, ramps: ramps, frame: k, of: n).validate() }
+        let ramps = try animation.fractalRamps()
+        func frameJob(_ k: Int) -> FractalJob { ramps.job(job, frame: k, of: n, automaticPrecision: automaticPrecision) }
+        for k in [0, n - 1] { try frameJob(k).validate() }
         // The deeper end of the ramp decides `auto` (a deep frame anywhere makes it a deep job).
-        let ends = [0, n - 1].map { frameJob(job, ramps: ramps, frame: $0, of: n).autoKind }
+        let ends = [0, n - 1].map { frameJob($0).autoKind }
         let backend: Backend
         if ends.contains(.fractalDeep) {
             backend = try device.backend(for: .fractalDeep)
@@ -386,7 +263,7 @@ struct Fractal: PassSource {
             // The frames' work as the middle frame's times their number (a calibrated auto weighs
             // it against OpenCL's start-up), in the frames' precision.
             let count = (part?.frames ?? 0 ..< n).count
-            backend = try await device.backend(forFractal: frameJob(job, ramps: ramps, frame: n / 2, of: n), frames: count)
+            backend = try await device.backend(forFractal: frameJob(n / 2), frames: count)
         }
         let sink = try FrameSink(folder: outputFolder, video: animation.video, width: job.width, height: job.height, fps: animation.fps)
         let bar = ProgressBar("fractal", quiet: out.quiet)
@@ -395,11 +272,11 @@ struct Fractal: PassSource {
         var kernels = 0.0
         let frames = part?.frames ?? 0 ..< n
         for k in frames {
-            let frameJob = frameJob(job, ramps: ramps, frame: k, of: n)
-            let result = try await FractalRenderer.render(frameJob, on: backend)
+            let frame = frameJob(k)
+            let result = try await FractalRenderer.render(frame, on: backend)
             kernels += result.kernelSeconds
             // Each frame records its view, as a single render does: --location renders it again.
-            try sink.write(result.image, frame: k, text: [viewRecord(frameJob).textEntry])
+            try sink.write(result.image, frame: k, text: [FractalLocation(job: frame).textEntry])
             bar.update(Double(k + 1 - frames.lowerBound) / Double(frames.count))
         }
         if let part { try sink.writeFile(FrameShard.manifestName, part.manifest(device: backend, width: job.width, height: job.height, fps: animation.fps)) }
@@ -438,7 +315,7 @@ struct Fractal: PassSource {
         }
         let (image, passSeconds) = try await Chain.run(first, on: backend)
         kernels += passSeconds
-        try PNG.write(image, to: file, alpha: true, text: [viewRecord(job).textEntry])
+        try PNG.write(image, to: file, alpha: true, text: [FractalLocation(job: job).textEntry])
         if !out.quiet {
             var summary = RunSummary(wrote: file)
             for part in ["\(image.width)x\(image.height)", "\(job.formula.name) then \(Chain.summary)", backend.label,
@@ -453,7 +330,7 @@ struct Fractal: PassSource {
             png.apply()
             try loadLocation()
             if printLocation {
-                print(viewRecord(baseJob()).kfrText, terminator: "")
+                print(FractalLocation(job: baseJob()).kfrText, terminator: "")
                 return
             }
             let job = try makeJob()
@@ -482,7 +359,7 @@ struct Fractal: PassSource {
             // The image and the counts are replaced together or not at all.
             let outputs = OutputSet()
             // Each PNG records its view (a tEXt chunk, read back by --location).
-            let view = [viewRecord(job).textEntry]
+            let view = [FractalLocation(job: job).textEntry]
             if bitDepth == 16, let colour = result.colour {
                 // The 16-bit PNG holds linear light: the palette's sRGB values decoded.
                 if let tile {
@@ -515,13 +392,22 @@ struct Fractal: PassSource {
     }
 }
 
-/// A fractal animation's ramps, read (`Fractal.fractalRamps`).
-struct FractalRamps {
-    var zoom: (from: DeepNumber, to: DeepNumber)?
-    var center: (from: (re: DeepNumber, im: DeepNumber), to: (re: DeepNumber, im: DeepNumber))?
-    var c: Ramp?
+extension FractalLocation {
+    /// Locations already read, by path: a file is read once per run (the options are checked,
+    /// then the job is built), and both see the same view.
+    private static let cache = Locked<[String: Result<FractalLocation, GlintError>]>([:])
 
-    var isEmpty: Bool { zoom == nil && center == nil && c == nil }
+    /// The location in `path` (`FractalLocation(contentsOf:)`), read once per run. Errors are one
+    /// line naming the file (`--location FILE: ...`).
+    static func load(_ path: String) throws(GlintError) -> FractalLocation {
+        if let known = cache.withLock({ $0[path] }) { return try known.get() }
+        let result: Result<FractalLocation, GlintError>
+        do throws(GlintError) { result = .success(try FractalLocation(contentsOf: path)) } catch {
+            result = .failure(GlintError("--location \(path): \(error.message)"))
+        }
+        cache.withLock { $0[path] = result }
+        return try result.get()
+    }
 }
 
 extension Fractal {

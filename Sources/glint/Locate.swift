@@ -39,8 +39,8 @@ struct LocateMinibrot: ParsableCommand {
         """)
 
     @Option(parsing: .unconditional, help: ArgumentHelp("View centre X,Y: decimals of any length.", valueName: "x,y"),
-            transform: deepPairValue("--center"))
-    var center: DeepPair
+            transform: complexNumber("--center", Limits.planeCoordinate, example: "-1.75,0"))
+    var center: DeepComplex
 
     @Option(help: ArgumentHelp("The view's zoom (at 1 the height spans 2 units): any positive decimal, e.g. 1e100.",
                                valueName: "zoom"),
@@ -74,7 +74,7 @@ struct LocateMinibrot: ParsableCommand {
         let m = try MinibrotLocator.locate(centerRe: center.re, centerIm: center.im, zoom: zoom, period: period,
                                            maxPeriod: maxPeriod, digits: digits ?? 0)
         // Plain decimals where they are short, as --center and --zoom take them.
-        func plain(_ n: DeepNumber) -> String { DecimalText.text(n, times: 1, shift: 0) }
+        func plain(_ n: DeepNumber) -> String { n.plainText }
         var lines = [
             "period \(m.period)",
             "nucleus \(plain(m.nucleusRe)),\(plain(m.nucleusIm))",
@@ -87,7 +87,7 @@ struct LocateMinibrot: ParsableCommand {
         if let kfr {
             let n = iterations ?? min(FractalJob.maxIterationLimit, max(1000, 100 * m.period))
             var location = FractalLocation()
-            location.center = NumberPair(x: 0, y: 0, description: plain(m.centerRe) + "," + plain(m.centerIm))
+            location.center = DeepComplex(re: m.centerRe, im: m.centerIm)
             location.zoom = m.zoom
             location.iterations = n
             try FileIO.writeAtomically(kfr, Array(location.kfrText.utf8))
@@ -99,25 +99,5 @@ struct LocateMinibrot: ParsableCommand {
     private func format2(_ x: Double) -> String {
         let r = (x * 100).rounded() / 100
         return r == 0 ? "0" : String(r)
-    }
-}
-
-/// Two decimals of any length, `X,Y`.
-struct DeepPair: Sendable {
-    var re: DeepNumber
-    var im: DeepNumber
-}
-
-/// `X,Y` as two DeepNumbers, checked while parsing.
-func deepPairValue(_ option: String) -> @Sendable (String) throws -> DeepPair {
-    { text in
-        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
-        guard parts.count == 2 else {
-            throw optionValueError("\(option) takes X,Y (two decimals separated by a comma), got \(JSON.printable(text, limit: 40))")
-        }
-        do {
-            return DeepPair(re: try DeepNumber(parsing: parts[0].trimmingCharacters(), field: option),
-                            im: try DeepNumber(parsing: parts[1].trimmingCharacters(), field: option))
-        } catch let e as GlintError { throw optionValueError(e.message) }
     }
 }

@@ -117,17 +117,22 @@ func checkedSeed(_ text: String, option: String) throws -> UInt64 {
 
 /// Comma-separated numbers `X,Y` (`count` of them), each in `range`: e.g. --center -0.75,0.1.
 func checkedNumbers(_ text: String, option: String, count: Int, _ range: NumberRange, example: String) throws -> [Double] {
+    try checkedParts(text, option: option, count: count, range, example: example).map(\.value)
+}
+
+/// As `checkedNumbers`, each number with its text (trimmed).
+func checkedParts(_ text: String, option: String, count: Int, _ range: NumberRange, example: String) throws -> [(text: String, value: Double)] {
     let names = count == 3 ? "X,Y,Z" : "X,Y"
-    let parts = text.split(separator: ",", omittingEmptySubsequences: false)
-    var values: [Double] = []
+    let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters() }
+    var values: [(text: String, value: Double)] = []
     for p in parts {
-        guard let v = Double(p.trimmingCharacters()) else { values = []; break }
-        values.append(v)
+        guard let v = Double(p) else { values = []; break }
+        values.append((p, v))
     }
     guard parts.count == count, values.count == count else {
         throw optionValueError("\(option) must be \(count == 3 ? "three" : "two") numbers \(names) (e.g. \(example)), got \(text)")
     }
-    guard values.allSatisfy(range.contains) else {
+    guard values.allSatisfy({ range.contains($0.value) }) else {
         throw optionValueError("\(option) must be \(names) with each number \(range.text), got \(text)")
     }
     return values
@@ -152,19 +157,30 @@ func numbers(_ option: String, count: Int, _ range: NumberRange, example: String
     { text in _ = try checkedNumbers(text, option: option, count: count, range, example: example); return text }
 }
 
-/// Two numbers `X,Y` (a point of the complex plane, a direction), as given and as numbers.
-struct NumberPair: Sendable, Equatable, CustomStringConvertible {
+/// Two numbers `X,Y` (angles, a direction).
+struct NumberPair: Sendable, Equatable {
     var x: Double
     var y: Double
-    /// The text given (`-0.7435669,0.1314023`).
-    var description: String
 }
 
 /// `X,Y` checked while parsing, each number in `range`.
 func numberPair(_ option: String, _ range: NumberRange, example: String) -> @Sendable (String) throws -> NumberPair {
     { text in
         let v = try checkedNumbers(text, option: option, count: 2, range, example: example)
-        return NumberPair(x: v[0], y: v[1], description: text)
+        return NumberPair(x: v[0], y: v[1])
+    }
+}
+
+/// `RE,IM` of the complex plane (--center, --c) checked while parsing, each number in `range`,
+/// kept exactly as written (any number of digits: the deep zoom reads them all).
+func complexNumber(_ option: String, _ range: NumberRange, example: String) -> @Sendable (String) throws -> DeepComplex {
+    { text in
+        let parts = try checkedParts(text, option: option, count: 2, range, example: example)
+        // Hexadecimal, which Double reads and DeepNumber does not, is kept as the Double's text.
+        func exact(_ part: (text: String, value: Double)) -> DeepNumber {
+            (try? DeepNumber(parsing: part.text)) ?? DeepNumber(part.value)
+        }
+        return DeepComplex(re: exact(parts[0]), im: exact(parts[1]))
     }
 }
 
@@ -213,7 +229,7 @@ enum Limits {
     /// Frames per second of the mist (MistJob's range).
     static let mistFps = NumberRange.closed(MistJob.fpsRange.lowerBound, MistJob.fpsRange.upperBound)
     /// Coordinates in the complex plane (--center, --c): float and double alike stay exact enough.
-    static let planeCoordinate = NumberRange.closed(-1e9, 1e9)
+    static let planeCoordinate = NumberRange.closed(-FractalLocation.maxCoordinate, FractalLocation.maxCoordinate)
     /// Hue and purity: [0, 1].
     static let unit = NumberRange.closed(0, 1)
     /// Fractal escape radius (FractalJob's range).

@@ -61,11 +61,47 @@ public struct FractalJob: Sendable {
     public var formula: FractalFormula = .mandelbrot
     public var width = 1200
     public var height = 800
-    /// The view centre, kept in Double whatever the pixel arithmetic.
-    public var centerRe = -0.75
-    public var centerIm = 0.0
-    /// At zoom 1 the image height spans 2 units of the complex plane.
-    public var zoom = 1.0
+    /// The view centre, exact (any number of digits): the perturbation's reference orbit is
+    /// computed from it; the kernels read its nearest Doubles, `centerRe` and `centerIm`.
+    public var exactCenter: DeepComplex {
+        get { DeepComplex(re: exact.centerRe.value, im: exact.centerIm.value) }
+        set { (exact.centerRe, exact.centerIm) = (Exact(newValue.re), Exact(newValue.im)) }
+    }
+    /// The zoom, exact: at zoom 1 the image height spans 2 units of the complex plane. Its
+    /// nearest Double, `zoom`, is +inf past 1e308.
+    public var exactZoom: DeepNumber {
+        get { exact.zoom.value }
+        set { exact.zoom = Exact(newValue) }
+    }
+    /// The Julia constant, exact: Julia's perturbation orbits use its digits; the kernels read
+    /// its nearest Doubles, `cRe` and `cIm`.
+    public var exactC: DeepComplex {
+        get { DeepComplex(re: exact.cRe.value, im: exact.cIm.value) }
+        set { (exact.cRe, exact.cIm) = (Exact(newValue.re), Exact(newValue.im)) }
+    }
+
+    /// The centre, zoom and c as the Doubles nearest the exact values. Setting one (to a finite
+    /// Double) sets the exact value to the Double's shortest round-trip text, `DeepNumber(_:)`.
+    public var centerRe: Double {
+        get { exact.centerRe.nearest }
+        set { exact.centerRe = Exact(DeepNumber(newValue)) }
+    }
+    public var centerIm: Double {
+        get { exact.centerIm.nearest }
+        set { exact.centerIm = Exact(DeepNumber(newValue)) }
+    }
+    public var zoom: Double {
+        get { exact.zoom.nearest }
+        set { exact.zoom = Exact(DeepNumber(newValue)) }
+    }
+    public var cRe: Double {
+        get { exact.cRe.nearest }
+        set { exact.cRe = Exact(DeepNumber(newValue)) }
+    }
+    public var cIm: Double {
+        get { exact.cIm.nearest }
+        set { exact.cIm = Exact(DeepNumber(newValue)) }
+    }
     public var maxIterations = 128
     public var bailout = 2.0
     public var palette: Color.Palette = .tutorial
@@ -73,17 +109,9 @@ public struct FractalJob: Sendable {
     /// Samples per pixel side (ss x ss samples per pixel).
     public var supersampling = 1
     public var precision: Precision = .float
-    /// Julia constant.
-    public var cRe = -0.76
-    public var cIm = 0.15
-    /// The centre and zoom as the decimal text they were given in (any number of digits), when
-    /// given so: the perturbation's reference orbit is computed from these; nil means the
-    /// Doubles above. The Doubles stay the nearest values (the zoom may be +inf past 1e308).
-    public var exactCenter: (re: String, im: String)?
-    public var exactZoom: String?
-    /// The Julia constant as the decimal text it was given in (any number of digits), when given
-    /// so: Julia's perturbation orbits use it; nil means the Doubles cRe, cIm.
-    public var exactC: (re: String, im: String)?
+    /// The exact centre, zoom and c with their nearest Doubles, converted once when set: a
+    /// render reads the stored Doubles (`params`), never the decimal text.
+    private var exact = ExactFields()
     /// Main-cardioid and period-2-bulb skipping (Mandelbrot only); changes speed, never pixels.
     public var skipInterior = true
     /// Perturbation: skip iterations by bilinear approximation (BLATable). Off iterates every
@@ -118,7 +146,7 @@ public struct FractalJob: Sendable {
         }
         guard zoom > 0 else { throw GlintError(field: "zoom", "must be a positive number (got \(zoom))") }
         guard zoom.isFinite else {
-            throw GlintError(field: "zoom", "\(exactZoom ?? "\(zoom)") is beyond double precision; deep zoom (perturbation) renders \(FractalFormula.perturbedNames)")
+            throw GlintError(field: "zoom", "\(exactZoom.text) is beyond double precision; deep zoom (perturbation) renders \(FractalFormula.perturbedNames)")
         }
         guard centerRe.isFinite, centerIm.isFinite else { throw GlintError(field: "center", "must be finite") }
         guard (1...Self.maxIterationLimit).contains(maxIterations) else {
@@ -149,11 +177,10 @@ public struct FractalJob: Sendable {
         }
     }
 
-    /// The view as perturbation sees it: centre and zoom as decimal text.
-    public func deepView() throws(GlintError) -> DeepView {
-        try DeepView(centerRe: exactCenter?.re ?? "\(centerRe)", centerIm: exactCenter?.im ?? "\(centerIm)",
-                     zoom: exactZoom ?? "\(zoom)", width: width, height: height, supersampling: supersampling,
-                     maxIterations: maxIterations, bailout: bailout)
+    /// The view as perturbation sees it: the exact centre and zoom.
+    public func deepView() -> DeepView {
+        DeepView(centerRe: exactCenter.re, centerIm: exactCenter.im, zoom: exactZoom, width: width, height: height,
+                 supersampling: supersampling, maxIterations: maxIterations, bailout: bailout)
     }
 
     /// The struct the kernels read (and the Swift twin reads the same fields).
@@ -195,6 +222,24 @@ public struct FractalJob: Sendable {
     public var sampleCount: Int { width * height * supersampling * supersampling }
 }
 
+/// An exact number and the Double nearest it, set together.
+private struct Exact: Sendable {
+    let value: DeepNumber
+    let nearest: Double
+
+    init(_ value: DeepNumber) {
+        self.value = value
+        nearest = value.nearestDouble
+    }
+}
+
+/// FractalJob's exact numbers; the defaults are Mandelbrot's whole-set view and the tutorial's c.
+private struct ExactFields: Sendable {
+    var centerRe = Exact(DeepNumber(-0.75)), centerIm = Exact(DeepNumber(0.0))
+    var zoom = Exact(DeepNumber(1.0))
+    var cRe = Exact(DeepNumber(-0.76)), cIm = Exact(DeepNumber(0.15))
+}
+
 /// What a render produced.
 public struct FractalResult: Sendable {
     public var image: Image8
@@ -210,4 +255,19 @@ public struct FractalResult: Sendable {
     public var kernelSeconds: Double
     /// Wall time of the render, transfers included.
     public var wallSeconds: Double
+}
+
+extension DeepView {
+    /// The view of numbers already read (FractalJob.deepView()).
+    public init(centerRe: DeepNumber, centerIm: DeepNumber, zoom: DeepNumber, width: Int, height: Int,
+                supersampling: Int = 1, maxIterations: Int, bailout: Double = 2) {
+        self.centerRe = centerRe
+        self.centerIm = centerIm
+        self.zoom = zoom
+        self.width = width
+        self.height = height
+        self.supersampling = supersampling
+        self.maxIterations = maxIterations
+        self.bailout = bailout
+    }
 }

@@ -18,7 +18,7 @@ extension FractalRenderer {
     /// MPFR (its exponent is the kernels' spacing_exp argument: FormulaOrbit.spacingExponent).
     static func formulaParams(_ job: FractalJob) throws -> GlintFractalParams {
         var p = job.params
-        let zoom = try DeepNumber(parsing: job.exactZoom ?? "\(job.zoom)", field: "zoom")
+        let zoom = job.exactZoom
         let spacing = ReferenceOrbit.spacing(zoom: zoom, height: job.height,
                                              precision: ReferenceOrbit.precisionBits(zoom: zoom))
         p.scale_bits = spacing.mantissa.bitPattern

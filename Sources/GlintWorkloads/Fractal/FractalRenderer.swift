@@ -152,7 +152,7 @@ public enum FractalRenderer {
         var p = job.params
         guard job.precision == .perturbation else { return (p, nil, nil) }
         if job.formula != .mandelbrot { return (try formulaParams(job), nil, nil) }   // julia, burning-ship: formulaOrbit
-        let view = try job.deepView()
+        let view = job.deepView()
         let orbit = try OrbitCache.shared.orbit(centerRe: view.centerRe, centerIm: view.centerIm, zoom: view.zoom,
                                        height: view.height, bailout: view.bailout, maxIterations: view.maxIterations)
         p.scale_bits = orbit.spacingMantissa.bitPattern

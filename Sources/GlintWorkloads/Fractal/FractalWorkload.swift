@@ -102,13 +102,10 @@ public enum FractalWorkload: Workload {
         job.skipInterior = s.skip
         if let c = s.center { (job.centerRe, job.centerIm) = c }
         job.zoom = s.zoom
-        job.exactCenter = s.exactCenter
-        if let c = s.exactCenter, let re = Double(c.re), let im = Double(c.im) { (job.centerRe, job.centerIm) = (re, im) }
+        // DeepLocations' points and the deep zooms are plain decimals.
+        if let c = s.exactCenter { job.exactCenter = DeepComplex(re: try! DeepNumber(parsing: c.re), im: try! DeepNumber(parsing: c.im)) }
         job.bla = s.bla
-        if let z = s.exactZoom {
-            job.exactZoom = z
-            job.zoom = Double(z) ?? .infinity
-        }
+        if let z = s.exactZoom { job.exactZoom = try! DeepNumber(parsing: z) }
         let frozen = job
         let parameters = JSON.object([
             ("formula", .string(s.formula.name)), ("precision", .string(s.precision.rawValue)),
@@ -160,7 +157,8 @@ public enum FractalWorkload: Workload {
     /// computes it, as a render in a fresh process does (a run after the first would otherwise
     /// find it cached).
     static func forgetOrbit(_ job: FractalJob) {
-        guard job.precision == .perturbation, let view = try? job.deepView() else { return }
+        guard job.precision == .perturbation else { return }
+        let view = job.deepView()
         OrbitCache.shared.remove(.mandelbrot(centerRe: view.centerRe, centerIm: view.centerIm, zoom: view.zoom,
                                              bailout: view.bailout))
     }

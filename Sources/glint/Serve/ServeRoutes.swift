@@ -191,7 +191,7 @@ struct ServeRoutes: Sendable {
         let text: String
         do {
             try fractal.loadLocation()
-            text = fractal.viewRecord(fractal.baseJob()).kfrText
+            text = FractalLocation(job: fractal.baseJob()).kfrText
         } catch { throw ServeError.from(error, preparing: true) }
         var headers = HTTPFields()
         headers[.contentType] = "text/plain; charset=utf-8"

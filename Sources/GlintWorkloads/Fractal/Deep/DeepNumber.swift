@@ -90,7 +90,22 @@ public struct DeepNumber: Sendable, Equatable, CustomStringConvertible {
         exponent = e
     }
 
+    /// The number a Double holds, as the shortest text that reads back to it (`"\(value)"`:
+    /// -0.75, 1e+300): what a view set from Doubles renders. `value` must be finite.
+    public init(_ value: Double) {
+        precondition(value.isFinite, "a DeepNumber is finite (got \(value))")
+        // A finite Double's shortest text is a plain decimal: it always parses.
+        try! self.init(parsing: "\(value)")
+    }
+
     public var description: String { text }
+
+    /// The Double nearest the value, rounded as a Double read from `text` is: ±infinity past
+    /// Double's range, ±0 below it.
+    public var nearestDouble: Double {
+        // Every text this type accepts is one Double(_:) reads.
+        Double(text) ?? .nan
+    }
 
     public var isZero: Bool { significand.isEmpty }
 
@@ -122,4 +137,24 @@ public struct DeepNumber: Sendable, Equatable, CustomStringConvertible {
     static func quoted(_ text: String) -> String {
         text.count <= 40 ? String(reflecting: text) : String(reflecting: String(text.prefix(37)) + "...")
     }
+}
+
+/// A complex number whose parts are exact decimals: a fractal's centre or Julia constant
+/// (FractalJob, FractalLocation, FractalRamps), to as many digits as a deep zoom needs.
+public struct DeepComplex: Sendable, Equatable, CustomStringConvertible {
+    public var re: DeepNumber
+    public var im: DeepNumber
+
+    public init(re: DeepNumber, im: DeepNumber) {
+        self.re = re
+        self.im = im
+    }
+
+    /// From Doubles, each as its shortest round-trip text (`DeepNumber(_: Double)`); both finite.
+    public init(re: Double, im: Double) {
+        self.init(re: DeepNumber(re), im: DeepNumber(im))
+    }
+
+    /// `RE,IM` with each part's text as given.
+    public var description: String { re.text + "," + im.text }
 }

@@ -90,16 +90,11 @@ public struct FormulaOrbit: Sendable {
         self.im = im
     }
 
-    /// The orbits `job` (julia or burning-ship, by perturbation) renders against: its centre,
-    /// zoom and c as the decimal text they were given in, else the Doubles' shortest text.
+    /// The orbits `job` (julia or burning-ship, by perturbation) renders against: its exact
+    /// centre, zoom and c.
     public init(job: FractalJob) throws(GlintError) {
-        let (centerRe, centerIm) = job.exactCenter ?? ("\(job.centerRe)", "\(job.centerIm)")
-        let (cRe, cIm) = job.exactC ?? ("\(job.cRe)", "\(job.cIm)")
-        try self.init(formula: job.formula,
-                      centerRe: DeepNumber(parsing: centerRe, field: "center re"),
-                      centerIm: DeepNumber(parsing: centerIm, field: "center im"),
-                      zoom: DeepNumber(parsing: job.exactZoom ?? "\(job.zoom)", field: "zoom"),
-                      cRe: DeepNumber(parsing: cRe, field: "c re"), cIm: DeepNumber(parsing: cIm, field: "c im"),
+        try self.init(formula: job.formula, centerRe: job.exactCenter.re, centerIm: job.exactCenter.im,
+                      zoom: job.exactZoom, cRe: job.exactC.re, cIm: job.exactC.im,
                       height: job.height, bailout: job.bailout, maxIterations: job.maxIterations)
     }
 

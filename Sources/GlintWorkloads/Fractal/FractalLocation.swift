@@ -1,9 +1,9 @@
 import GlintCore
-import GlintWorkloads
 
-/// A fractal view as a location file holds it (`glint fractal --location FILE`): a Glint PNG's
-/// view record, or a Kalles Fraktaler location (.kfr text, or a KF PNG's "Comment" text).
-/// Each field is nil where the file does not say; the command line's options override the rest.
+/// A fractal view as a location file holds it: a Glint PNG's view record, or a Kalles Fraktaler
+/// location (.kfr text, or a KF PNG's "Comment" text). Each field is nil where the file does not
+/// say; `over` lays one view on another (the command line's options over a file's) and
+/// `FractalJob(view:)` renders the result.
 ///
 /// The view record is one tEXt chunk, keyword `glint:view`, of `key=value` lines:
 ///
@@ -20,71 +20,98 @@ import GlintWorkloads
 ///     ss=1
 ///     precision=perturbation
 ///
-/// `center` and `zoom` are the exact decimal texts the render used (any number of digits);
+/// `center`, `c` and `zoom` are the exact decimal texts the render used (any number of digits);
 /// `zoom` is Glint's (at zoom 1 the image height spans 2 units). Unknown keys are ignored.
 ///
 /// Kalles Fraktaler's `Zoom` is twice Glint's: KF sets its view radius to 2/Zoom and its pixel
 /// spacing to 2 × radius / height, so at KF Zoom Z the image height spans 4/Z units, where
 /// Glint's spans 2/zoom: glint zoom = KF Zoom / 2 (fraktal_sft.cpp, CFraktalSFT::SetPosition).
-struct FractalLocation: Sendable {
-    var formula: FractalFormula?
-    var center: NumberPair?
-    var zoom: DeepNumber?
-    var c: NumberPair?
-    var iterations: Int?
-    var bailout: Double?
-    var palette: Color.Palette?
-    var smooth: Bool?
-    var size: ImageSize?
-    var supersampling: Int?
-    var precision: Precision?
+public struct FractalLocation: Sendable {
+    public var formula: FractalFormula?
+    public var center: DeepComplex?
+    public var zoom: DeepNumber?
+    public var c: DeepComplex?
+    public var iterations: Int?
+    public var bailout: Double?
+    public var palette: Color.Palette?
+    public var smooth: Bool?
+    public var size: (width: Int, height: Int)?
+    public var supersampling: Int?
+    public var precision: Precision?
 
     /// The PNG text keyword of the view record.
-    static let keyword = "glint:view"
-    static let version = 1
+    public static let keyword = "glint:view"
+    public static let version = 1
     /// The largest .kfr text file read.
-    static let maxTextBytes = 1 << 20
+    public static let maxTextBytes = 1 << 20
+    /// The largest |re| and |im| of a centre or c read (as `glint fractal --center` and `--c`
+    /// take them): float and double alike stay exact enough.
+    public static let maxCoordinate = 1e9
+    static let coordinateRange = "between -1e9 and 1e9"
+    /// The smallest zoom read (as `--zoom` takes it), as a power of ten.
+    static let minLog10Zoom = -9.0
 
-    init() {}
+    public init() {}
+
+    /// The view `job` renders, every field set: what its PNG records and `kfrText` prints.
+    public init(job: FractalJob) {
+        formula = job.formula
+        center = job.exactCenter
+        zoom = job.exactZoom
+        c = job.exactC
+        iterations = job.maxIterations
+        bailout = job.bailout
+        palette = job.palette
+        smooth = job.smooth
+        size = (job.width, job.height)
+        supersampling = job.supersampling
+        precision = job.precision
+    }
+
+    /// This view with each field it leaves out taken from `other`.
+    public func over(_ other: FractalLocation?) -> FractalLocation {
+        guard let other else { return self }
+        var v = self
+        v.formula = formula ?? other.formula
+        v.center = center ?? other.center
+        v.zoom = zoom ?? other.zoom
+        v.c = c ?? other.c
+        v.iterations = iterations ?? other.iterations
+        v.bailout = bailout ?? other.bailout
+        v.palette = palette ?? other.palette
+        v.smooth = smooth ?? other.smooth
+        v.size = size ?? other.size
+        v.supersampling = supersampling ?? other.supersampling
+        v.precision = precision ?? other.precision
+        return v
+    }
 
     // MARK: Reading
 
-    /// Locations already read, by path: a file is read once per run (the options are checked,
-    /// then the job is built), and both see the same view.
-    private static let cache = Locked<[String: Result<FractalLocation, GlintError>]>([:])
-
-    /// The location in `path`: a PNG (by its signature) or a .kfr text file. Errors are one line
-    /// naming the file (`--location FILE: ...`).
-    static func load(_ path: String) throws(GlintError) -> FractalLocation {
-        if let known = cache.withLock({ $0[path] }) { return try known.get() }
-        let result: Result<FractalLocation, GlintError>
-        do throws(GlintError) { result = .success(try read(path)) } catch {
-            result = .failure(GlintError("--location \(path): \(error.message)"))
-        }
-        cache.withLock { $0[path] = result }
-        return try result.get()
-    }
-
-    private static func read(_ path: String) throws(GlintError) -> FractalLocation {
+    /// The location in the file at `path`: a PNG (by its signature) or a .kfr text file. Errors
+    /// are one line saying what is wrong with the file.
+    public init(contentsOf path: String) throws(GlintError) {
         let head = try FileIO.readHead(path, count: 8)
         if head == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] {
             let entries = try PNG.readText(path)
-            if let record = entries.last(where: { $0.keyword == keyword }) {
-                return try FractalLocation(record: record.text)
+            if let record = entries.last(where: { $0.keyword == Self.keyword }) {
+                try self.init(record: record.text)
+                return
             }
             if let comment = entries.last(where: { $0.keyword == "Comment" }), Self.looksLikeKFR(comment.text) {
-                return try FractalLocation(kfr: comment.text)
+                try self.init(kfr: comment.text)
+                return
             }
-            throw GlintError("a PNG without a view record (no \(keyword) text chunk, nor a Kalles Fraktaler comment)")
+            throw GlintError("a PNG without a view record (no \(Self.keyword) text chunk, nor a Kalles Fraktaler comment)")
         }
-        let bytes = try FileIO.read(path, limit: maxTextBytes)
+        let bytes = try FileIO.read(path, limit: Self.maxTextBytes)
         guard !bytes.contains(0), let text = String(validating: bytes, as: UTF8.self) else {
             throw GlintError("not a Glint PNG or a Kalles Fraktaler .kfr file (binary data)")
         }
-        guard looksLikeKFR(text) else {
+        guard Self.looksLikeKFR(text) else {
             throw GlintError("not a Glint PNG or a Kalles Fraktaler .kfr file (no Re, Im and Zoom lines)")
         }
-        return try FractalLocation(kfr: text)
+        try self.init(kfr: text)
     }
 
     /// Lines without their line ends (LF, CRLF or CR; a CRLF is one Character).
@@ -109,7 +136,7 @@ struct FractalLocation: Sendable {
     }
 
     /// A Kalles Fraktaler location: its Re, Im, Zoom and (if present) Iterations.
-    init(kfr text: String) throws(GlintError) {
+    public init(kfr text: String) throws(GlintError) {
         let pairs = Self.kfrPairs(text)
         guard let re = pairs["Re"], let im = pairs["Im"], let zoomText = pairs["Zoom"] else {
             throw GlintError("not a Kalles Fraktaler location (no Re, Im and Zoom lines)")
@@ -121,7 +148,7 @@ struct FractalLocation: Sendable {
     }
 
     /// A Glint view record (`key=value` lines).
-    init(record text: String) throws(GlintError) {
+    public init(record text: String) throws(GlintError) {
         do throws(GlintError) { try self.init(checkedRecord: text) } catch {
             throw error.message.hasPrefix("garbled") || error.message.hasPrefix("a view record") ? error
                 : GlintError("garbled view record (\(error.message))")
@@ -151,7 +178,7 @@ struct FractalLocation: Sendable {
         if let v = seen["c"] { c = try Self.pair(v, key: "c") }
         if let v = seen["iterations"] { iterations = try Self.count(v, key: "iterations", FractalJob.maxIterationLimit) }
         if let v = seen["bailout"] {
-            guard let b = Double(v), Limits.bailout.contains(b) else { throw Self.bad("bailout", v) }
+            guard let b = Double(v), b.isFinite, b > 1, b <= FractalJob.maxBailout else { throw Self.bad("bailout", v) }
             bailout = b
         }
         if let v = seen["palette"] {
@@ -166,7 +193,8 @@ struct FractalLocation: Sendable {
             }
         }
         if let v = seen["size"] {
-            do { let (w, h) = try parseSize(v); size = ImageSize(width: w, height: h) } catch { throw Self.bad("size", v) }
+            guard let s = Self.size(v) else { throw Self.bad("size", v) }
+            size = s
         }
         if let v = seen["ss"] { supersampling = try Self.count(v, key: "ss", FractalJob.maxSupersampling) }
         if let v = seen["precision"] {
@@ -187,28 +215,27 @@ struct FractalLocation: Sendable {
 
     /// A zoom of at least 1e-9 (as --zoom takes).
     private static func checkedZoom(_ z: DeepNumber, key: String, given: String) throws(GlintError) -> DeepNumber {
-        guard !z.isNegative, !z.isZero, let l = z.log10Magnitude, l >= -9 else {
+        guard !z.isNegative, !z.isZero, let l = z.log10Magnitude, l >= minLog10Zoom else {
             throw GlintError("\(key) \(JSON.printable(given, limit: 40)) is not a zoom glint draws (a positive number of at least 1e-9\(key == "Zoom" ? " after halving" : ""))")
         }
         return z
     }
 
     /// `RE,IM` in one text.
-    private static func pair(_ text: String, key: String) throws(GlintError) -> NumberPair {
+    private static func pair(_ text: String, key: String) throws(GlintError) -> DeepComplex {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
         guard parts.count == 2 else { throw GlintError("\(key) \(JSON.printable(text, limit: 40)) is not two numbers RE,IM") }
         return try pair(String(parts[0]), String(parts[1]), key: key)
     }
 
-    /// Two decimals, each within the plane's limits; the description keeps their exact text.
-    private static func pair(_ re: String, _ im: String, key: String) throws(GlintError) -> NumberPair {
+    /// Two decimals, each within ±`maxCoordinate`, kept as written.
+    private static func pair(_ re: String, _ im: String, key: String) throws(GlintError) -> DeepComplex {
         let (re, im) = (re[...].trimmingCharacters(), im[...].trimmingCharacters())
-        _ = try decimal(re, key: key)
-        _ = try decimal(im, key: key)
-        guard let x = Double(re), let y = Double(im), Limits.planeCoordinate.contains(x), Limits.planeCoordinate.contains(y) else {
-            throw GlintError("\(key) \(JSON.printable(re + "," + im, limit: 60)) is outside the plane glint draws (each number \(Limits.planeCoordinate.text))")
+        let value = DeepComplex(re: try decimal(re, key: key), im: try decimal(im, key: key))
+        guard [value.re, value.im].allSatisfy({ abs($0.nearestDouble) <= maxCoordinate }) else {
+            throw GlintError("\(key) \(JSON.printable(re + "," + im, limit: 60)) is outside the plane glint draws (each number \(coordinateRange))")
         }
-        return NumberPair(x: x, y: y, description: re + "," + im)
+        return value
     }
 
     private static func count(_ text: String, key: String, _ limit: Int) throws(GlintError) -> Int {
@@ -218,10 +245,24 @@ struct FractalLocation: Sendable {
         return n
     }
 
+    /// `WxH` (either case of x, each side whole and signed at most by its sign) within ImageLimits.
+    private static func size(_ text: String) -> (width: Int, height: Int)? {
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        func side(_ s: Substring) -> Int? {
+            let digits = s.first == "-" || s.first == "+" ? s.dropFirst() : s
+            guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+            // Sides too long for an Int are over the limit too.
+            return Int(s)
+        }
+        guard parts.count == 2, let w = side(parts[0]), let h = side(parts[1]),
+              (try? ImageLimits.check(width: w, height: h)) != nil else { return nil }
+        return (w, h)
+    }
+
     // MARK: Writing
 
-    /// The view record's text (every field must be set).
-    var recordText: String {
+    /// The view record's text (the fields that are set).
+    public var recordText: String {
         var lines = ["version=\(Self.version)"]
         func add(_ key: String, _ value: String?) { if let value { lines.append("\(key)=\(value)") } }
         add("formula", formula?.name)
@@ -232,26 +273,64 @@ struct FractalLocation: Sendable {
         add("bailout", bailout.map { "\($0)" })
         add("palette", palette?.name)
         add("smooth", smooth.map { $0 ? "true" : "false" })
-        add("size", size?.description)
+        add("size", size.map { "\($0.width)x\($0.height)" })
         add("ss", supersampling.map { String($0) })
         add("precision", precision?.rawValue)
         return lines.joined(separator: "\n") + "\n"
     }
 
     /// The view record as the PNG text chunk.
-    var textEntry: PNG.TextEntry { PNG.TextEntry(keyword: Self.keyword, text: recordText) }
+    public var textEntry: PNG.TextEntry { PNG.TextEntry(keyword: Self.keyword, text: recordText) }
 
     /// Kalles Fraktaler .kfr text: Re, Im, Zoom (KF's: twice Glint's) and Iterations, with KF's
     /// own CRLF line ends.
-    var kfrText: String {
-        let parts = (center?.description ?? "0,0").split(separator: ",", maxSplits: 1).map(String.init)
+    public var kfrText: String {
         let kfZoom = zoom.map(DecimalText.double) ?? "2"
-        return ["Re: \(parts.first ?? "0")", "Im: \(parts.count > 1 ? parts[1] : "0")", "Zoom: \(kfZoom)",
+        return ["Re: \(center?.re.text ?? "0")", "Im: \(center?.im.text ?? "0")", "Zoom: \(kfZoom)",
                 "Iterations: \(iterations ?? 128)"].map { $0 + "\r\n" }.joined()
     }
 }
 
+extension FractalJob {
+    /// The job that renders `view`: each field the view leaves out at FractalJob's default
+    /// (mandelbrot's whole-set view without a formula). The precision is `precision` when given;
+    /// else the view's while it still draws this view faithfully (an option may have moved the
+    /// view it was recorded for); else `Precision.automatic`.
+    public init(view: FractalLocation, precision given: Precision? = nil) {
+        self.init(formula: view.formula ?? .mandelbrot)
+        if let s = view.size { (width, height) = s }
+        if let center = view.center { exactCenter = center }
+        if let zoom = view.zoom { exactZoom = zoom }
+        if let c = view.c { exactC = c }
+        if let n = view.iterations { maxIterations = n }
+        if let b = view.bailout { bailout = b }
+        if let p = view.palette { palette = p }
+        if let s = view.smooth { smooth = s }
+        if let ss = view.supersampling { supersampling = ss }
+        if let given {
+            precision = given
+            return
+        }
+        if let recorded = view.precision {
+            var j = self
+            j.precision = recorded
+            // image-julia's texture is read later; its size does not decide the precision.
+            if j.formula == .imageJulia && j.texture == nil { j.texture = Image8(width: 1, height: 1) }
+            if (try? j.validate()) != nil {
+                precision = recorded
+                return
+            }
+        }
+        precision = .automatic(for: self)
+    }
+}
+
 /// Exact decimal doubling and halving of `DeepNumber`s, for Kalles Fraktaler's zoom.
+extension DeepNumber {
+    /// The value written plainly where that is short (`39.4`, `-1.7548`), else as `d.ddde±N`.
+    public var plainText: String { DecimalText.text(self, times: 1, shift: 0) }
+}
+
 enum DecimalText {
     /// 2 × n, as decimal text.
     static func double(_ n: DeepNumber) -> String { text(n, times: 2, shift: 0) }
