@@ -24,7 +24,7 @@ import GlintCore
 ///
 /// Memory: 16 bytes per point, two orbits: 32 × (maxIterations + 1) bytes at most (512 MB at
 /// Glint's limit of 2^24 iterations).
-public struct FormulaOrbit: Sendable {
+public struct FormulaOrbit: DeepReference, Sendable {
     /// julia or burningShip.
     public let formula: FractalFormula
     /// The main orbit, then the critical orbit (see the type's documentation), rounded to nearest.
@@ -40,12 +40,8 @@ public struct FormulaOrbit: Sendable {
     /// The escape radius R and the iteration limit the orbits were computed for.
     public let bailout: Double
     public let maxIterations: Int
-    /// Image pixel spacing 2 / (zoom × height), from MPFR, rounded once to Double.
-    public let pixelSpacing: Double
-    /// The same spacing at any depth: `spacingMantissa` × 2^`spacingExponent`, the mantissa in
-    /// [1, 2) (ReferenceOrbit.spacing; where the spacing is a normal Double, exactly `pixelSpacing`).
-    public let spacingMantissa: Double
-    public let spacingExponent: Int
+    /// The view's pixel spacing 2 / (zoom × height), from MPFR (DeepReference gives its parts).
+    public let spacing: ReferenceOrbit.Spacing
 
     /// Points in both orbits together.
     public var count: Int { re.count }
@@ -64,10 +60,7 @@ public struct FormulaOrbit: Sendable {
         precisionBits = bits
         self.bailout = bailout
         self.maxIterations = maxIterations
-        let spacing = ReferenceOrbit.Spacing(zoom: zoom, height: height, precision: bits)
-        pixelSpacing = spacing.pixel
-        spacingMantissa = spacing.mantissa
-        spacingExponent = spacing.exponent
+        spacing = ReferenceOrbit.Spacing(zoom: zoom, height: height, precision: bits)
 
         let centre = (MPFRNumber(centerRe, precision: bits), MPFRNumber(centerIm, precision: bits))
         // Julia adds its constant; Burning Ship the centre (its reference pixel).

@@ -14,7 +14,7 @@ import GlintCore
 ///
 /// Memory: 16 bytes per point (a Double each for re and im), so 16 × (maxIterations + 2) bytes at
 /// most: 16 MB for a million iterations, 256 MB at Glint's limit of 2^24.
-public struct ReferenceOrbit: Sendable {
+public struct ReferenceOrbit: DeepReference, Sendable {
     /// Re O[n] rounded to nearest Double.
     public let re: [Double]
     /// Im O[n] rounded to nearest Double.
@@ -26,13 +26,8 @@ public struct ReferenceOrbit: Sendable {
     /// The escape radius R and the iteration limit it was computed for.
     public let bailout: Double
     public let maxIterations: Int
-    /// Image pixel spacing 2 / (zoom × height) in the complex plane, computed in MPFR and rounded
-    /// once to Double (0 or subnormal past Double's range).
-    public let pixelSpacing: Double
-    /// The same spacing at any depth: `spacingMantissa` × 2^`spacingExponent`, the mantissa in
-    /// [1, 2) rounded to 53 bits (where the spacing is a normal Double, exactly `pixelSpacing`).
-    public let spacingMantissa: Double
-    public let spacingExponent: Int
+    /// The view's pixel spacing 2 / (zoom × height), from MPFR (DeepReference gives its parts).
+    public let spacing: Spacing
 
     /// Number of points (at least 2: O[0] and O[1]).
     public var count: Int { re.count }
@@ -82,8 +77,7 @@ public struct ReferenceOrbit: Sendable {
         precisionBits = bits
         self.bailout = bailout
         self.maxIterations = maxIterations
-        pixelSpacing = Self.pixelSpacing(zoom: zoom, height: height, precision: bits)
-        (spacingMantissa, spacingExponent) = Self.spacing(zoom: zoom, height: height, precision: bits)
+        spacing = Spacing(zoom: zoom, height: height, precision: bits)
 
         let c = (MPFRNumber(centerRe, precision: bits), MPFRNumber(centerIm, precision: bits))
         var re = [Double](), im = [Double]()
@@ -113,7 +107,8 @@ public struct ReferenceOrbit: Sendable {
                               escaped: false, bailout: bailout, maxIterations: n, spacing: spacing)
     }
 
-    /// A view's pixel spacing 2 / (zoom × height): rounded to a Double, and as mantissa × 2^exponent.
+    /// A view's pixel spacing 2 / (zoom × height): rounded once to a Double (0 or subnormal past
+    /// Double's range), and as mantissa × 2^exponent at any depth, the mantissa in [1, 2).
     public struct Spacing: Sendable {
         public let pixel: Double
         public let mantissa: Double
@@ -134,9 +129,7 @@ public struct ReferenceOrbit: Sendable {
         self.escaped = escaped
         self.bailout = bailout
         self.maxIterations = maxIterations
-        pixelSpacing = spacing.pixel
-        spacingMantissa = spacing.mantissa
-        spacingExponent = spacing.exponent
+        self.spacing = spacing
     }
 
     /// Appends `points` points of the orbit from `start` (fewer if it escapes), each step
@@ -216,4 +209,18 @@ public struct ReferenceOrbit: Sendable {
             throw GlintError(field: "maxIterations", "must be between 1 and \(FractalJob.maxIterationLimit) (got \(maxIterations))")
         }
     }
+}
+
+/// What the perturbation loops read from a reference orbit besides its points.
+public protocol DeepReference {
+    var spacing: ReferenceOrbit.Spacing { get }
+}
+
+extension DeepReference {
+    /// The pixel spacing rounded to a Double.
+    public var pixelSpacing: Double { spacing.pixel }
+    /// The spacing as `spacingMantissa` × 2^`spacingExponent` (where the spacing is a normal
+    /// Double, the mantissa is exactly `pixelSpacing`'s).
+    public var spacingMantissa: Double { spacing.mantissa }
+    public var spacingExponent: Int { spacing.exponent }
 }
