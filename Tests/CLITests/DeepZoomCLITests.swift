@@ -22,8 +22,10 @@ struct DeepZoomCLITests {
     static let minibrot = "-0.74364388703715870475219150611577977821525620794818128981688390181856073578379647863478782251,"
         + "0.13182590420531197049313205638594067897295227932891896620912767746551348173829833723473896427"
 
+    /// A view of one formula (DeepZoomFormulaCLITests' too).
     struct View: Sendable, CustomTestStringConvertible {
         let name: String
+        var formula = "mandelbrot"
         let center: String
         let zoom: String
         let iterations: Int
@@ -47,10 +49,13 @@ struct DeepZoomCLITests {
     ]
 
     @Test("counts identical on the Swift path and OpenCL", arguments: views)
-    func parity(_ view: View) throws {
+    func parity(_ view: View) throws { try Self.checkParity(view) }
+
+    /// `glint compare` of the view at 24x16 on the Swift path and OpenCL: every count identical.
+    static func checkParity(_ view: View) throws {
         try withSandbox { box in
             let r = try box.run(["compare", "--a", "cpu", "--b", "opencl", "--runs", "1", "--json", "cmp.json",
-                                 "fractal", "mandelbrot", "--center", view.center, "--zoom", view.zoom,
+                                 "fractal", view.formula, "--center", view.center, "--zoom", view.zoom,
                                  "--iterations", String(view.iterations), "--size", "24x16"] + view.extra, timeout: 600)
             #expect(r.status == 0, "\(r)")
             #expect(r.stdout.contains("escape counts identical (384)"), "\(r)")

@@ -20,15 +20,7 @@ struct DeepZoomFormulaCLITests {
     static let armadaRigging = "-1.72550616839207137957750443297476065844191106052673396008178399483750369943832035340561323678001660801887642845383773829986955594324668,"
         + "-0.0151879638152838913138047975733201155119699225406048444416506494005144817539364704269525066859965651268062106115639726914716832666624179"
 
-    struct View: Sendable, CustomTestStringConvertible {
-        let name: String
-        let formula: String
-        let center: String
-        let zoom: String
-        let iterations: Int
-        var extra: [String] = []
-        var testDescription: String { name }
-    }
+    typealias View = DeepZoomCLITests.View
 
     static let views: [View] = [
         View(name: "julia c = M(4,1) 1e20", formula: "julia", center: DeepZoomCLITests.misiurewicz, zoom: "1e20",
@@ -57,18 +49,7 @@ struct DeepZoomFormulaCLITests {
     ]
 
     @Test("counts identical on the Swift path and OpenCL", arguments: views)
-    func parity(_ view: View) throws {
-        try withSandbox { box in
-            let r = try box.run(["compare", "--a", "cpu", "--b", "opencl", "--runs", "1", "--json", "cmp.json",
-                                 "fractal", view.formula, "--center", view.center, "--zoom", view.zoom,
-                                 "--iterations", String(view.iterations), "--size", "24x16"] + view.extra, timeout: 600)
-            #expect(r.status == 0, "\(r)")
-            #expect(r.stdout.contains("escape counts identical (384)"), "\(r)")
-            let doc = try #require(try JSONSerialization.jsonObject(with: Data(try box.bytes("cmp.json"))) as? [String: Any])
-            let counts = try #require(doc["counts"] as? [String: Any])
-            #expect(counts["differing"] as? Int == 0, "\(counts)")
-        }
-    }
+    func parity(_ view: View) throws { try DeepZoomCLITests.checkParity(view) }
 
     @Test("auto precision picks perturbation past double for julia and burning-ship; --precision perturbation is accepted",
           arguments: [("julia", rabbitAlpha, ["--c", rabbitC]), ("burning-ship", armadaShip, [])])

@@ -50,26 +50,28 @@ struct DirectMPFR {
 
     /// 2 / (zoom × height) in MPFR at `precision` bits, rounded to Double.
     static func spacing(zoom: String, height: Int, precision: Int) -> Double {
-        let z = UnsafeMutablePointer<__mpfr_struct>.allocate(capacity: 1)
-        defer { mpfr_clear(z); z.deallocate(); MPFRNumber.releaseThreadCaches() }
-        mpfr_init2(z, precision)
-        precondition(mpfr_set_str(z, zoom, 10, MPFR_RNDN) == 0)
-        mpfr_mul_ui(z, z, UInt(height), MPFR_RNDN)
-        mpfr_ui_div(z, 2, z, MPFR_RNDN)
-        return mpfr_get_d(z, MPFR_RNDN)
+        withSpacing(zoom: zoom, height: height, precision: precision) { mpfr_get_d($0, MPFR_RNDN) }
     }
 
     /// The same spacing as mantissa × 2^exponent, the mantissa in [1, 2), at any depth.
     static func spacingParts(zoom: String, height: Int, precision: Int) -> (mantissa: Double, exponent: Int) {
+        withSpacing(zoom: zoom, height: height, precision: precision) { z in
+            var e = 0
+            let m = mpfr_get_d_2exp(&e, z, MPFR_RNDN)
+            return (m * 2, e - 1)
+        }
+    }
+
+    /// `read` of 2 / (zoom × height) computed in MPFR at `precision` bits.
+    private static func withSpacing<T>(zoom: String, height: Int, precision: Int,
+                                       _ read: (UnsafeMutablePointer<__mpfr_struct>) -> T) -> T {
         let z = UnsafeMutablePointer<__mpfr_struct>.allocate(capacity: 1)
         defer { mpfr_clear(z); z.deallocate(); MPFRNumber.releaseThreadCaches() }
         mpfr_init2(z, precision)
         precondition(mpfr_set_str(z, zoom, 10, MPFR_RNDN) == 0)
         mpfr_mul_ui(z, z, UInt(height), MPFR_RNDN)
         mpfr_ui_div(z, 2, z, MPFR_RNDN)
-        var e = 0
-        let m = mpfr_get_d_2exp(&e, z, MPFR_RNDN)
-        return (m * 2, e - 1)
+        return read(z)
     }
 
     func escape(dcRe: Double, dcIm: Double) -> (count: UInt32, mag: Float) {

@@ -9,20 +9,7 @@ import Testing
 /// arbitrary-precision iteration (DirectMPFRFormula): at most 1% of samples may differ. One view
 /// at a time: each comparison already spreads over every core, and prints its times.
 @Suite(.serialized) struct FormulaPerturbationTests {
-    struct Location: Sendable, CustomTestStringConvertible {
-        let name: String
-        let formula: FractalFormula
-        let re: String
-        let im: String
-        var cRe = "0"
-        var cIm = "0"
-        let zoom: String
-        var width = 16
-        var height = 12
-        let maxIterations: Int
-
-        var testDescription: String { name }
-    }
+    typealias Location = PerturbationTests.Location
 
     /// Julia of c = M(4,1), the Misiurewicz point of PerturbationTests (its critical orbit lands
     /// on a repelling fixed point, so the Julia set is a dendrite with no interior), centred on c

@@ -8,14 +8,17 @@ import Testing
 /// counts of direct arbitrary-precision iteration: at most 1% of samples may differ. One view at
 /// a time: each comparison already spreads over every core, and prints its times.
 @Suite(.serialized) struct PerturbationTests {
-    /// A view, and where its centre comes from.
+    /// A view of one formula (FormulaPerturbationTests' too); c is Julia's constant.
     struct Location: Sendable, CustomTestStringConvertible {
         let name: String
+        var formula: FractalFormula = .mandelbrot
         let re: String
         let im: String
+        var cRe = "0"
+        var cIm = "0"
         let zoom: String
-        let width: Int
-        let height: Int
+        var width = 16
+        var height = 12
         let maxIterations: Int
 
         var testDescription: String { name }
