@@ -232,8 +232,6 @@ public enum PerturbationEscape {
 protocol DeltaFormula {
     /// Whether the loop looks for BLA table steps (only Mandelbrot's table exists).
     static var usesTable: Bool { get }
-    /// Whether the quadratic steps below add the sample's c (Mandelbrot) or not (Julia).
-    static var addsC: Bool { get }
     /// The value a step from point m multiplies by.
     static func reference(_ o: PerturbationEscape.Orbit, _ m: Int) -> (re: Double, im: Double)
     /// A tiny-phase step from reference value z: the new delta w, its Doubles dd, and z after the
@@ -248,30 +246,6 @@ protocol DeltaFormula {
 
 extension DeltaFormula {
     static var usesTable: Bool { false }
-    static var addsC: Bool { true }
-
-    /// z² + c: the delta 2·Z·w + w²·2^e (+ d·2^(E − e) with c), renormalised.
-    @inline(__always)
-    static func tinyStep(z: (re: Double, im: Double), w: FloatExpComplex, d: (re: Double, im: Double), E: Int,
-                         next: (re: Double, im: Double))
-        -> (w: FloatExpComplex, dd: (re: Double, im: Double), x: (re: Double, im: Double)) {
-        let q = squareDelta(z, w)
-        let n = addsC
-            ? FloatExpComplex(normalising: q.re + FloatExpComplex.ldexp(d.re, E - w.e),
-                              q.im + FloatExpComplex.ldexp(d.im, E - w.e), exponent: w.e)
-            : FloatExpComplex(normalising: q.re, q.im, exponent: w.e)
-        let dd = n.scaled
-        return (n, dd, (next.re + dd.re, next.im + dd.im))
-    }
-
-    /// z² + c: the delta 2·Z·dz + dz² (+ dc with c).
-    @inline(__always)
-    static func step(z: (re: Double, im: Double), dz: (re: Double, im: Double), dc: (re: Double, im: Double),
-                     next: (re: Double, im: Double)) -> (n: (re: Double, im: Double), x: (re: Double, im: Double)) {
-        let q = squareDelta(z, dz)
-        let n = addsC ? (re: q.re + dc.re, im: q.im + dc.im) : q
-        return (n, (next.re + n.re, next.im + n.im))
-    }
 
     @inline(__always)
     static func reference(_ o: PerturbationEscape.Orbit, _ m: Int) -> (re: Double, im: Double) { (o.re[m], o.im[m]) }
