@@ -1,6 +1,7 @@
 // The canvases: sizes, pointer positions, pictures decoded in order.
 
 import { notify } from "./util.js";
+import { current } from "./state.js";
 
 // MARK: Canvases
 
@@ -36,6 +37,25 @@ export function canvasHash(canvas) {
   let h = 0x811c9dc5;
   for (let i = 0; i < data.length; i++) h = Math.imul(h ^ data[i], 0x01000193);
   return (h >>> 0).toString(16) + ":" + canvas.width + "x" + canvas.height;
+}
+
+/** What every view that shows pictures starts with: its canvas (found by its init), its pictures
+ *  decoded in arrival order, an empty status line and no live job (a view that runs one has its
+ *  own setLive). */
+export function pictureView() {
+  return { canvas: null, decode: decoder(), status: "", live: false, setLive() {} };
+}
+
+/** Draws a frame of `req` on `view`'s canvas, sized to the frame, unless a newer request of the
+ *  view has superseded it by the time it is decoded; `clear` first for a picture with alpha. */
+export function drawFrame(view, record, blob, req, clear = false) {
+  setCanvasSize(view.canvas, record.width, record.height);
+  view.decode(blob, (bitmap) => {
+    if (current[req.view] !== req.id) return;
+    const ctx = view.canvas.getContext("2d");
+    if (clear) ctx.clearRect(0, 0, view.canvas.width, view.canvas.height);
+    ctx.drawImage(bitmap, 0, 0, view.canvas.width, view.canvas.height);
+  });
 }
 
 /** Decodes pictures one after another so that they are drawn in arrival order. */

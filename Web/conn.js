@@ -75,6 +75,12 @@ export function request(view, message, extra = {}) {
   return req;
 }
 
+/** Ends the connection's live job (mist's or pulse's) and marks `view` stopped. */
+export function stopLive(view) {
+  sendControl({ type: "stop" });
+  view.setLive(false);
+}
+
 /** A message that is not a job (wipe, gravity, stop); dropped while the socket is down. */
 export function sendControl(message) {
   if (!conn.open) return false;
@@ -204,6 +210,18 @@ export async function failure(res) {
     if (j && j.error) text = j.error + ` (${res.status})`;
   } catch (e) { /* not JSON */ }
   return text;
+}
+
+/** Uploads each picture picked in the file input `id` and hands its {id, width, height} to
+ *  `then`; a failure shows in the message bar after `label`. */
+export function uploadOnPick(id, label, then) {
+  $(id).onchange = async (e) => {
+    const f = e.target.files[0];
+    if (!f) return;
+    try {
+      then(await upload(f));
+    } catch (err) { notify(label + ": " + err.message); }
+  };
 }
 
 /** Uploads a picture (any format the browser reads; sent as PNG): {id, width, height}. */

@@ -2,17 +2,17 @@
 // are exact decimals (decimal.js); its arithmetic, gestures and c picker are in the fractal-*.js
 // modules.
 
-import { $, cliCommand, copyText, notify, now, parseSize, shellWord, throttledSend } from "./util.js";
+import { $, cliCommand, copyText, notify, now, onValidChange, parseSize, readOptions, shellWord, throttledSend, wholeIn } from "./util.js";
 import { parsePoint, parseZoom, pointText, samePoint, sameZoom, zoomExponent, zoomText } from "./decimal.js";
-import { decoder, pointerAt, setCanvasSize } from "./canvas.js";
-import { failure, postJSON, request, setHash, upload } from "./conn.js";
+import { pictureView, pointerAt, setCanvasSize } from "./canvas.js";
+import { failure, postJSON, request, setHash, uploadOnPick } from "./conn.js";
 import { current, lastFrame, state } from "./state.js";
 import { DEFAULT_C, FORMULA_CENTERS, JULIA_TYPES, fractalLocation } from "./fractal-location.js";
 import { fractalGestures } from "./fractal-gestures.js";
 import { fractalInset } from "./fractal-inset.js";
 
 export const fractalView = {
-  canvas: null,
+  ...pictureView(),
   formula: "mandelbrot",
   palette: "tutorial",
   smooth: false,
@@ -30,10 +30,6 @@ export const fractalView = {
   bitmap: null, bitmapTransform: null,
   pointers: new Map(),
   sendTimer: null, lastSent: 0,
-  decode: decoder(),
-  status: "",
-  live: false,
-  setLive() {},
 
   init() {
     this.canvas = $("canvas-fractal");
@@ -58,34 +54,18 @@ export const fractalView = {
     };
     $("fractal-palette").onchange = (e) => { this.palette = e.target.value; this.send(true); this.inset.stale = true; this.showInset(); };
     $("fractal-smooth").onchange = (e) => { this.smooth = e.target.checked; this.send(true); };
-    $("fractal-iterations").onchange = (e) => {
-      const n = parseInt(e.target.value, 10);
-      if (!(n >= 1 && n <= 16777216)) { notify("iterations: a whole number from 1 to 16777216"); e.target.value = this.iterations; return; }
-      this.iterations = n;
-      this.send(true);
-    };
-    $("fractal-ss").onchange = (e) => {
-      const n = parseInt(e.target.value, 10);
-      if (!(n >= 1 && n <= 16)) { notify("supersampling: 1 to 16"); e.target.value = this.ss; return; }
-      this.ss = n;
-      this.send(true);
-    };
-    $("fractal-size").onchange = (e) => {
-      const s = parseSize(e.target.value);
-      if (!s) { notify("size: WxH, e.g. 640x400"); e.target.value = `${this.size.w}x${this.size.h}`; return; }
+    onValidChange("fractal-iterations", wholeIn(1, 16777216), "iterations: a whole number from 1 to 16777216", () => this.iterations,
+      (n) => { this.iterations = n; this.send(true); });
+    onValidChange("fractal-ss", wholeIn(1, 16), "supersampling: 1 to 16", () => this.ss, (n) => { this.ss = n; this.send(true); });
+    onValidChange("fractal-size", parseSize, "size: WxH, e.g. 640x400", () => `${this.size.w}x${this.size.h}`, (s) => {
       this.size = s;
       this.resetShown();
       this.send(true);
-    };
-    $("fractal-texture").onchange = async (e) => {
-      const f = e.target.files[0];
-      if (!f) return;
-      try {
-        const u = await upload(f);
-        this.texture = u.id;
-        this.send(true);
-      } catch (err) { notify("texture: " + err.message); }
-    };
+    });
+    uploadOnPick("fractal-texture", "texture", (u) => {
+      this.texture = u.id;
+      this.send(true);
+    });
     $("fractal-reset").onclick = () => {
       this.center = parsePoint(FORMULA_CENTERS[this.formula]);
       this.zoom = { m: 1n, e: 0 };
@@ -96,12 +76,7 @@ export const fractalView = {
     $("fractal-zoom-out").onclick = () => { this.zoomAt(1n, 2n, this.canvas.cssW >> 1, this.canvas.cssH >> 1); this.send(true); };
     $("fractal-go").onclick = () => this.go();
     for (const id of ["fractal-center", "fractal-zoom"]) $(id).addEventListener("keydown", (e) => { if (e.key === "Enter") this.go(); });
-    $("fractal-c").addEventListener("change", (e) => {
-      const p = parsePoint(e.target.value);
-      if (!p) { notify("c: RE,IM, e.g. -0.8,0.156"); e.target.value = pointText(this.c); return; }
-      this.c = p;
-      this.send(true);
-    });
+    onValidChange("fractal-c", parsePoint, "c: RE,IM, e.g. -0.8,0.156", () => pointText(this.c), (p) => { this.c = p; this.send(true); });
     $("fractal-copy-location").onclick = () => copyText(`--center ${pointText(this.center)} --zoom ${zoomText(this.zoom)}`);
     $("fractal-copy-kfr").onclick = () => copyText($("fractal-kfr").value);
     $("fractal-copy-cli").onclick = () => copyText($("fractal-cli").value);
@@ -205,31 +180,26 @@ export const fractalView = {
   fromArgs(words) {
     const v = {
       formula: "mandelbrot", palette: "tutorial", smooth: false, iterations: 128, ss: 1, size: { w: 640, h: 400 },
-      center: null, zoom: { m: 1n, e: 0 }, c: parsePoint(DEFAULT_C), texture: null, extra: [],
+      center: null, zoom: { m: 1n, e: 0 }, c: parsePoint(DEFAULT_C), texture: null,
     };
-    for (let i = 0; i < words.length; i++) {
-      const w = words[i];
-      const value = () => {
-        if (i + 1 >= words.length) throw new Error(`${w} needs a value`);
-        return words[++i];
-      };
+    v.extra = readOptions(words, (w, value) => {
       switch (w) {
-      case "--center": { const p = parsePoint(value()); if (!p) throw new Error("--center: X,Y"); v.center = p; break; }
-      case "--zoom": { const z = parseZoom(value()); if (!z) throw new Error("--zoom: a positive decimal"); v.zoom = z; break; }
-      case "--c": { const p = parsePoint(value()); if (!p) throw new Error("--c: RE,IM"); v.c = p; break; }
-      case "--iterations": v.iterations = parseInt(value(), 10); break;
-      case "--palette": v.palette = value(); break;
-      case "--smooth": v.smooth = true; break;
-      case "--no-smooth": v.smooth = false; break;
-      case "--ss": v.ss = parseInt(value(), 10); break;
-      case "--size": { const s = parseSize(value()); if (!s) throw new Error("--size: WxH"); v.size = s; break; }
-      case "--texture": v.texture = value(); break;
+      case "--center": { const p = parsePoint(value()); if (!p) throw new Error("--center: X,Y"); v.center = p; return true; }
+      case "--zoom": { const z = parseZoom(value()); if (!z) throw new Error("--zoom: a positive decimal"); v.zoom = z; return true; }
+      case "--c": { const p = parsePoint(value()); if (!p) throw new Error("--c: RE,IM"); v.c = p; return true; }
+      case "--iterations": v.iterations = parseInt(value(), 10); return true;
+      case "--palette": v.palette = value(); return true;
+      case "--smooth": v.smooth = true; return true;
+      case "--no-smooth": v.smooth = false; return true;
+      case "--ss": v.ss = parseInt(value(), 10); return true;
+      case "--size": { const s = parseSize(value()); if (!s) throw new Error("--size: WxH"); v.size = s; return true; }
+      case "--texture": v.texture = value(); return true;
       default:
-        if (!w.startsWith("-") && FORMULA_CENTERS[w]) { v.formula = w; break; }
-        v.extra.push(w);
-        if (w.startsWith("--") && i + 1 < words.length && !words[i + 1].startsWith("--")) v.extra.push(words[++i]);
+        // A formula's name: the first word of fractal's command line.
+        if (!w.startsWith("-") && FORMULA_CENTERS[w]) { v.formula = w; return true; }
+        return false;
       }
-    }
+    });
     v.center = v.center || parsePoint(FORMULA_CENTERS[v.formula]);
     Object.assign(this, v);
     this.resetShown();

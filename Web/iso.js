@@ -1,17 +1,13 @@
 // Iso: `glint iso` of the last picture rendered on this connection, or of an uploaded one.
 
 import { $, notify, shellWord } from "./util.js";
-import { decoder, setCanvasSize } from "./canvas.js";
-import { request, upload } from "./conn.js";
-import { current, state } from "./state.js";
+import { drawFrame, pictureView } from "./canvas.js";
+import { request, uploadOnPick } from "./conn.js";
+import { state } from "./state.js";
 
 export const isoView = {
-  canvas: null,
-  live: false,
+  ...pictureView(),
   uploadId: null,
-  decode: decoder(),
-  status: "",
-  setLive() {},
 
   init() {
     this.canvas = $("canvas-iso");
@@ -19,16 +15,11 @@ export const isoView = {
       $("iso-file-row").classList.toggle("hidden", $("iso-source").value !== "upload");
       this.syncCLI();
     };
-    $("iso-file").onchange = async (e) => {
-      const f = e.target.files[0];
-      if (!f) return;
-      try {
-        const u = await upload(f);
-        this.uploadId = u.id;
-        notify(`uploaded ${u.width}x${u.height}`, "info");
-        this.syncCLI();
-      } catch (err) { notify("upload: " + err.message); }
-    };
+    uploadOnPick("iso-file", "upload", (u) => {
+      this.uploadId = u.id;
+      notify(`uploaded ${u.width}x${u.height}`, "info");
+      this.syncCLI();
+    });
     for (const id of ["iso-depth", "iso-radius", "iso-ss"]) $(id).addEventListener("change", () => this.syncCLI());
     $("iso-apply").onclick = () => this.apply();
     this.syncCLI();
@@ -64,13 +55,5 @@ export const isoView = {
     request("iso", { type: "render", workload: "iso", args: this.args() });
   },
 
-  showFrame(record, blob, req) {
-    setCanvasSize(this.canvas, record.width, record.height);
-    this.decode(blob, (bitmap) => {
-      if (current.iso !== req.id) return;
-      const ctx = this.canvas.getContext("2d");
-      ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
-      ctx.drawImage(bitmap, 0, 0, this.canvas.width, this.canvas.height);
-    });
-  },
+  showFrame(record, blob, req) { drawFrame(this, record, blob, req, true); },
 };

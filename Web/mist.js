@@ -2,36 +2,28 @@
 // the pointer.
 
 import { $, notify, parseSize, short } from "./util.js";
-import { decoder, pointerAt, setCanvasSize } from "./canvas.js";
-import { request, sendControl, upload } from "./conn.js";
-import { conn, current, sent, state } from "./state.js";
+import { drawFrame, pictureView, pointerAt } from "./canvas.js";
+import { request, sendControl, stopLive, uploadOnPick } from "./conn.js";
+import { conn, sent, state } from "./state.js";
 
 export const mistView = {
-  canvas: null,
-  live: false,
+  ...pictureView(),
   uploadId: null,
   gravity: { x: 0, y: 1 },
   stroke: null,            // the wipe being drawn: points not yet sent
   strokeTimer: null,
   camera: null,            // {stream, timer, canvas, w, h}
-  decode: decoder(),
-  status: "",
 
   init() {
     this.canvas = $("canvas-mist");
     const c = this.canvas;
     $("mist-source").onchange = () => this.syncControls();
-    $("mist-file").onchange = async (e) => {
-      const f = e.target.files[0];
-      if (!f) return;
-      try {
-        const u = await upload(f);
-        this.uploadId = u.id;
-        notify(`uploaded ${u.width}x${u.height}`, "info");
-      } catch (err) { notify("upload: " + err.message); }
-    };
+    uploadOnPick("mist-file", "upload", (u) => {
+      this.uploadId = u.id;
+      notify(`uploaded ${u.width}x${u.height}`, "info");
+    });
     $("mist-start").onclick = () => this.start();
-    $("mist-stop").onclick = () => this.stop();
+    $("mist-stop").onclick = () => stopLive(this);
     $("mist-radius").oninput = (e) => { $("mist-radius-value").textContent = e.target.value; };
     c.addEventListener("pointerdown", (e) => {
       c.setPointerCapture(e.pointerId);
@@ -145,11 +137,6 @@ export const mistView = {
     this.setLive(true);
   },
 
-  stop() {
-    sendControl({ type: "stop" });
-    this.setLive(false);
-  },
-
   setLive(live) {
     this.live = live;
     $("mist-start").disabled = live;
@@ -199,11 +186,5 @@ export const mistView = {
     this.camera = null;
   },
 
-  showFrame(record, blob, req) {
-    setCanvasSize(this.canvas, record.width, record.height);
-    this.decode(blob, (bitmap) => {
-      if (current.mist !== req.id) return;
-      this.canvas.getContext("2d").drawImage(bitmap, 0, 0, this.canvas.width, this.canvas.height);
-    });
-  },
+  showFrame(record, blob, req) { drawFrame(this, record, blob, req); },
 };

@@ -1,15 +1,11 @@
 // The pulse: a live `glint pulse`, restarted when a control moves.
 
 import { $, notify, parseSize, shellWord, short } from "./util.js";
-import { decoder, setCanvasSize } from "./canvas.js";
-import { request, sendControl } from "./conn.js";
-import { current } from "./state.js";
+import { drawFrame, pictureView } from "./canvas.js";
+import { request, stopLive } from "./conn.js";
 
 export const pulseView = {
-  canvas: null,
-  live: false,
-  decode: decoder(),
-  status: "",
+  ...pictureView(),
   restartTimer: null,
 
   init() {
@@ -22,7 +18,7 @@ export const pulseView = {
     }
     $("pulse-size").onchange = () => this.changed();
     $("pulse-start").onclick = () => this.start();
-    $("pulse-stop").onclick = () => this.stop();
+    $("pulse-stop").onclick = () => stopLive(this);
     this.syncCLI();
   },
 
@@ -51,22 +47,13 @@ export const pulseView = {
     this.setLive(true);
   },
 
-  stop() {
-    sendControl({ type: "stop" });
-    this.setLive(false);
-  },
-
   setLive(live) {
     this.live = live;
     $("pulse-start").disabled = live;
   },
 
   showFrame(record, blob, req) {
-    setCanvasSize(this.canvas, record.width, record.height);
-    this.decode(blob, (bitmap) => {
-      if (current.pulse !== req.id) return;
-      this.canvas.getContext("2d").drawImage(bitmap, 0, 0, this.canvas.width, this.canvas.height);
-    });
+    drawFrame(this, record, blob, req);
     if (record.fps !== undefined) $("pulse-rate").textContent = `frame ${record.frame} · ${short(record.fps, 1)} fps · server ${short(record.wallMs, 1)} ms a frame`;
   },
 };

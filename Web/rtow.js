@@ -1,14 +1,13 @@
 // The ray tracer: a command line of `glint rtow`, orbited, dollied and rolled with the pointer.
 
-import { $, cliCommand, copyText, notify, now, parseSize, shellWord, short, throttledSend } from "./util.js";
-import { decoder, pointerAt, setCanvasSize } from "./canvas.js";
+import { $, cliCommand, copyText, now, onValidChange, parseSize, readOptions, shellWord, short, throttledSend } from "./util.js";
+import { drawFrame, pictureView, pointerAt } from "./canvas.js";
 import { request, setHash } from "./conn.js";
-import { current } from "./state.js";
 
 const RTOW_DEFAULTS = { vfov: 20, aperture: 0.1, focus: 10 };
 
 export const rtowView = {
-  canvas: null,
+  ...pictureView(),
   scene: "ch10",
   spp: 50,
   size: { w: 450, h: 300 },
@@ -20,10 +19,6 @@ export const rtowView = {
   extra: [],
   drag: null,
   sendTimer: null, lastSent: 0,
-  decode: decoder(),
-  status: "",
-  live: false,
-  setLive() {},
 
   init() {
     this.canvas = $("canvas-rtow");
@@ -65,18 +60,12 @@ export const rtowView = {
     }, { passive: false });
     $("rtow-scene").onchange = (e) => { this.scene = e.target.value; this.send(true); };
     $("rtow-spp").onchange = (e) => { this.spp = parseInt(e.target.value, 10); this.send(true); };
-    $("rtow-seed").onchange = (e) => {
-      const n = e.target.value.trim();
-      if (!/^\d{1,20}$/.test(n)) { notify("seed: a whole number from 0"); e.target.value = this.seed; return; }
-      this.seed = n;
-      this.send(true);
-    };
-    $("rtow-size").onchange = (e) => {
-      const s = parseSize(e.target.value);
-      if (!s) { notify("size: WxH, e.g. 450x300"); e.target.value = `${this.size.w}x${this.size.h}`; return; }
+    const seed = (text) => (/^\d{1,20}$/.test(text.trim()) ? text.trim() : null);
+    onValidChange("rtow-seed", seed, "seed: a whole number from 0", () => this.seed, (n) => { this.seed = n; this.send(true); });
+    onValidChange("rtow-size", parseSize, "size: WxH, e.g. 450x300", () => `${this.size.w}x${this.size.h}`, (s) => {
       this.size = s;
       this.send(true);
-    };
+    });
     const slider = (id, key, out, suffix = "") => {
       $(id).addEventListener("input", (e) => {
         this[key] = parseFloat(e.target.value);
@@ -120,12 +109,7 @@ export const rtowView = {
   },
 
   showFrame(record, blob, req) {
-    setCanvasSize(this.canvas, record.width, record.height);
-    this.decode(blob, (bitmap) => {
-      if (current.rtow !== req.id) return;
-      const ctx = this.canvas.getContext("2d");
-      ctx.drawImage(bitmap, 0, 0, this.canvas.width, this.canvas.height);
-    });
+    drawFrame(this, record, blob, req);
     if (record.spp !== undefined && record.targetSpp) {
       $("rtow-progress").value = record.spp / record.targetSpp;
     }
@@ -158,44 +142,38 @@ export const rtowView = {
 
   fromArgs(words) {
     const v = { scene: "ch10", spp: 50, size: { w: 450, h: 300 }, seed: 0, lon: 0, lat: 0, roll: 0,
-      distanceSteps: 0, distances: [], ...RTOW_DEFAULTS, extra: [] };
-    for (let i = 0; i < words.length; i++) {
-      const w = words[i];
-      const value = () => {
-        if (i + 1 >= words.length) throw new Error(`${w} needs a value`);
-        return words[++i];
-      };
-      const num = (name) => {
+      distanceSteps: 0, distances: [], ...RTOW_DEFAULTS };
+    v.extra = readOptions(words, (w, value) => {
+      const num = () => {
         const x = Number(value());
-        if (!Number.isFinite(x)) throw new Error(`${name}: a number`);
+        if (!Number.isFinite(x)) throw new Error(`${w}: a number`);
         return x;
       };
       switch (w) {
-      case "--scene": v.scene = value(); break;
-      case "--spp": v.spp = parseInt(value(), 10); break;
-      case "--size": { const s = parseSize(value()); if (!s) throw new Error("--size: WxH"); v.size = s; break; }
-      case "--seed": v.seed = value(); break;
-      case "--vfov": v.vfov = num(w); break;
-      case "--aperture": v.aperture = num(w); break;
-      case "--focus-dist": v.focus = num(w); break;
-      case "--roll": v.roll = num(w); break;
+      case "--scene": v.scene = value(); return true;
+      case "--spp": v.spp = parseInt(value(), 10); return true;
+      case "--size": { const s = parseSize(value()); if (!s) throw new Error("--size: WxH"); v.size = s; return true; }
+      case "--seed": v.seed = value(); return true;
+      case "--vfov": v.vfov = num(); return true;
+      case "--aperture": v.aperture = num(); return true;
+      case "--focus-dist": v.focus = num(); return true;
+      case "--roll": v.roll = num(); return true;
       case "--orbit": {
         const p = value().split(",").map(Number);
         if (p.length !== 2 || !p.every(Number.isFinite)) throw new Error("--orbit: LON,LAT");
         [v.lon, v.lat] = p;
-        break;
+        return true;
       }
       case "--distance": {
         const f = value();
         if (!(Number(f) > 0)) throw new Error("--distance: a factor above 0");
         v.distances.push(f);
-        break;
+        return true;
       }
       default:
-        v.extra.push(w);
-        if (w.startsWith("--") && i + 1 < words.length && !words[i + 1].startsWith("--")) v.extra.push(words[++i]);
+        return false;
       }
-    }
+    });
     // Wheel notches go on from the product of the factors given.
     const product = v.distances.reduce((p, f) => p * Number(f), 1);
     v.distanceSteps = Math.round(Math.log(product) / Math.log(1.1));

@@ -42,6 +42,14 @@ export function fromBase64(text) {
   return bytes;
 }
 
+/** A parser of whole numbers from `lo` to `hi`: the number, or null for other text. */
+export function wholeIn(lo, hi) {
+  return (text) => {
+    const n = parseInt(text, 10);
+    return n >= lo && n <= hi ? n : null;
+  };
+}
+
 /** "WxH" as {w, h}, or null. */
 export function parseSize(text) {
   const m = /^\s*(\d{1,5})\s*[xX×]\s*(\d{1,5})\s*$/.exec(text || "");
@@ -88,6 +96,17 @@ export function notify(text, kind = "error") {
 
 // MARK: The views' commands
 
+/** Takes what is typed into the input `id`: text that `parse` reads (to a value, not null) goes
+ *  to `take`; other text is refused with `hint` in the message bar, the input showing `shown()`
+ *  again. */
+export function onValidChange(id, parse, hint, shown, take) {
+  $(id).addEventListener("change", (e) => {
+    const v = parse(e.target.value);
+    if (v === null) { notify(hint); e.target.value = shown(); return; }
+    take(v);
+  });
+}
+
 /** Sends `view`'s request now, or once `gap` ms have passed since its last one (a gesture
  *  sends many: the server gets at most one view per gap). */
 export function throttledSend(view, gap, immediately) {
@@ -96,6 +115,24 @@ export function throttledSend(view, gap, immediately) {
   const wait = immediately ? 0 : Math.max(0, gap - (now() - view.lastSent));
   if (wait === 0) view.sendNow();
   else view.sendTimer = setTimeout(() => view.sendNow(), wait);
+}
+
+/** Reads a command line's words (a link's) into a view: `take(word, value)` takes the options
+ *  the view knows (`value()` reads the option's value, an error at the end) and answers false
+ *  for the others, which come back in order, each --option with the value that follows it. */
+export function readOptions(words, take) {
+  const extra = [];
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i];
+    const value = () => {
+      if (i + 1 >= words.length) throw new Error(`${w} needs a value`);
+      return words[++i];
+    };
+    if (take(w, value)) continue;
+    extra.push(w);
+    if (w.startsWith("--") && i + 1 < words.length && !words[i + 1].startsWith("--")) extra.push(words[++i]);
+  }
+  return extra;
 }
 
 /** The server's echoed command with an output file (and nothing more). */

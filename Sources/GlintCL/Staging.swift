@@ -107,13 +107,9 @@ final class PinnedStaging: @unchecked Sendable {
         defer { for e in events { if let e { gate.pass { _ = clReleaseEvent(e) } } } }
         func enqueue(_ i: Int) throws(CLError) {
             let (start, length) = Self.piece(i, of: bytes)
-            var event: cl_event?
-            let status = gate.pass {
-                clEnqueueReadBuffer(handle, buffer, cl_bool(CL_FALSE), offset + start, length,
-                                    pointers[i % Self.slots], 0, nil, &event)
+            events[i] = try enqueuePiece("clEnqueueReadBuffer", detail: "into pinned staging") {
+                clEnqueueReadBuffer(handle, buffer, cl_bool(CL_FALSE), offset + start, length, pointers[i % Self.slots], 0, nil, &$0)
             }
-            try check("clEnqueueReadBuffer", status, detail: "into pinned staging")
-            events[i] = event
         }
         for i in 0 ..< min(pieces, Self.slots) { try enqueue(i) }
         try flush()
@@ -130,6 +126,14 @@ final class PinnedStaging: @unchecked Sendable {
         return nanoseconds
     }
 
+    /// Enqueues one piece's copy through the gate (`call` fills in the copy's event) and hands
+    /// the event back.
+    private func enqueuePiece(_ routine: StaticString, detail: String, _ call: (inout cl_event?) -> cl_int) throws(CLError) -> cl_event? {
+        var event: cl_event?
+        try check(routine, gate.pass { call(&event) }, detail: detail)
+        return event
+    }
+
     private func writePieces(_ buffer: cl_mem, offset: Int, bytes: Int, from source: UnsafeRawPointer) throws(CLError) -> UInt64 {
         let pieces = (bytes + Self.chunkBytes - 1) / Self.chunkBytes
         var events = [cl_event?](repeating: nil, count: pieces)
@@ -140,13 +144,9 @@ final class PinnedStaging: @unchecked Sendable {
             if i >= Self.slots { nanoseconds += try Self.wait(events[i - Self.slots], gate: gate) }
             let (start, length) = Self.piece(i, of: bytes)
             Self.parallelCopy(to: pointers[i % Self.slots], from: source + start, bytes: length)
-            var event: cl_event?
-            let status = gate.pass {
-                clEnqueueWriteBuffer(handle, buffer, cl_bool(CL_FALSE), offset + start, length,
-                                     pointers[i % Self.slots], 0, nil, &event)
+            events[i] = try enqueuePiece("clEnqueueWriteBuffer", detail: "from pinned staging") {
+                clEnqueueWriteBuffer(handle, buffer, cl_bool(CL_FALSE), offset + start, length, pointers[i % Self.slots], 0, nil, &$0)
             }
-            try check("clEnqueueWriteBuffer", status, detail: "from pinned staging")
-            events[i] = event
             try flush()
         }
         for i in max(0, pieces - Self.slots) ..< pieces { nanoseconds += try Self.wait(events[i], gate: gate) }

@@ -170,18 +170,12 @@ struct Bench: AsyncParsableCommand {
             }
         }
         let outcome = try await BenchRunner.run(cases: cases, backends: backends, onlyAuto: choice == .auto,
-                                                          swiftBase: swiftBase, settings: settings) { i, n, text in
+                                                swiftBase: swiftBase, peaks: peaks, settings: settings) { i, n, text in
             line.show("[\(i)/\(n)] \(text)")
         }
         line.finish()
-        var results = outcome.results
-        for i in results.indices {
-            guard let p = peaks[results[i].backend], let work = results[i].caseInfo.peakWork,
-                  let kernel = results[i].kernel?.median else { continue }
-            results[i].peakFraction = work.fraction(of: p, work: results[i].work, kernelSeconds: kernel)
-        }
         var report = BenchReport(suite: kind.rawValue, settings: settings, environment: BenchEnvironment.collect(),
-                                 builds: outcome.builds, records: results.map(BenchRecord.init),
+                                 builds: outcome.builds, results: outcome.results,
                                  seconds: Clock.now() - start, driverResidentBytes: outcome.driverResidentBytes)
         report.devicePeaks = backends.compactMap { name, backend in
             peaks[name].map { p in

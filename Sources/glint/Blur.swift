@@ -83,7 +83,6 @@ struct Blur: PassCommand {
         }
     }
 
-    var shard: Shard? { try? sharding.resolved() }
     /// -o, {shard} replaced by the shard's number.
     var outputFile: String? { output.map { shardPath($0, shard) } }
 

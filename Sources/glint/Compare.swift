@@ -253,8 +253,8 @@ struct Compare: AsyncParsableCommand {
         if let json {
             func side(_ s: (output: ComparisonRun, wall: BenchStats, kernel: BenchStats, build: Double), _ backend: Backend) -> JSON {
                 .object([("backend", .string(backend.label)),
-                         ("wall_ms", statsJSON(s.wall)),
-                         ("kernel_ms", backend.isOpenCL ? statsJSON(s.kernel) : .null),
+                         ("wall_ms", s.wall.milliseconds.json),
+                         ("kernel_ms", backend.isOpenCL ? s.kernel.milliseconds.json : .null),
                          ("build_ms", .number(s.build * 1000))])
             }
             let doc = JSON.object([
@@ -382,8 +382,4 @@ struct Compare: AsyncParsableCommand {
         if file == "-" { print(text, terminator: "") }
     }
 
-}
-
-func statsJSON(_ s: BenchStats) -> JSON {
-    .object([("median", .number(s.median * 1000)), ("min", .number(s.min * 1000)), ("max", .number(s.max * 1000))])
 }

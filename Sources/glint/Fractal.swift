@@ -239,8 +239,6 @@ struct Fractal: PassSource {
         return job
     }
 
-    /// The shard of --shard (nil without it; a bad one was refused while the options were read).
-    var shard: Shard? { try? sharding.resolved() }
     /// -o, or a default; with --shard, {shard} in it becomes the shard's number.
     var outputFolder: String { shardPath(output ?? (shard == nil ? "\(formula.name)-frames" : "\(formula.name)-frames-shard-{shard}"), shard) }
     var outputFile: String { shardPath(output ?? (shard == nil ? "\(formula.name).png" : "\(formula.name)-shard-{shard}.png"), shard) }
@@ -279,13 +277,11 @@ struct Fractal: PassSource {
             try sink.write(result.image, frame: k, text: [FractalLocation(job: frame).textEntry])
             bar.update(Double(k + 1 - frames.lowerBound) / Double(frames.count))
         }
-        if let part { try sink.writeFile(FrameShard.manifestName, part.manifest(device: backend, width: job.width, height: job.height, fps: animation.fps)) }
-        try sink.finish()
+        try sink.finish(part, device: backend, width: job.width, height: job.height, fps: animation.fps)
         bar.finish()
         if !out.quiet {
             let wall = Clock.now() - start
-            let what = part.map { "shard \($0.shard): frames \(frames.lowerBound)-\(frames.upperBound - 1) of \(n)" } ?? "\(n) frames"
-            var summary = RunSummary(wrote: "\(what) to \(outputFolder)/")
+            var summary = RunSummary(frames: n, shard: part, to: outputFolder)
             for part in ["\(job.width)x\(job.height)", job.formula.name, backend.label, "\(fmt(wall * 1000, 1)) ms",
                          "\(fmt(Double(frames.count) / wall, 1)) frames/s"] { summary.add(part) }
             // Perturbation frames at one centre and precision share one reference orbit.

@@ -33,8 +33,6 @@ struct Iso: PassCommand {
     @OptionGroup var out: OutputOptions
     @OptionGroup var png: PNGOptions
 
-    var shard: Shard? { try? sharding.resolved() }
-
     /// -o, or <input>-iso.png (with --shard <input>-iso-shard-{shard}.png); {shard} becomes the shard's number.
     var outputPath: String {
         if let output { return shardPath(output, shard) }

@@ -108,7 +108,6 @@ struct Mist: WorkloadCommand {
     @OptionGroup var out: OutputOptions
     @OptionGroup var png: PNGOptions
 
-    var shard: Shard? { try? sharding.resolved() }
     /// -o, {shard} replaced by the shard's number.
     var outputFolder: String? { output.map { shardPath($0, shard) } }
 

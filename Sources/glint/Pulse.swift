@@ -25,7 +25,6 @@ struct Pulse: WorkloadCommand {
 
     /// -o (default pulse, with --shard pulse-shard-{shard}); {shard} becomes the shard's number.
     var folder: String { shardPath(output ?? (shard == nil ? "pulse" : "pulse-shard-{shard}"), shard) }
-    var shard: Shard? { try? sharding.resolved() }
 
     @Option(parsing: .unconditional, help: "Number of frames (1 to \(PulseJob.maxFrames)). (default: 120)",
             transform: wholeNumber("--frames", 1...PulseJob.maxFrames))
@@ -112,13 +111,11 @@ struct Pulse: WorkloadCommand {
                 try sink.write(image, frame: k)
                 bar.update(Double(k + 1 - frames.lowerBound) / Double(frames.count))
             }
-            if let part { try sink.writeFile(FrameShard.manifestName, part.manifest(device: backend, width: job.width, height: job.height, fps: job.fps)) }
-            try sink.finish()
+            try sink.finish(part, device: backend, width: job.width, height: job.height, fps: job.fps)
             bar.finish()
             if !out.quiet {
                 let wall = Clock.now() - start
-                let what = part.map { "shard \($0.shard): frames \(frames.lowerBound)-\(frames.upperBound - 1) of \(job.frames)" } ?? "\(job.frames) frames"
-                var summary = RunSummary(wrote: "\(what) to \(output)/")
+                var summary = RunSummary(frames: job.frames, shard: part, to: output)
                 summary.add("\(job.width)x\(job.height)")
                 summary.add(backend.label)
                 summary.add("\(fmt(wall * 1000, 1)) ms")

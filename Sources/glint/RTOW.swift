@@ -230,8 +230,6 @@ struct RTOW: PassSource {
         sixteen ? try PNG.encode16(linear: acc.linearImage(), alpha: false) : try PNG.encode(acc.gammaImage(), alpha: false)
     }
 
-    /// The shard of --shard (nil without it; a bad one was refused while the options were read).
-    var shard: Shard? { try? sharding.resolved() }
     /// The files the job reads (a scene file), hashed into a shard's job.
     var sceneInputs: [String] { if case .file(let path) = scene { [path] } else { [] } }
     /// The output paths, {shard} replaced by the shard's number.
@@ -269,13 +267,11 @@ struct RTOW: PassSource {
             let result = try await RTRenderer.render(try job(k), on: backend, progress: { p in bar.update((done + p.fraction) / Double(frames.count)) })
             try sink.write(result.image, frame: k)
         }
-        if let part { try sink.writeFile(FrameShard.manifestName, part.manifest(device: backend, width: first.width, height: first.height, fps: animation.fps)) }
-        try sink.finish()
+        try sink.finish(part, device: backend, width: first.width, height: first.height, fps: animation.fps)
         bar.finish()
         if !out.quiet {
             let wall = Clock.now() - start
-            let what = part.map { "shard \($0.shard): frames \(frames.lowerBound)-\(frames.upperBound - 1) of \(n)" } ?? "\(n) frames"
-            var summary = RunSummary(wrote: "\(what) to \(folder)/")
+            var summary = RunSummary(frames: n, shard: part, to: folder)
             for part in ["\(first.width)x\(first.height)", first.scene.name, backend.label, "\(fmt(wall, 2)) s"] { summary.add(part) }
             if let video = animation.video { summary.extend("; video \(video)") }
             print(summary.line)

@@ -310,6 +310,22 @@ struct FrameShard {
 
 }
 
+extension FrameSink {
+    /// Ends an animation's frames: a shard's record (`part`) goes in after them.
+    func finish(_ part: FrameShard?, device backend: Backend, width: Int, height: Int, fps: Double) throws {
+        if let part { try writeFile(FrameShard.manifestName, part.manifest(device: backend, width: width, height: height, fps: fps)) }
+        try finish()
+    }
+}
+
+extension RunSummary {
+    /// The line of an animation's `total` frames, or a shard's run of them, written to `folder`.
+    init(frames total: Int, shard part: FrameShard?, to folder: String) {
+        let what = part.map { "shard \($0.shard): frames \($0.frames.lowerBound)-\($0.frames.upperBound - 1) of \(total)" } ?? "\(total) frames"
+        self.init(wrote: "\(what) to \(folder)/")
+    }
+}
+
 /// A shard frame folder's record, read back.
 struct FrameManifest {
     let folder: String

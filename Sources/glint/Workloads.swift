@@ -37,12 +37,19 @@ protocol WorkloadCommand: AsyncParsableCommand {
     static var discussion: String { get }
     /// `--device`: compare refuses it (it runs the job on --a and --b).
     var device: DeviceOptions { get }
+    /// `--shard` and `--skip-existing`.
+    var sharding: ShardOptions { get }
     /// Options of this command that make no sense in a comparison (-o and the like), or nil.
     func comparisonConflict() -> String?
     /// A one-line description of the job, e.g. "fractal mandelbrot 800x600".
     func comparisonTitle() throws -> String
     /// The job as `glint compare` runs it (inputs read, options checked).
     func comparableJob() throws -> any ComparableJob
+}
+
+extension WorkloadCommand {
+    /// The shard of --shard (nil without it; a bad one was refused while the options were read).
+    var shard: Shard? { try? sharding.resolved() }
 }
 
 /// A workload that can also run as a `--then` pass after a render, with its own options.

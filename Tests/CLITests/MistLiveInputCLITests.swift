@@ -47,6 +47,13 @@ extension Sandbox {
         return try Self.collect(process, timeout: timeout)
     }
 
+    /// `glint mist --input - --size 48x32 -o OUTPUT --device DEVICE args...`, `input` piped in.
+    func runLive(_ output: String, on device: String, _ args: [String], from input: String = "frames.rgba",
+                 block: Int = 1000) throws -> RunResult {
+        try runPiped(["mist", "--input", "-", "--size", "\(width)x\(height)", "-o", output, "--device", device] + args,
+                     from: input, block: block)
+    }
+
     func frame(_ folder: String, _ f: Int) throws -> Image8 {
         let name = "\(folder)/frame_0000\(f).png"
         return try PNG.decode(try bytes(name), name: name)
@@ -59,20 +66,22 @@ private func frameNames(_ count: Int) -> [String] { (0..<count).map { "frame_000
 private let options = ["--sigma", "4", "--drops", "12", "--seed", "3", "--gravity", "0.3,1", "--fps", "30",
                        "--wipes", "wipes.json"]
 
-private func writeWipes(_ box: Sandbox) throws {
-    try box.write("wipes.json", Array(#"[{"start": 2, "radius": 0.1, "points": [[0.2, 0.5], [0.5, 0.5], [0.8, 0.4]]}]"#.utf8))
+/// A sandbox with five frames (raw and as PNGs) and the wipes file `options` names.
+private func withFramesAndWipes(_ body: (Sandbox) throws -> Void) throws {
+    try withSandbox { box in
+        try box.writeFrames(5)
+        try box.write("wipes.json", Array(#"[{"start": 2, "radius": 0.1, "points": [[0.2, 0.5], [0.5, 0.5], [0.8, 0.4]]}]"#.utf8))
+        try body(box)
+    }
 }
 
 @Suite("glint mist --input -", .serialized)
 struct MistLiveInputCLITests {
     @Test("piped frames render as the same frames from a folder, byte for byte per device; cpu and opencl agree")
     func pipedFramesMatchFolder() throws {
-        try withSandbox { box in
-            try box.writeFrames(5)
-            try writeWipes(box)
+        try withFramesAndWipes { box in
             for device in ["cpu", "opencl"] {
-                let live = try box.runPiped(["mist", "--input", "-", "--size", "48x32", "-o", "live-\(device)", "--device", device] + options,
-                                            from: "frames.rgba")
+                let live = try box.runLive("live-\(device)", on: device, options)
                 #expect(live.status == 0, "\(live)")
                 let line = live.stdoutLines.first ?? ""
                 #expect(line.hasPrefix("wrote 5 frames to live-\(device)/ (48x32 from standard input, sigma 4 "), "\(live)")
@@ -92,8 +101,7 @@ struct MistLiveInputCLITests {
                 #expect(try maxDifference(box.frame("live-cpu", f), box.frame("live-opencl", f)) <= 1, "frame \(f): cpu and opencl")
             }
             // The options take effect: another seed moves other drops.
-            let other = try box.runPiped(["mist", "--input", "-", "--size", "48x32", "-o", "seed4", "--device", "cpu"] + options + ["--seed", "4"],
-                                         from: "frames.rgba")
+            let other = try box.runLive("seed4", on: "cpu", options + ["--seed", "4"])
             #expect(other.status == 0, "\(other)")
             #expect(try box.bytes("seed4/frame_00004.png") != box.bytes("live-cpu/frame_00004.png"), "--seed changed nothing")
         }
@@ -101,14 +109,10 @@ struct MistLiveInputCLITests {
 
     @Test("--frames 3 stops after three frames, the first three of the whole run")
     func framesStops() throws {
-        try withSandbox { box in
-            try box.writeFrames(5)
-            try writeWipes(box)
+        try withFramesAndWipes { box in
             for device in ["cpu", "opencl"] {
-                let whole = try box.runPiped(["mist", "--input", "-", "--size", "48x32", "-o", "all-\(device)", "--device", device] + options,
-                                             from: "frames.rgba")
-                let three = try box.runPiped(["mist", "--input", "-", "--size", "48x32", "-o", "three-\(device)", "--frames", "3",
-                                              "--device", device, "-q"] + options, from: "frames.rgba", block: 65536)
+                let whole = try box.runLive("all-\(device)", on: device, options)
+                let three = try box.runLive("three-\(device)", on: device, ["--frames", "3", "-q"] + options, block: 65536)
                 #expect(whole.status == 0 && three.status == 0, "\(whole)\n\(three)")
                 #expect(three.stdout.isEmpty && three.stderr.isEmpty, "--quiet prints nothing\n\(three)")
                 #expect(box.entries("three-\(device)") == frameNames(3))
@@ -125,11 +129,9 @@ struct MistLiveInputCLITests {
             try box.writeFrames(5)
             try box.writeFrames(3, raw: "cut.rgba", bytes: 2 * frameBytes + 1000)
             for device in ["cpu", "opencl"] {
-                let whole = try box.runPiped(["mist", "--input", "-", "--size", "48x32", "-o", "all-\(device)", "--device", device, "--sigma", "4"],
-                                             from: "frames.rgba")
+                let whole = try box.runLive("all-\(device)", on: device, ["--sigma", "4"])
                 #expect(whole.status == 0, "\(whole)")
-                let r = try box.runPiped(["mist", "--input", "-", "--size", "48x32", "-o", "cut-\(device)", "--device", device, "--sigma", "4"],
-                                         from: "cut.rgba")
+                let r = try box.runLive("cut-\(device)", on: device, ["--sigma", "4"], from: "cut.rgba")
                 expectCleanFailure(r, kind: .runtime, mentions: ["frame 2", "1000 of \(frameBytes) bytes", "cut-\(device)/"])
                 #expect(r.status == 1, "\(r)")
                 #expect(box.entries("cut-\(device)") == frameNames(2), "frames 0 and 1 stay, complete; nothing else")
@@ -139,7 +141,7 @@ struct MistLiveInputCLITests {
             }
             // Cut inside the first frame, and no input at all: an error, and no folder.
             try box.writeFrames(1, raw: "short.rgba", bytes: 100)
-            let short = try box.runPiped(["mist", "--input", "-", "--size", "48x32", "-o", "short", "--device", "cpu"], from: "short.rgba")
+            let short = try box.runLive("short", on: "cpu", [], from: "short.rgba")
             expectCleanFailure(short, kind: .runtime, mentions: ["frame 0", "100 of \(frameBytes) bytes"])
             let empty = try box.run(["mist", "--input", "-", "--size", "48x32", "-o", "empty", "--device", "cpu"])
             expectCleanFailure(empty, kind: .runtime, mentions: ["no frames", "\(frameBytes) bytes a frame"])

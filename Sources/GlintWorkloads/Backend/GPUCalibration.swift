@@ -26,11 +26,6 @@ public struct GPUCalibration: Sendable, Equatable {
         public var work: Double
         public var swiftSeconds: Double
         public var gpuSeconds: Double
-        public init(work: Double, swiftSeconds: Double, gpuSeconds: Double) {
-            self.work = work
-            self.swiftSeconds = swiftSeconds
-            self.gpuSeconds = gpuSeconds
-        }
     }
 
     /// A kind's (or variant's) jobs, by growing work.

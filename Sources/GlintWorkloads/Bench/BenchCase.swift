@@ -5,11 +5,6 @@ public struct BenchOutput: Sendable {
     public var image: Image8?
     public var floatImage: ImageF?
     public var counts: [UInt32]?
-    public init(image: Image8? = nil, floatImage: ImageF? = nil, counts: [UInt32]? = nil) {
-        self.image = image
-        self.floatImage = floatImage
-        self.counts = counts
-    }
 }
 
 /// One timed execution of a case.
@@ -22,12 +17,6 @@ public struct BenchRun: Sendable {
     public var work: Double?
     /// The output, from a detailed run.
     public var output: BenchOutput?
-    public init(wallSeconds: Double, kernelSeconds: Double, work: Double? = nil, output: BenchOutput? = nil) {
-        self.wallSeconds = wallSeconds
-        self.kernelSeconds = kernelSeconds
-        self.work = work
-        self.output = output
-    }
 }
 
 /// The outcome of checking an OpenCL case's output against the Swift CPU path's.
@@ -37,11 +26,6 @@ public struct BenchValidation: Sendable {
     public var summary: String
     /// The measured figures (max_abs, mean_abs, rmse, psnr, pixels_over, ...).
     public var metrics: JSON
-    public init(passed: Bool, summary: String, metrics: JSON) {
-        self.passed = passed
-        self.summary = summary
-        self.metrics = metrics
-    }
 }
 
 /// A throughput unit: `work / seconds / scale`, named `name` (Giter/s, Msamples/s, MP/s).

@@ -8,24 +8,24 @@ extension BenchReport {
     static let columns = ["backend", "auto", "case", "size", "reps", "median ms", "min ms", "max ms", "kernel ms", "copy ms",
                           "throughput", "% of peak", "job peak MB", "check"]
 
-    func cells(_ r: BenchRecord) -> [String] {
+    func cells(_ r: BenchResult) -> [String] {
         func ms(_ x: Double?) -> String { x.map { Format.significant($0, 3) } ?? "-" }
         var peak = r.jobPeakBytes.map { Format.significant(Double($0) / 1e6, 3) } ?? "-"
         if r.overMemoryBound, let bound = r.memoryBoundBytes { peak += " > " + Format.significant(Double(bound) / 1e6, 3) }
         return [r.backend, r.auto ? "auto" : "", "\(r.workload) \(r.caseName)", "\(r.width)x\(r.height)",
-                r.status == "skipped" ? "-" : String(r.repetitions),
+                r.status == .skipped ? "-" : String(r.repetitions),
                 ms(r.wallMs?.median), ms(r.wallMs?.min), ms(r.wallMs?.max), ms(r.kernelMs?.median), ms(r.copyMs?.median),
                 r.throughput.map { Format.significant($0, 3) + " " + r.unit } ?? "-",
                 r.peakFraction.map { Format.fixed($0 * 100, 1) } ?? "-", peak, r.check]
     }
 
     /// The cases whose peak resident memory went over their bound.
-    public var overMemoryBound: [BenchRecord] { records.filter(\.overMemoryBound) }
+    public var overMemoryBound: [BenchResult] { results.filter(\.overMemoryBound) }
 
     /// One line on memory: every case within DESIGN's bound, or which were not.
     public var memorySummary: String {
         let over = overMemoryBound
-        let measured = records.filter { $0.jobPeakBytes != nil && $0.memoryBoundBytes != nil }.count
+        let measured = results.filter { $0.jobPeakBytes != nil && $0.memoryBoundBytes != nil }.count
         if measured == 0 { return "memory: no peak resident sizes in these results" }
         let drivers = driverResidentBytes.map {
             "; the OpenCL drivers' own \(Format.significant(Double($0) / 1e6, 3)) MB at start not in any job peak"
@@ -37,7 +37,7 @@ extension BenchReport {
 
     /// An aligned plain-text table, one line per case.
     public func table() -> String {
-        let rows = [Self.columns] + records.map(cells)
+        let rows = [Self.columns] + results.map(cells)
         var widths = [Int](repeating: 0, count: Self.columns.count)
         for row in rows { for (i, c) in row.enumerated() { widths[i] = max(widths[i], c.count) } }
         var out = ""
@@ -58,7 +58,7 @@ extension BenchReport {
             + "\(environment["date"]?.stringValue ?? "")\n\n"
         out += "| " + Self.columns.joined(separator: " | ") + " |\n"
         out += "|" + Self.columns.map { _ in "---" }.joined(separator: "|") + "|\n"
-        for r in records {
+        for r in results {
             out += "| " + cells(r).map { $0.replacingPipes() }.joined(separator: " | ") + " |\n"
         }
         return out
@@ -75,8 +75,8 @@ extension BenchReport {
         }
         func n(_ x: Double?) -> String { x.map { String($0) } ?? "" }
         var out = header.joined(separator: ",") + "\n"
-        for r in records {
-            let row = [r.id, r.workload, r.caseName, String(r.width), String(r.height), r.backend, r.device, r.status,
+        for r in results {
+            let row = [r.id, r.workload, r.caseName, String(r.width), String(r.height), r.backend, r.device, r.status.rawValue,
                        String(r.repetitions), n(r.wallMs?.median), n(r.wallMs?.min), n(r.wallMs?.max),
                        n(r.kernelMs?.median), n(r.kernelMs?.min), n(r.kernelMs?.max), n(r.throughput), r.unit,
                        n(r.kernelThroughput), r.peakResidentBytes.map { String($0) } ?? "",
@@ -107,14 +107,14 @@ extension BenchReport {
     public func changes(against baseline: BenchReport) -> [Change] {
         var out: [Change] = []
         var used = Set<Int>()
-        for r in records {
-            let match = baseline.records.indices.first { !used.contains($0) && baseline.records[$0].id == r.id && baseline.records[$0].device == r.device }
-                ?? baseline.records.indices.first { !used.contains($0) && baseline.records[$0].id == r.id && baseline.records[$0].backend == r.backend }
+        for r in results {
+            let match = baseline.results.indices.first { !used.contains($0) && baseline.results[$0].id == r.id && baseline.results[$0].device == r.device }
+                ?? baseline.results.indices.first { !used.contains($0) && baseline.results[$0].id == r.id && baseline.results[$0].backend == r.backend }
             if let m = match { used.insert(m) }
-            out.append(Change(id: r.id, device: r.device, oldMs: match.flatMap { baseline.records[$0].wallMs?.median },
+            out.append(Change(id: r.id, device: r.device, oldMs: match.flatMap { baseline.results[$0].wallMs?.median },
                               newMs: r.wallMs?.median))
         }
-        for (i, old) in baseline.records.enumerated() where !used.contains(i) {
+        for (i, old) in baseline.results.enumerated() where !used.contains(i) {
             out.append(Change(id: old.id, device: old.device, oldMs: old.wallMs?.median, newMs: nil))
         }
         return out
@@ -150,7 +150,7 @@ extension BenchReport {
     /// group is scaled to its own fastest bar, since units differ between workloads; the value
     /// and unit are written on every bar.
     public func chartSVG() -> String {
-        let measured = records.filter { $0.throughput != nil }
+        let measured = results.filter { $0.throughput != nil }
         var devices: [String] = []
         for r in measured where !devices.contains(r.device) { devices.append(r.device) }
         var ids: [String] = []

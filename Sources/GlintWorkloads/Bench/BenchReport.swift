@@ -9,24 +9,24 @@ public struct BenchReport: Sendable {
     public var settings: BenchSettings
     public var environment: JSON
     public var builds: [BenchBuild]
-    public var records: [BenchRecord]
+    public var results: [BenchResult]
     public var seconds: Double
     /// The OpenCL drivers' resident memory before the first case, left out of every job peak
     /// (`BenchResult.jobPeakBytes`); nil without OpenCL, where not known, and in older results.
     public var driverResidentBytes: UInt64?
 
     public init(suite: String, settings: BenchSettings, environment: JSON, builds: [BenchBuild],
-                records: [BenchRecord], seconds: Double, driverResidentBytes: UInt64? = nil) {
+                results: [BenchResult], seconds: Double, driverResidentBytes: UInt64? = nil) {
         self.suite = suite
         self.settings = settings
         self.environment = environment
         self.builds = builds
-        self.records = records
+        self.results = results
         self.seconds = seconds
         self.driverResidentBytes = driverResidentBytes
     }
 
-    public var failures: Int { records.filter { $0.status == "fail" }.count }
+    public var failures: Int { results.filter { $0.status == .fail }.count }
 
     /// The devices' measured peaks (`glint bench --peak`): one object per OpenCL backend with its
     /// name, device and `DevicePeak.json`; empty when not measured.
@@ -34,12 +34,12 @@ public struct BenchReport: Sendable {
 
     public var json: JSON {
         let counts: [(String, JSON)] = [
-            ("cases", .int(Int64(records.count))),
-            ("reference", .int(Int64(records.filter { $0.status == "reference" }.count))),
-            ("passed", .int(Int64(records.filter { $0.status == "pass" }.count))),
+            ("cases", .int(Int64(results.count))),
+            ("reference", .int(Int64(results.filter { $0.status == .reference }.count))),
+            ("passed", .int(Int64(results.filter { $0.status == .pass }.count))),
             ("failed", .int(Int64(failures))),
-            ("skipped", .int(Int64(records.filter { $0.status == "skipped" }.count))),
-            ("unchecked", .int(Int64(records.filter { $0.status == "unchecked" }.count))),
+            ("skipped", .int(Int64(results.filter { $0.status == .skipped }.count))),
+            ("unchecked", .int(Int64(results.filter { $0.status == .unchecked }.count))),
         ]
         let summary: JSON = .object(counts + [
             ("seconds", .number(seconds)),
@@ -60,7 +60,7 @@ public struct BenchReport: Sendable {
                          ("compiled", .int(Int64(b.compiled))), ("from_disk_cache", .int(Int64(b.fromDiskCache))),
                          ("ms", .number(b.seconds * 1000))])
             })),
-            ("cases", .array(records.map(\.json))),
+            ("cases", .array(results.map(\.json))),
             ("summary", summary),
         ])
     }
@@ -73,9 +73,9 @@ public struct BenchReport: Sendable {
             throw GlintError("\(name): not glint bench results (schema must be \"\(Self.schema)\")")
         }
         guard let cases = root["cases"]?.arrayValue else { throw GlintError("\(name): cases must be an array") }
-        var records: [BenchRecord] = []
+        var results: [BenchResult] = []
         for (i, c) in cases.enumerated() {
-            do { records.append(try BenchRecord(json: c, at: "cases[\(i)]")) } catch {
+            do { results.append(try BenchResult(json: c, at: "cases[\(i)]")) } catch {
                 throw GlintError("\(name): \(error.message)")
             }
         }
@@ -91,7 +91,7 @@ public struct BenchReport: Sendable {
                                  fromDiskCache: Int(b["from_disk_cache"]?.intValue ?? 0),
                                  seconds: (b["ms"]?.doubleValue ?? 0) / 1000)
                   },
-                  records: records, seconds: root["summary"]?["seconds"]?.doubleValue ?? 0,
+                  results: results, seconds: root["summary"]?["seconds"]?.doubleValue ?? 0,
                   driverResidentBytes: root["summary"]?["opencl_driver_resident_bytes"]?.intValue.map { UInt64(max(0, $0)) })
         devicePeaks = root["device_peaks"]?.arrayValue ?? []
     }

@@ -19,60 +19,12 @@ public struct BenchStats: Sendable, Equatable {
         self.min = min
         self.max = max
     }
-}
 
-/// One case on one backend: its timings, throughput and validation.
-public struct BenchResult: Sendable {
-    public enum Status: String, Sendable {
-        /// The Swift CPU path: the reference the others are checked against.
-        case reference
-        case pass
-        case fail
-        /// The backend cannot run the case (e.g. double on a device without fp64).
-        case skipped
-        /// Timed but not checked against the Swift CPU path: a device-sized case (the standard
-        /// cases check the same kernels at sizes the Swift path renders in time).
-        case unchecked
-    }
+    /// The same figures times 1000: seconds as milliseconds.
+    public var milliseconds: BenchStats { BenchStats(median: median * 1000, min: min * 1000, max: max * 1000) }
 
-    public let caseInfo: BenchCase
-    /// `cpu` or `opencl:N`.
-    public let backend: String
-    /// The Swift path's label or the OpenCL device's name: what baselines match on.
-    public let device: String
-    public var status: Status
-    public var skipReason: String?
-    public var repetitions = 0
-    /// The first (warm-up) run, outside the statistics; program builds are not in it.
-    public var warmupSeconds = 0.0
-    public var wall: BenchStats?
-    public var kernel: BenchStats?
-    /// The device's time in copies between host and device per run (profiling events; OpenCL only).
-    public var copy: BenchStats?
-    /// The fraction of the device's measured peak (`DevicePeak`) the median kernel time reaches,
-    /// by the case's `peakWork`; set when the run measured the peak.
-    public var peakFraction: Double?
-    /// Work per run, in the unit's base quantity.
-    public var work = 0.0
-    public var validation: BenchValidation?
-    /// Peak resident memory of the process during the case, where Linux can tell.
-    public var peakResidentBytes: UInt64?
-    /// What a process running only this case would peak at: the bench process's resident size
-    /// before its first case and before any OpenCL driver was loaded (the program and its
-    /// libraries) plus what the case added over the size it started at. The drivers' own memory
-    /// at start (a fixed cost of the vendor's, reported apart: `BenchRunner.Outcome`) is left
-    /// out; what a driver allocates for a case is in. The memory bound applies to this.
-    public var jobPeakBytes: UInt64?
-    /// Whether `--device auto` runs this case on this backend.
-    public var autoPick = false
-
-    /// Throughput on the median wall time, in the case's unit.
-    public var throughput: Double? { wall.map { work / $0.median / caseInfo.unit.scale } }
-    /// Throughput on the median kernel time (OpenCL only).
-    public var kernelThroughput: Double? {
-        guard let k = kernel, k.median > 0 else { return nil }
-        return work / k.median / caseInfo.unit.scale
-    }
+    /// `{"median": ..., "min": ..., "max": ...}`, as bench and compare JSON write timings.
+    public var json: JSON { .object([("median", .number(median)), ("min", .number(min)), ("max", .number(max))]) }
 }
 
 /// What building OpenCL programs cost one backend during the run; never inside a case.
@@ -129,9 +81,11 @@ public enum BenchRunner {
     /// the CPU backend is not among those benchmarked. Each case starts with the memory of the
     /// cases before it released (`BenchScope`). `swiftBase` is the process's resident size before
     /// any OpenCL driver was loaded (the base of every job peak), where known; without it job
-    /// peaks start from the size before the first case, drivers included.
+    /// peaks start from the size before the first case, drivers included. `peaks` holds the
+    /// devices' measured peaks by backend name: each OpenCL case on one is reported against it.
     public static func run(cases: [BenchCase], backends: [(name: String, backend: Backend)], onlyAuto: Bool = false,
-                           swiftBase: UInt64? = nil, settings: BenchSettings, progress: Progress? = nil) async throws
+                           swiftBase: UInt64? = nil, peaks: [String: DevicePeak] = [:], settings: BenchSettings,
+                           progress: Progress? = nil) async throws
         -> Outcome {
         var results: [BenchResult] = []
         var buildSeconds: [String: Double] = [:]
@@ -166,9 +120,9 @@ public enum BenchRunner {
                 index += 1
                 let device = deviceName(backend)
                 var c = c
-                var result = BenchResult(caseInfo: c, backend: name, device: device,
+                var result = BenchResult(case: c, backend: name, device: device,
                                          status: backend.isOpenCL ? (unchecked ? .unchecked : .pass) : .reference)
-                result.autoPick = isAuto
+                result.auto = isAuto
                 if let reason = c.unsupported(backend) {
                     result.status = .skipped
                     result.skipReason = reason
@@ -200,11 +154,11 @@ public enum BenchRunner {
                         buildSeconds[name, default: 0] += build
                         build = more
                     }
-                    result = BenchResult(caseInfo: c, backend: name, device: device, status: result.status)
-                    result.autoPick = isAuto
+                    result = BenchResult(case: c, backend: name, device: device, status: result.status)
+                    result.auto = isAuto
                 }
                 buildSeconds[name, default: 0] += build
-                result.warmupSeconds = Swift.max(0, warm.wallSeconds - build)
+                result.warmupMs = Swift.max(0, warm.wallSeconds - build) * 1000
                 result.work = warm.work ?? 0
                 if backend.isOpenCL && !unchecked {
                     if reference == nil {
@@ -212,9 +166,7 @@ public enum BenchRunner {
                         reference = try await c.run(.cpu, true).output
                     }
                     if let out = warm.output, let ref = reference {
-                        let v = try c.validate(out, ref)
-                        result.validation = v
-                        result.status = v.passed ? .pass : .fail
+                        result.validated(try c.validate(out, ref))
                     }
                 } else if reference == nil && !unchecked {
                     reference = warm.output
@@ -241,10 +193,20 @@ public enum BenchRunner {
                     copies.append(Double(backend.transferNanoseconds &- copied) * 1e-9)
                 }
                 result.repetitions = reps
-                result.wall = BenchStats(walls)
+                // Throughputs and the peak's fraction from the times in seconds, as measured.
+                let wall = BenchStats(walls)
+                result.wallMs = wall.milliseconds
+                result.throughput = result.work / wall.median / c.unit.scale
                 if backend.isOpenCL {
-                    result.kernel = BenchStats(kernels)
-                    result.copy = BenchStats(copies)
+                    let kernel = BenchStats(kernels)
+                    result.kernelMs = kernel.milliseconds
+                    result.copyMs = BenchStats(copies).milliseconds
+                    if kernel.median > 0 { result.kernelThroughput = result.work / kernel.median / c.unit.scale }
+                    if let peak = peaks[name], let peakWork = c.peakWork,
+                       let fraction = peakWork.fraction(of: peak, work: result.work, kernelSeconds: kernel.median) {
+                        result.peakFraction = fraction
+                        result.peakCounted = peakWork.counted
+                    }
                 }
                 result.peakResidentBytes = ProcessMemory.peakResidentBytes()
                 if measurable, let peak = result.peakResidentBytes, let base = jobBase, let caseBase {

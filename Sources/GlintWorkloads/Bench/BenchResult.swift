@@ -1,76 +1,98 @@
 import GlintCore
 
-/// One row of results, as written to and read back from bench JSON (schema `glint-bench/1`,
-/// documented in docs/BENCH.md and docs/bench-schema.json).
-public struct BenchRecord: Sendable {
+/// One case on one backend: its timings, throughput and validation, as the runner measures it and
+/// as bench JSON (schema `glint-bench/1`, documented in docs/BENCH.md and docs/bench-schema.json)
+/// writes and reads it. Times are in milliseconds, as the JSON holds them, so that a saved run
+/// reads back to the very figures it was written with.
+public struct BenchResult: Sendable {
+    public enum Status: String, Sendable {
+        /// The Swift CPU path: the reference the others are checked against.
+        case reference
+        case pass
+        case fail
+        /// The backend cannot run the case (e.g. double on a device without fp64).
+        case skipped
+        /// Timed but not checked against the Swift CPU path: a device-sized case (the standard
+        /// cases check the same kernels at sizes the Swift path renders in time).
+        case unchecked
+    }
+
+    /// The case's `BenchCase.id`, workload, name, size and parameters.
     public var id: String
     public var workload: String
     public var caseName: String
     public var width: Int
     public var height: Int
     public var parameters: JSON
+    /// `cpu` or `opencl:N`.
     public var backend: String
+    /// The Swift path's label or the OpenCL device's name: what baselines match on.
     public var device: String
-    public var status: String
+    public var status: Status
     public var skipReason: String?
-    public var repetitions: Int
-    public var warmupMs: Double
+    public var repetitions = 0
+    /// The first (warm-up) run, outside the statistics; program builds are not in it.
+    public var warmupMs = 0.0
     public var wallMs: BenchStats?
+    /// The OpenCL profiling events' time per run (OpenCL only).
     public var kernelMs: BenchStats?
-    /// The device's copy time per run (OpenCL; nil in older results).
+    /// The device's time in copies between host and device per run (profiling events; OpenCL
+    /// only; nil in older results).
     public var copyMs: BenchStats?
-    /// The fraction of the device's measured peak the kernels reach, and how the case's work is
-    /// counted for it (nil without a peak measurement or where none applies).
+    /// The fraction of the device's measured peak (`DevicePeak`) the median kernel time reaches,
+    /// and how the case's work is counted for it (`BenchPeakWork`); nil without a peak measurement
+    /// or where none applies.
     public var peakFraction: Double?
     public var peakCounted: String?
-    public var work: Double
+    /// Work per run, in the unit's base quantity.
+    public var work = 0.0
+    /// The throughput's unit (`BenchUnit.name`); empty in a result read back without a throughput.
     public var unit: String
+    /// Throughput on the median wall time, in `unit`.
     public var throughput: Double?
+    /// Throughput on the median kernel time (OpenCL only).
     public var kernelThroughput: Double?
+    /// Peak resident memory of the process during the case, where Linux can tell.
     public var peakResidentBytes: UInt64?
-    /// What a process running only this case would peak at (`BenchResult.jobPeakBytes`); nil in
+    /// What a process running only this case would peak at: the bench process's resident size
+    /// before its first case and before any OpenCL driver was loaded (the program and its
+    /// libraries) plus what the case added over the size it started at. The drivers' own memory
+    /// at start (a fixed cost of the vendor's, reported apart: `BenchRunner.Outcome`) is left
+    /// out; what a driver allocates for a case is in. The memory bound applies to this. Nil in
     /// older results.
     public var jobPeakBytes: UInt64?
     /// DESIGN's memory bound for the case (4x its images' bytes + 100 MB); nil in older results.
     public var memoryBoundBytes: UInt64?
     /// Whether `--device auto` runs the case on this backend.
-    public var auto: Bool
+    public var auto = false
+    /// What validation requires, in words (`BenchCase.tolerance`).
     public var tolerance: String
     public var validationPassed: Bool?
     public var validationSummary: String?
     public var validationMetrics: JSON?
 
-    public init(_ r: BenchResult) {
-        let c = r.caseInfo
+    /// `c` on `backend`, nothing measured yet.
+    public init(case c: BenchCase, backend: String, device: String, status: Status) {
         id = c.id
         workload = c.workload
         caseName = c.name
         width = c.width
         height = c.height
         parameters = c.parameters
-        backend = r.backend
-        device = r.device
-        status = r.status.rawValue
-        skipReason = r.skipReason
-        repetitions = r.repetitions
-        warmupMs = r.warmupSeconds * 1000
-        wallMs = r.wall.map { BenchStats(median: $0.median * 1000, min: $0.min * 1000, max: $0.max * 1000) }
-        kernelMs = r.kernel.map { BenchStats(median: $0.median * 1000, min: $0.min * 1000, max: $0.max * 1000) }
-        copyMs = r.copy.map { BenchStats(median: $0.median * 1000, min: $0.min * 1000, max: $0.max * 1000) }
-        peakFraction = r.peakFraction
-        peakCounted = r.peakFraction == nil ? nil : c.peakWork?.counted
-        work = r.work
+        self.backend = backend
+        self.device = device
+        self.status = status
         unit = c.unit.name
-        throughput = r.throughput
-        kernelThroughput = r.kernelThroughput
-        peakResidentBytes = r.peakResidentBytes
         memoryBoundBytes = c.memoryBoundBytes
-        jobPeakBytes = r.jobPeakBytes
-        auto = r.autoPick
         tolerance = c.tolerance
-        validationPassed = r.validation?.passed
-        validationSummary = r.validation?.summary
-        validationMetrics = r.validation?.metrics
+    }
+
+    /// Sets the outcome of checking the output against the Swift CPU path's.
+    public mutating func validated(_ v: BenchValidation) {
+        status = v.passed ? .pass : .fail
+        validationPassed = v.passed
+        validationSummary = v.summary
+        validationMetrics = v.metrics
     }
 
     /// Whether the peak resident memory went over DESIGN's bound for the case.
@@ -82,30 +104,24 @@ public struct BenchRecord: Sendable {
     /// "counts identical; ..." for checked cases, "reference" or "skipped: why" otherwise.
     public var check: String {
         switch status {
-        case "reference": return "reference"
-        case "skipped": return "skipped: " + (skipReason ?? "")
-        case "pass": return "pass (" + (validationSummary ?? "") + ")"
-        case "unchecked": return "timed only (device-sized)"
-        default: return "FAIL (" + (validationSummary ?? "") + ")"
+        case .reference: return "reference"
+        case .skipped: return "skipped: " + (skipReason ?? "")
+        case .pass: return "pass (" + (validationSummary ?? "") + ")"
+        case .unchecked: return "timed only (device-sized)"
+        case .fail: return "FAIL (" + (validationSummary ?? "") + ")"
         }
     }
 
     public var json: JSON {
-        func stats(_ s: BenchStats?) -> JSON {
-            guard let s else { return .null }
-            return .object([("median", .number(s.median)), ("min", .number(s.min)), ("max", .number(s.max))])
-        }
-        let peak: JSON = peakResidentBytes.map { .int(Int64($0)) } ?? .null
-        let bound: JSON = memoryBoundBytes.map { .int(Int64($0)) } ?? .null
-        let jobPeak: JSON = jobPeakBytes.map { .int(Int64($0)) } ?? .null
-        let fraction: JSON = peakFraction.map(JSON.number) ?? .null
-        let counted: JSON = peakCounted.map(JSON.string) ?? .null
-        let timing: [(String, JSON)] = [("wall_ms", stats(wallMs)), ("kernel_ms", stats(kernelMs)), ("copy_ms", stats(copyMs)),
-                                        ("peak_fraction", fraction), ("peak_counted", counted)]
+        func bytes(_ b: UInt64?) -> JSON { b.map { .int(Int64($0)) } ?? .null }
+        let timing: [(String, JSON)] = [("wall_ms", wallMs?.json ?? .null), ("kernel_ms", kernelMs?.json ?? .null),
+                                        ("copy_ms", copyMs?.json ?? .null),
+                                        ("peak_fraction", peakFraction.map(JSON.number) ?? .null),
+                                        ("peak_counted", peakCounted.map(JSON.string) ?? .null)]
         let head: [(String, JSON)] = [
             ("id", .string(id)), ("workload", .string(workload)), ("case", .string(caseName)),
             ("width", .int(Int64(width))), ("height", .int(Int64(height))), ("parameters", parameters),
-            ("backend", .string(backend)), ("device", .string(device)), ("status", .string(status)),
+            ("backend", .string(backend)), ("device", .string(device)), ("status", .string(status.rawValue)),
             ("skip_reason", skipReason.map(JSON.string) ?? .null),
             ("repetitions", .int(Int64(repetitions))), ("warmup_ms", .number(warmupMs)),
         ]
@@ -113,9 +129,9 @@ public struct BenchRecord: Sendable {
             ("work", .number(work)),
             ("throughput", throughput.map { .object([("value", .number($0)), ("unit", .string(unit))]) } ?? .null),
             ("kernel_throughput", kernelThroughput.map(JSON.number) ?? .null),
-            ("peak_rss_bytes", peak),
-            ("job_peak_bytes", jobPeak),
-            ("memory_bound_bytes", bound),
+            ("peak_rss_bytes", bytes(peakResidentBytes)),
+            ("job_peak_bytes", bytes(jobPeakBytes)),
+            ("memory_bound_bytes", bytes(memoryBoundBytes)),
             ("auto", .bool(auto)),
             ("validation", .object([
                 ("tolerance", .string(tolerance)),
@@ -152,6 +168,8 @@ public struct BenchRecord: Sendable {
             }
             return BenchStats(median: m, min: lo, max: hi)
         }
+        // Sizes in bytes; results saved before some of them were measured have none.
+        func bytes(_ v: JSON?) -> UInt64? { v?.intValue.map { UInt64(max(0, $0)) } }
         id = try string("id")
         workload = try string("workload")
         caseName = try string("case")
@@ -160,10 +178,11 @@ public struct BenchRecord: Sendable {
         parameters = try field("parameters")
         backend = try string("backend")
         device = try string("device")
-        status = try string("status")
-        guard ["reference", "pass", "fail", "skipped", "unchecked"].contains(status) else {
+        let status = try string("status")
+        guard let known = Status(rawValue: status) else {
             throw GlintError("\(path).status must be reference, pass, fail, skipped or unchecked (got '\(status)')")
         }
+        self.status = known
         skipReason = try field("skip_reason").stringValue
         repetitions = try int("repetitions")
         warmupMs = try number("warmup_ms")
@@ -186,10 +205,9 @@ public struct BenchRecord: Sendable {
             unit = u
         }
         kernelThroughput = try field("kernel_throughput").doubleValue
-        peakResidentBytes = try field("peak_rss_bytes").intValue.map { UInt64(max(0, $0)) }
-        // Results saved before these fields existed have neither.
-        memoryBoundBytes = json["memory_bound_bytes"]?.intValue.map { UInt64(max(0, $0)) }
-        jobPeakBytes = json["job_peak_bytes"]?.intValue.map { UInt64(max(0, $0)) }
+        peakResidentBytes = try bytes(field("peak_rss_bytes"))
+        memoryBoundBytes = bytes(json["memory_bound_bytes"])
+        jobPeakBytes = bytes(json["job_peak_bytes"])
         auto = json["auto"]?.boolValue ?? false
         let v = try field("validation")
         guard let tol = v["tolerance"]?.stringValue else { throw GlintError("\(path).validation.tolerance must be a string") }
