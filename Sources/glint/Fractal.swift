@@ -123,6 +123,11 @@ struct Fractal: PassSource {
     @Flag(name: .customLong("no-skip"), help: "Iterate inside the main cardioid and period-2 bulb too (Mandelbrot; same pixels, slower).")
     var noSkip = false
 
+    @Option(name: .customLong("zoom-to"),
+            help: ArgumentHelp("Render the view that frames the minibrot nearest --center and --zoom instead (mandelbrot; as glint locate minibrot finds it).",
+                               valueName: "minibrot"))
+    var zoomTo: ZoomTarget?
+
     @Option(help: ArgumentHelp("Also write the raw escape counts at the pixel centres as a 16-bit binary PGM.",
                                discussion: "Maximum value 65535 whatever the limit; points that never escape hold the iteration limit; a count is the number of steps that stayed within the bailout, so points outside |z| <= R after the first step read 0. Counts above 65535 are clamped."))
     var counts: String?
@@ -236,7 +241,26 @@ struct Fractal: PassSource {
         if let texture {
             job.texture = try PNG.read(texture)
         }
+        if zoomTo != nil { try zoomToMinibrot(&job) }
         return job
+    }
+
+    /// --zoom-to minibrot: the framing view of the nearest minibrot, with 100 iterations per
+    /// period step unless --iterations (or the location) sets them.
+    func zoomToMinibrot(_ job: inout FractalJob) throws {
+        guard job.formula == .mandelbrot else {
+            throw GlintError("--zoom-to minibrot renders mandelbrot (got \(job.formula.name))")
+        }
+        let m = try MinibrotLocator.locate(centerRe: job.exactCenter.re, centerIm: job.exactCenter.im, zoom: job.exactZoom)
+        job.exactCenter = DeepComplex(re: m.centerRe, im: m.centerIm)
+        job.exactZoom = m.zoom
+        if iterationsOption == nil && fileView?.iterations == nil {
+            job.maxIterations = max(job.maxIterations, min(FractalJob.maxIterationLimit, 100 * m.period))
+        }
+        if automaticPrecision { job.precision = Precision.automatic(for: job) }
+        if !out.quiet {
+            writeStderr("zoom-to minibrot: period \(m.period), size \(m.sizeMantissa)e\(m.sizeExponent10), zoom \(m.zoom.plainText), \(job.maxIterations) iterations\n")
+        }
     }
 
     /// -o, or a default; with --shard, {shard} in it becomes the shard's number.
@@ -420,4 +444,9 @@ extension Fractal {
     func comparisonTitle() throws -> String { "fractal \(formula.name) \(size)" + (bitDepth == 16 ? " 16-bit" : "") }
 
     func comparableJob() throws -> any ComparableJob { FractalComparison(job: try makeJob(), sixteenBit: bitDepth == 16) }
+}
+
+/// What --zoom-to finds and frames.
+enum ZoomTarget: String, ExpressibleByArgument, CaseIterable {
+    case minibrot
 }

@@ -24,6 +24,19 @@ struct LocateCLITests {
         }
     }
 
+    /// glint fractal --zoom-to minibrot renders the framing view and records it in the PNG.
+    @Test func fractalZoomTo() throws {
+        try withSandbox { box in
+            let r = try box.run(["fractal", "mandelbrot", "--center", "-1.75,0", "--zoom", "10", "--zoom-to", "minibrot",
+                                 "--size", "30x20", "-o", "z.png"])
+            #expect(r.status == 0 && r.stderr.contains("period 3"), "\(r)")
+            let p = try box.run(["fractal", "--location", "z.png", "--print-location"])
+            #expect(p.stdout.contains("Re: -1.769154303181542") && p.stdout.contains("Zoom: 78.8"), "\(p)")
+            let julia = try box.run(["fractal", "julia", "--zoom-to", "minibrot", "--size", "8x8", "-o", "j.png"])
+            #expect(julia.status == 1 && julia.stderrLines.count == 1 && !box.exists("j.png"), "\(julia)")
+        }
+    }
+
     @Test func errorsAreOneLine() throws {
         try withSandbox { box in
             let outside = try box.run(["locate", "minibrot", "--center", "3,3", "--zoom", "1"])

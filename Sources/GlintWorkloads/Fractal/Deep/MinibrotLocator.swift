@@ -113,8 +113,9 @@ public enum MinibrotLocator {
         let zoomOut = s.magnitudeNumber(precision: 64)
         zoomOut.setQuotient(1, zoomOut)
         mpfr_mul_d(zoomOut.raw, zoomOut.raw, framing, MPFR_RNDN)
+        // Written plainly where that is short, as --center and --zoom take them.
         func number(_ x: MPFRNumber, _ digits: Int, _ field: String) throws(GlintError) -> DeepNumber {
-            try DeepNumber(parsing: x.decimalString(digits: digits), field: field)
+            try DeepNumber(parsing: DeepNumber(parsing: x.decimalString(digits: digits), field: field).plainText, field: field)
         }
         return Minibrot(period: p, nucleusRe: try number(nucleus.re, answerDigits, "nucleus re"),
                         nucleusIm: try number(nucleus.im, answerDigits, "nucleus im"),
