@@ -232,11 +232,16 @@ public enum MinibrotLocator {
     final class Complex {
         let re: MPFRNumber
         let im: MPFRNumber
-        init(_ re: MPFRNumber, _ im: MPFRNumber) { self.re = re; self.im = im }
+        /// Working space for the operations below, allocated once: they run every iteration.
+        private let t: MPFRNumber
+        init(_ re: MPFRNumber, _ im: MPFRNumber) {
+            self.re = re
+            self.im = im
+            t = MPFRNumber(precision: max(re.precision, im.precision))
+        }
 
         /// self = a·b (self may not be a or b).
         func multiply(_ a: Complex, _ b: Complex) {
-            let t = MPFRNumber(precision: re.precision)
             re.setProduct(a.re, b.re)
             t.setProduct(a.im, b.im)
             re.setDifference(re, t)
@@ -274,8 +279,8 @@ public enum MinibrotLocator {
             return true
         }
 
+        /// |self|² into `out` (not self's parts).
         func squaredMagnitude(into out: MPFRNumber) {
-            let t = MPFRNumber(precision: out.precision)
             out.setSquare(re)
             t.setSquare(im)
             out.setSum(out, t)
