@@ -6,8 +6,10 @@ import PackageDescription
 // start-up and says so clearly on an older one. Other architectures build for their baseline.
 #if arch(x86_64)
 let simdSettings: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "haswell"])]
+let simdCSettings: [CSetting] = [.unsafeFlags(["-O3", "-march=haswell"])]
 #else
 let simdSettings: [SwiftSetting] = []
+let simdCSettings: [CSetting] = [.unsafeFlags(["-O3"])]
 #endif
 
 let package = Package(
@@ -32,7 +34,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
     ],
     targets: [
-        // C system libraries: the OpenCL ICD loader and libpng, from Debian's -dev packages.
+        // C system libraries: the OpenCL ICD loader and libpng, from Debian's -dev packages (and
+        // FFTW's libfftw3-dev for CDeepOrbit below).
         .systemLibrary(name: "COpenCL", path: "Sources/COpenCL", pkgConfig: "OpenCL",
                        providers: [.apt(["ocl-icd-opencl-dev", "opencl-headers"])]),
         .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng",
@@ -40,6 +43,12 @@ let package = Package(
         // GNU MPFR (and GMP under it): the deep zoom's arbitrary-precision reference orbit.
         .systemLibrary(name: "CMPFR", path: "Sources/CMPFR", pkgConfig: "mpfr",
                        providers: [.apt(["libmpfr-dev"])]),
+
+        // The deep zoom's reference-orbit step in C: MPFR, and above a few thousand bits one FFT
+        // convolution (FFTW) per step for all its products, on two threads.
+        .target(name: "CDeepOrbit", path: "Sources/CDeepOrbit", cSettings: simdCSettings,
+                linkerSettings: [.linkedLibrary("fftw3"), .linkedLibrary("mpfr"), .linkedLibrary("gmp"),
+                                 .linkedLibrary("pthread")]),
 
         // The structs shared with the kernels, defined once in Kernels/common/types.h.
         .systemLibrary(name: "CGlintTypes", path: "Sources/CGlintTypes"),
@@ -58,7 +67,7 @@ let package = Package(
 
         // The workloads: backend choice, shared compute contexts and one folder per workload.
         .target(name: "GlintWorkloads",
-                dependencies: ["GlintCL", "GlintCore", "GlintKernels", "CGlintTypes", "CMPFR"],
+                dependencies: ["GlintCL", "GlintCore", "GlintKernels", "CGlintTypes", "CMPFR", "CDeepOrbit"],
                 swiftSettings: simdSettings),
 
         // The command-line tool.
@@ -86,7 +95,7 @@ let package = Package(
         .testTarget(name: "RayTraceTests", dependencies: ["GlintWorkloads", "GlintCore", "GlintCL", "GlintKernels", "CGlintTypes",
                                                           "GlintTestSupport"]),
         .testTarget(name: "BlurMistTests", dependencies: ["GlintWorkloads", "GlintCore", "GlintCL", "CGlintTypes", "GlintTestSupport"]),
-        .testTarget(name: "DeepZoomTests", dependencies: ["GlintWorkloads", "GlintCore", "CMPFR"]),
+        .testTarget(name: "DeepZoomTests", dependencies: ["GlintWorkloads", "GlintCore", "CMPFR", "CDeepOrbit"]),
         .testTarget(name: "CLITests", dependencies: ["glint", "GlintCore", "GlintWorkloads", "GlintTestSupport"]),
         // `glint serve` in process: the application of buildApplication(context:configuration:)
         // driven through HummingbirdTesting's router client, no port and no child process. Like the

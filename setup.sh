@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-packages="ocl-icd-opencl-dev opencl-headers libpng-dev libmpfr-dev pocl-opencl-icd binutils oclgrind"
+packages="ocl-icd-opencl-dev opencl-headers libpng-dev libmpfr-dev libfftw3-dev pocl-opencl-icd binutils oclgrind"
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
 

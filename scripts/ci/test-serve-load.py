@@ -22,6 +22,54 @@ def peak_rss_mib(pid):
     return 0.0
 
 
+def reply_order(port):
+    """Frames' PNGs encode in the background while the next frame renders; the replies must still
+    come in order: a preview frame, then the final frame, then "done", each frame's JSON followed
+    by its PNG; a live view's frames in order, each with its PNG, until "stop". Returns failures."""
+    problems = []
+    ws = WebSocket(port)
+    try:
+        ws.send(json.dumps({"type": "render", "id": 7, "preview": True, "workload": "fractal",
+                            "args": ["mandelbrot", "--size", "320x200", "--iterations", "300"]}))
+        seen = []
+        while not seen or seen[-1] != "done":
+            m = ws.recv()
+            if isinstance(m, bytes):
+                if not seen or not seen[-1].startswith("frame") or not m.startswith(b"\x89PNG"):
+                    problems.append(f"a PNG came after {seen[-1:]} instead of after its frame's JSON")
+                seen.append("png")
+                continue
+            doc = json.loads(m)
+            if doc.get("type") == "error":
+                problems.append(f"the render failed: {doc}")
+                break
+            seen.append(f"frame:{doc['stage']}" if doc.get("type") == "frame" else doc.get("type"))
+        if not problems and seen != ["frame:preview", "png", "frame:final", "png", "done"]:
+            problems.append(f"a render's replies came as {seen}, not preview, PNG, final, PNG, done")
+        ws.send(json.dumps({"type": "pulse", "id": 8, "args": ["--size", "256x128"]}))
+        expect_png, frames = False, 0
+        while frames < 12 and not problems:
+            m = ws.recv()
+            if isinstance(m, bytes):
+                if not expect_png:
+                    problems.append("a live view sent a PNG without its frame's JSON")
+                expect_png = False
+                frames += 1
+                continue
+            doc = json.loads(m)
+            if expect_png or doc.get("type") != "frame" or doc.get("id") != 8 or doc.get("width") != 256:
+                problems.append(f"a live view sent {doc} where its next frame was due")
+            expect_png = True
+        ws.send(json.dumps({"type": "stop"}))
+    except (OSError, EOFError, ValueError) as e:
+        problems.append(f"reply order: {e}")
+    finally:
+        ws.close()
+    if not problems:
+        print("reply order: a render's preview, final and done, and 12 live frames, each JSON then its PNG")
+    return problems
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--glint", default=os.environ.get("GLINT", ".build/debug/glint"))
@@ -153,6 +201,7 @@ def main():
               + f"; latency median {p(0.5):.0f} ms, p95 {p(0.95):.0f} ms; websocket frames {ws_frames[0]}; peak RSS {rss:.0f} MiB")
         if sum(counts.values()) != a.requests:
             failures.append(f"{a.requests - sum(counts.values())} requests got no answer")
+        failures += reply_order(port)
         # A page left open with a live view must not keep the server from stopping: SIGTERM
         # closes its connection (a browser answers the close, as this client does) at once.
         live = WebSocket(port)

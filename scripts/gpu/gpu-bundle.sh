@@ -5,7 +5,7 @@
 #
 # Builds glint as a static binary (the Swift runtime linked in: --static-swift-stdlib, scratch
 # path .build-static), strips it, and assembles bundle/glint-gpu/ with the binary, the shared
-# libraries it needs beyond glibc (ocl-icd's libOpenCL.so.1, libpng16, libz, libmpfr, libgmp; libstdc++ and
+# libraries it needs beyond glibc (ocl-icd's libOpenCL.so.1, libpng16, libz, libmpfr, libgmp, libfftw3; libstdc++ and
 # libgcc_s go to fallback/, used only where the target lacks them), scripts/gpu/gpu-run.sh as run.sh,
 # a texture for image-julia and a README.txt. Then packs bundle/glint-gpu.tar.gz.
 # --no-build reuses the binary already in .build-static (after checking that it exists).
@@ -99,7 +99,7 @@ while read -r name arrow path _; do
     say "library: $name <- $real"
 done <<<"$lddout"
 
-for need in libOpenCL.so.1 libpng16.so.16 libmpfr.so.6 libgmp.so.10; do
+for need in libOpenCL.so.1 libpng16.so.16 libmpfr.so.6 libgmp.so.10 libfftw3.so.3; do
     [[ -f $out/$need ]] || die "$need was not found among glint's libraries (is it installed? ldd: $bin)"
 done
 # libpng needs libz; make sure it came along whenever libpng names it.

@@ -1,5 +1,6 @@
 #if Serve
 import ArgumentParser
+import Dispatch
 import Glibc
 import GlintCore
 import GlintWorkloads
@@ -8,7 +9,10 @@ import Hummingbird
 
 /// One page's WebSocket connection: its views, one at a time. A new view cancels the one in
 /// flight; frames of a cancelled view are never sent. Replies go through one writer task, so a
-/// frame's JSON and its PNG always arrive together and in order.
+/// frame's JSON and its PNG always arrive together and in order. A frame's PNG is encoded in the
+/// background while the view renders its next frame; `OrderedOutbox` keeps every reply in the
+/// order it was queued. A view keeps at most two frames queued (encoding or waiting for the
+/// client) while it renders a third, so a connection holds at most three frames' pixels.
 final class ServeSession: Sendable {
     let context: ServeContext
     private let state = Locked(State())
@@ -22,6 +26,14 @@ final class ServeSession: Sendable {
     enum Outgoing: Sendable {
         case text(String)
         case frame(String, [UInt8])
+    }
+
+    /// A reply in the order: what goes out, the view it belongs to (nil: any), and whether it
+    /// counts as a frame in `pendingFrames`.
+    struct Queued: Sendable {
+        var item: Outgoing
+        var generation: Int?
+        var isFrame: Bool
     }
 
     struct State {
@@ -41,6 +53,8 @@ final class ServeSession: Sendable {
         var gravity: SIMD2<Double>?
         var cameraSize: (width: Int, height: Int)?
         var camera: Image8?
+        /// Every reply takes its place here when queued.
+        var order = OrderedOutbox<Queued>()
     }
 
     init(context: ServeContext) {
@@ -218,10 +232,10 @@ final class ServeSession: Sendable {
         if job.workload == "rtow" { return try await progressive(job, device: device, id: id, gen: gen) }
         if preview, let small = try job.preview(uploads: context.uploads, defaultSize: ImageSize(width: 1200, height: 800)) {
             let out = try await context.render(small, device: device)
-            if isCurrent(gen) { try sendFrame(out, id: id, gen: gen, stage: "preview", command: job.cli, keep: false) }
+            if isCurrent(gen) { sendFrame(out, id: id, gen: gen, stage: "preview", command: job.cli, keep: false) }
         }
         let out = try await context.render(job, device: device)
-        if isCurrent(gen) { try sendFrame(out, id: id, gen: gen, stage: "final", command: job.cli, keep: true) }
+        if isCurrent(gen) { sendFrame(out, id: id, gen: gen, stage: "final", command: job.cli, keep: true) }
     }
 
     /// The ray tracer pass by pass: the running image after each pass, then the final one.
@@ -238,7 +252,7 @@ final class ServeSession: Sendable {
             let p = progress.withLock { $0 }
             let rate = p.map { $0.seconds > 0 ? Double($0.samplesTraced) / $0.seconds : 0 } ?? 0
             let image = acc.gammaImage()
-            try self.sendFrame(Rendered(image: image, wallSeconds: p?.seconds ?? 0, kernelSeconds: 0, device: backend.label),
+            self.sendFrame(Rendered(image: image, wallSeconds: p?.seconds ?? 0, kernelSeconds: 0, device: backend.label),
                                id: id, gen: gen, stage: "pass", command: cli, keep: false,
                                extra: [("spp", .int(Int64(acc.samplesPerPixel))), ("target_spp", .int(Int64(rt.samplesPerPixel))),
                                        ("samples_per_second", .number(rate))])
@@ -250,7 +264,7 @@ final class ServeSession: Sendable {
         }
         guard isCurrent(gen), !result.stoppedEarly else { return }
         let rate = result.wallSeconds > 0 ? Double(result.samples) / result.wallSeconds : 0
-        try sendFrame(Rendered(image: result.image, wallSeconds: result.wallSeconds, kernelSeconds: result.kernelSeconds, device: backend.label),
+        sendFrame(Rendered(image: result.image, wallSeconds: result.wallSeconds, kernelSeconds: result.kernelSeconds, device: backend.label),
                       id: id, gen: gen, stage: "final", command: cli, keep: true,
                       extra: [("spp", .int(Int64(result.samplesPerPixel))), ("target_spp", .int(Int64(rt.samplesPerPixel))),
                               ("samples_per_second", .number(rate))])
@@ -360,7 +374,7 @@ final class ServeSession: Sendable {
             if shown == 1 { start = Clock.now() }
             let elapsed = Clock.now() - start
             if isCurrent(gen) {
-                try sendFrame(Rendered(image: image, wallSeconds: Clock.now() - t0, kernelSeconds: 0, device: backend.label),
+                sendFrame(Rendered(image: image, wallSeconds: Clock.now() - t0, kernelSeconds: 0, device: backend.label),
                               id: id, gen: gen, stage: "live", command: setup.cli, keep: false,
                               extra: [("frame", .int(Int64(frame))), ("fps", .number(elapsed > 0 ? Double(shown - 1) / elapsed : 0))])
             }
@@ -385,7 +399,7 @@ final class ServeSession: Sendable {
             if shown == 1 { start = Clock.now() }
             if isCurrent(gen) {
                 let elapsed = Clock.now() - start
-                try sendFrame(Rendered(image: out.image, wallSeconds: Clock.now() - t0, kernelSeconds: out.kernelSeconds, device: backend.label),
+                sendFrame(Rendered(image: out.image, wallSeconds: Clock.now() - t0, kernelSeconds: out.kernelSeconds, device: backend.label),
                               id: id, gen: gen, stage: "live", command: job.cli, keep: false,
                               extra: [("frame", .int(Int64(k))), ("fps", .number(elapsed > 0 ? Double(shown - 1) / elapsed : 0))])
             }
@@ -401,9 +415,27 @@ final class ServeSession: Sendable {
     private func send(_ doc: JSON) {
         let text = doc.serialized(pretty: false)
         state.withLock { s in
-            guard s.pendingBytes + text.utf8.count <= Self.maxQueued else { return }
-            s.pendingBytes += text.utf8.count
-            outbox.yield(.text(text))
+            let ticket = s.order.ticket()
+            release(s.order.finish(ticket, Queued(item: .text(text), generation: nil, isFrame: false)), in: &s)
+        }
+    }
+
+    /// Hands the replies now due to the writer, in order, but a frame of a view that has ended
+    /// and anything past `maxQueued` bytes (a client that does not read).
+    private func release(_ due: [Queued], in s: inout State) {
+        for queued in due {
+            let bytes: Int
+            switch queued.item {
+            case .text(let t): bytes = t.utf8.count
+            case .frame(let meta, let png): bytes = meta.utf8.count + png.count
+            }
+            let stale = queued.generation.map { $0 != s.generation } ?? false
+            guard !stale, s.pendingBytes + bytes <= Self.maxQueued else {
+                if queued.isFrame { s.pendingFrames -= 1 }
+                continue
+            }
+            s.pendingBytes += bytes
+            outbox.yield(queued.item)
         }
     }
 
@@ -411,22 +443,37 @@ final class ServeSession: Sendable {
         send(.object([("type", .string("error")), ("id", id), ("status", .int(Int64(e.status))), ("error", .string(e.message))]))
     }
 
+    /// Queues a frame and encodes its PNG in the background; it goes out after everything queued
+    /// before it. Once a new view has started, no frame of an older one goes out (checked when
+    /// queued and again when due).
     private func sendFrame(_ out: Rendered, id: JSON, gen: Int?, stage: String, command: String, keep: Bool,
-                           extra: [(String, JSON)] = []) throws {
-        let png = try out.png()
+                           extra: [(String, JSON)] = []) {
         let meta = JSON.object([("type", .string("frame")), ("id", id), ("stage", .string(stage)),
                                 ("width", .int(Int64(out.image.width))), ("height", .int(Int64(out.image.height))),
                                 ("device", .string(out.device)), ("wall_ms", .number(out.wallSeconds * 1000)),
                                 ("kernel_ms", .number(out.kernelSeconds * 1000)), ("command", .string(command))] + extra)
         let text = meta.serialized(pretty: false)
-        // The check and the queueing under one lock: once a new view has started, no frame of
-        // an older one goes out.
-        state.withLock { s in
-            guard gen == nil || s.generation == gen, s.pendingBytes + text.utf8.count + png.count <= Self.maxQueued else { return }
+        let ticket: Int? = state.withLock { s in
+            guard gen == nil || s.generation == gen else { return nil }
             if keep { s.lastImage = out.image }
             s.pendingFrames += 1
-            s.pendingBytes += text.utf8.count + png.count
-            outbox.yield(.frame(text, png))
+            return s.order.ticket()
+        }
+        guard let ticket else { return }
+        DispatchQueue.global().async { [self] in
+            let queued: Queued
+            do {
+                queued = Queued(item: .frame(text, try out.png()), generation: gen, isFrame: true)
+            } catch {
+                let e = ServeError.from(error, preparing: false)
+                queued = Queued(item: .text(JSON.object([("type", .string("error")), ("id", id), ("status", .int(Int64(e.status))),
+                                                         ("error", .string(e.message))]).serialized(pretty: false)),
+                                generation: gen, isFrame: false)
+            }
+            state.withLock { s in
+                if !queued.isFrame { s.pendingFrames -= 1 }
+                release(s.order.finish(ticket, queued), in: &s)
+            }
         }
     }
 

@@ -1,5 +1,5 @@
+import CDeepOrbit
 import CMPFR
-import Dispatch
 import GlintCore
 
 /// The Mandelbrot orbit of the view centre C, computed in MPFR at the precision the view needs
@@ -7,7 +7,8 @@ import GlintCore
 /// perturbation (PerturbationCPU) iterates the pixels' small deltas against. Renders get it
 /// through `OrbitCache`, which computes each orbit once per process.
 ///
-/// O[0] = 0, O[1] = C, O[n+1] = O[n]² + C, each step correctly rounded at `precisionBits`. The
+/// O[0] = 0, O[1] = C, O[n+1] = O[n]² + C, each part of each step the correctly rounded value of
+/// the exact one at `precisionBits` (ReferenceOrbit.append). The
 /// orbit ends after `maxIterations + 2` points (O[0] ... O[maxIterations+1]: a sample at the
 /// centre then follows the reference through all its `maxIterations` steps without rebasing), or
 /// at the first point with |O[n]|² > max(R², 4), which is kept (computed from the stored Doubles).
@@ -54,10 +55,6 @@ public struct ReferenceOrbit: DeepReference, Sendable {
         if digits > 0 { bits = max(bits, Int((Double(digits) * 3.321928094887362).rounded(.up)) + 64) }
         return bits
     }
-
-    /// The precision from which each orbit step's multiplications run on two threads (below it the
-    /// hand-over costs about what it saves).
-    public static let parallelBits = 16000
 
     /// Parses the decimal strings and computes the orbit (see the type's documentation).
     /// Errors (GlintError, one line): a centre or zoom that is not a plain decimal number, a zoom
@@ -132,52 +129,44 @@ public struct ReferenceOrbit: DeepReference, Sendable {
         self.spacing = spacing
     }
 
-    /// Appends `points` points of the orbit from `start` (fewer if it escapes), each step
-    /// x + iy -> (x² - y² + a.re) + i(2xy + a.im) correctly rounded at `bits`, then with `fold` the
-    /// abs of each part (the signed value is stored, its abs iterated on: the Burning Ship). The
-    /// orbit ends at the first stored point with |point|² > `limit` (the start only when
-    /// `testingStart`), which is kept. Returns whether it ended so. Every orbit of the deep zoom
-    /// (ReferenceOrbit, FormulaOrbit) is made here.
-    static func append(from start: (MPFRNumber, MPFRNumber), adding a: (MPFRNumber, MPFRNumber), fold: Bool,
-                       testingStart: Bool, points: Int, limit: Double, bits: Int,
-                       re: inout [Double], im: inout [Double]) -> Bool {
-        let x = MPFRNumber(precision: bits), y = MPFRNumber(precision: bits)
-        let x2 = MPFRNumber(precision: bits), y2 = MPFRNumber(precision: bits), xy = MPFRNumber(precision: bits)
-        x.set(start.0); y.set(start.1)
-        // From `parallelBits` up the two squares and the product run side by side (two threads,
-        // each on numbers of its own; MPFR keeps its state per thread): the same correctly rounded
-        // values, sooner.
-        let parallel = bits >= Self.parallelBits && CPUParallel.workerCount > 1 && mpfr_buildopt_tls_p() != 0
-        let step = StepNumbers(x: x, y: y, x2: x2, y2: y2, xy: xy)
-        for k in 0..<points {
-            let dr = x.toDouble(), di = y.toDouble()
-            re.append(dr); im.append(di)
-            if (k > 0 || testingStart) && !(dr * dr + di * di <= limit) { return true }
-            if k == points - 1 { break }
-            if k > 0 && fold {
-                mpfr_abs(x.raw, x.raw, MPFR_RNDN)
-                mpfr_abs(y.raw, y.raw, MPFR_RNDN)
-            }
-            if parallel {
-                DispatchQueue.concurrentPerform(iterations: 2) { i in if i == 0 { step.squares() } else { step.product() } }
-            } else {
-                step.squares()
-                step.product()
-            }
-            y.setScaled(xy, byPowerOfTwo: 1)
-            y.setSum(y, a.1)
-            x.setDifference(x2, y2)
-            x.setSum(x, a.0)
-        }
-        return false
+    /// How an orbit's steps are computed (CDeepOrbit): MPFR's exact products, an FFT
+    /// convolution per step, or (`automatic`) the FFT from the precision where it is the faster.
+    /// Every form gives the same values; the choice is for tests and measurements.
+    enum StepForm: Int32, Sendable {
+        case mpfr = 0, fft = 1, automatic = -1
     }
 
-    /// The numbers of one orbit step, for the two threads: `squares` writes x2 and y2, `product`
-    /// writes xy, both only read x and y, and neither runs while anything else touches them.
-    private struct StepNumbers: @unchecked Sendable {
-        let x: MPFRNumber, y: MPFRNumber, x2: MPFRNumber, y2: MPFRNumber, xy: MPFRNumber
-        func squares() { x2.setSquare(x); y2.setSquare(y) }
-        func product() { xy.setProduct(x, y) }
+    /// Appends `points` points of the orbit from `start` (fewer if it escapes), each step
+    /// x + iy -> (x² - y² + a.re) + i(2xy + a.im) with each part the correctly rounded value of
+    /// the exact one at `bits` (one rounding), then with `fold` the abs of each part (the signed
+    /// value is stored, its abs iterated on: the Burning Ship). The orbit ends at the first stored
+    /// point with |point|² > `limit` (the start only when `testingStart`), which is kept. Returns
+    /// whether it ended so. Every orbit of the deep zoom (ReferenceOrbit, FormulaOrbit) is made here.
+    static func append(from start: (MPFRNumber, MPFRNumber), adding a: (MPFRNumber, MPFRNumber), fold: Bool,
+                       testingStart: Bool, points: Int, limit: Double, bits: Int,
+                       re: inout [Double], im: inout [Double], form: StepForm = .automatic) -> Bool {
+        // From a few thousand bits up the steps are FFT convolutions, on two threads where the
+        // machine has them (MPFR keeps its state per thread).
+        let threads: Int32 = CPUParallel.workerCount > 1 && mpfr_buildopt_tls_p() != 0 ? 2 : 1
+        guard let stepper = glint_orbit_stepper_create(bits, threads, form.rawValue) else {
+            fatalError("out of memory for a reference orbit of \(bits) bits")
+        }
+        defer { glint_orbit_stepper_destroy(stepper) }
+        var escaped: Int32 = 0
+        var newIm = [Double]()
+        // Pages of the arrays are touched only as far as the orbit goes.
+        let newRe = [Double](unsafeUninitializedCapacity: max(points, 0)) { reBuffer, reCount in
+            newIm = [Double](unsafeUninitializedCapacity: max(points, 0)) { imBuffer, imCount in
+                let n = glint_orbit_run(stepper, start.0.raw, start.1.raw, a.0.raw, a.1.raw, fold ? 1 : 0,
+                                        testingStart ? 1 : 0, points, limit, reBuffer.baseAddress, imBuffer.baseAddress,
+                                        &escaped)
+                imCount = n
+            }
+            reCount = newIm.count
+        }
+        re.append(contentsOf: newRe)
+        im.append(contentsOf: newIm)
+        return escaped != 0
     }
 
     /// 2 / (zoom × height), in MPFR at `precision` bits, rounded once to Double.

@@ -1,0 +1,59 @@
+#ifndef GLINT_ORBIT_STEP_H
+#define GLINT_ORBIT_STEP_H
+// A deep-zoom reference orbit, z <- z² + a step by step, with each part of each step the correctly
+// rounded value of the exact one (a single rounding to nearest, ties to even):
+//
+//     x' = RN(x² − y² + a_re)        y' = RN(2xy + a_im)
+//
+// Two forms compute it, with the same results by construction (both round the exact value once):
+// MPFR (exact products at twice the precision, then one correctly rounded sum), and from 4,000
+// bits up an FFT convolution in double precision that keeps x and y as digits between steps: the
+// transforms of x and y are taken once a step and give x² − y² and 2xy together, each result
+// verified exact before it is used (the distance of every coefficient from its integer and a
+// residue modulo 2^64 − 1); a step that fails either check is computed again through MPFR. The
+// FFT form runs on two threads where two are allowed.
+#include <stdio.h>
+#include <gmp.h>
+#include <mpfr.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct glint_orbit_stepper glint_orbit_stepper;
+
+/// A stepper for numbers of `precision` bits (2 or more). `threads` (1 or 2) bounds the threads
+/// the FFT form may use; `fft` chooses the form: 1 always FFT where the precision allows it, 0
+/// never, -1 from the precision where it is the faster (glint_orbit_fft_threshold_bits). NULL
+/// when memory runs out.
+glint_orbit_stepper *glint_orbit_stepper_create(long precision, int threads, int fft);
+void glint_orbit_stepper_destroy(glint_orbit_stepper *stepper);
+
+/// The orbit from `start`: stores the points (the start first) as doubles (mpfr_get_d's rounding)
+/// in re and im, `points` at most, and stops after the first point with |point|² > `limit` (the
+/// start only when `testing_start`), setting *escaped. With `fold` each step iterates the abs of
+/// both parts (the Burning Ship). Returns the number of points stored. a_re and a_im may have any
+/// precision; the steps round to the stepper's.
+long glint_orbit_run(glint_orbit_stepper *stepper, mpfr_srcptr start_re, mpfr_srcptr start_im, mpfr_srcptr a_re,
+                     mpfr_srcptr a_im, int fold, int testing_start, long points, double limit, double *re, double *im,
+                     int *escaped);
+
+/// One step, x + iy <- (x + iy)² + (a_re + i a_im), in place (for tests: an orbit is faster by
+/// glint_orbit_run, which keeps the FFT form's digits between steps); x and y must have the
+/// stepper's precision.
+void glint_orbit_step(glint_orbit_stepper *stepper, mpfr_ptr x, mpfr_ptr y, mpfr_srcptr a_re, mpfr_srcptr a_im);
+
+/// Whether the stepper's steps use the FFT form (0 or 1).
+int glint_orbit_stepper_uses_fft(const glint_orbit_stepper *stepper);
+
+/// Steps computed through MPFR although the FFT form was in use: the operands did not fit the
+/// transform (their exponents too far apart, or one far below a), or a check failed. For tests.
+unsigned long glint_orbit_stepper_mpfr_steps(const glint_orbit_stepper *stepper);
+
+/// The precision from which `fft = -1` takes the FFT form.
+long glint_orbit_fft_threshold_bits(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
