@@ -255,6 +255,7 @@ struct glint_orbit_stepper {
     // A result in `next` (on next_grid) waiting to become cur: the lowest digit kept.
     long next_grid, next_shift, next_digits;
     mpfr_t x, y, xx, yy, xy;    // the MPFR form's numbers and exact products
+    u64 *product_limbs;         // 6n limbs: the exact products' significands
     u64 *limbs_buffer;          // conversions between digits and MPFR
     uint32_t *digit_buffer;
     unsigned long mpfr_steps;
@@ -653,9 +654,41 @@ static void lane_result(glint_orbit_stepper *st, int which) {
 
 // MARK: the MPFR form and the state's moves between the forms
 
-/// The MPFR form: the three products exactly (at twice the precision), then each part rounded
-/// once (mpfr_sum rounds x² − y² + a_re as one sum).
+/// v's significand times w's (or squared), exactly, as an MPFR number over `limbs` (2n limbs of
+/// room): GMP's products directly, since mpfr_sqr at twice the precision takes as long as a
+/// product and mpn_sqr half that. v and w are nonzero numbers of the stepper's precision.
+static void exact_product(glint_orbit_stepper *st, mpfr_srcptr v, mpfr_srcptr w, int negate, u64 *limbs, mpfr_ptr out) {
+    const long n = st->limbs;
+    const mp_limb_t *a = (const mp_limb_t *)mpfr_custom_get_significand(v);
+    if (v == w) mpn_sqr((mp_limb_t *)limbs, a, n);
+    else mpn_mul_n((mp_limb_t *)limbs, a, (const mp_limb_t *)mpfr_custom_get_significand(w), n);
+    long exponent = mpfr_get_exp(v) + mpfr_get_exp(w);
+    if (!(limbs[2 * n - 1] >> 63)) {
+        mpn_lshift((mp_limb_t *)limbs, (const mp_limb_t *)limbs, 2 * n, 1);
+        exponent--;
+    }
+    const int negative = (mpfr_signbit(v) != 0) != (mpfr_signbit(w) != 0) ? !negate : negate;
+    mpfr_custom_init_set(out, negative ? -MPFR_REGULAR_KIND : MPFR_REGULAR_KIND, (mpfr_exp_t)exponent,
+                         (mpfr_prec_t)(128 * n), limbs);
+}
+
+/// The MPFR form: the three products exactly, then each part rounded once (mpfr_sum rounds
+/// x² − y² + a_re as one sum).
 static void step_mpfr(glint_orbit_stepper *st, mpfr_ptr x, mpfr_ptr y, mpfr_srcptr a_re, mpfr_srcptr a_im) {
+    const int regular = mpfr_regular_p(x) && mpfr_regular_p(y);
+    if (regular) {
+        const long n = st->limbs;
+        mpfr_t xx, yy, xy;
+        exact_product(st, x, x, 0, st->product_limbs, xx);
+        exact_product(st, y, y, 1, st->product_limbs + 2 * n, yy);
+        exact_product(st, x, y, 0, st->product_limbs + 4 * n, xy);
+        mpfr_ptr terms[3] = {xx, yy, (mpfr_ptr)a_re};
+        mpfr_sum(x, (const mpfr_ptr *)terms, 3, MPFR_RNDN);
+        mpfr_mul_2ui(xy, xy, 1, MPFR_RNDN);
+        mpfr_add(y, xy, a_im, MPFR_RNDN);
+        return;
+    }
+    // A zero (or not a number): MPFR's own exact products at twice the precision.
     mpfr_sqr(st->xx, x, MPFR_RNDN);
     mpfr_sqr(st->yy, y, MPFR_RNDN);
     mpfr_mul(st->xy, x, y, MPFR_RNDN);
@@ -1019,6 +1052,11 @@ glint_orbit_stepper *glint_orbit_stepper_create(long precision, int threads, int
     st->threads = threads >= 2 ? 2 : 1;
     mpfr_inits2(precision, st->x, st->y, (mpfr_ptr)0);
     mpfr_inits2(2 * precision, st->xx, st->yy, st->xy, (mpfr_ptr)0);
+    st->product_limbs = malloc(sizeof(u64) * (size_t)(6 * st->limbs));
+    if (!st->product_limbs) {
+        glint_orbit_stepper_destroy(st);
+        return NULL;
+    }
     st->fft = fft > 0 || (fft < 0 && precision >= FFT_THRESHOLD_BITS);
     if (st->fft && !setup_fft(st)) {
         free_fft(st);
@@ -1034,6 +1072,7 @@ void glint_orbit_stepper_destroy(glint_orbit_stepper *st) {
     if (!st) return;
     if (st->fft) free_fft(st);
     mpfr_clears(st->x, st->y, st->xx, st->yy, st->xy, (mpfr_ptr)0);
+    free(st->product_limbs);
     free(st);
 }
 
