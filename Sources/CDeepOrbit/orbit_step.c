@@ -618,7 +618,8 @@ static void lane_result(glint_orbit_stepper *st, int which) {
         }
     }
     if (carry != 0 && carry != -1) return;
-    u[count] = 0;
+    // Zero above: the state may read this lane up to the other lane's top digit + 1.
+    memset(u + count, 0, sizeof(uint32_t) * (size_t)(st->n + 2 - count));
     int sign = 1;
     if (carry < 0) {
         // The magnitude: 2^(b·count) − Σ u[k]·2^(b·k).
@@ -675,7 +676,13 @@ static void exact_product(glint_orbit_stepper *st, mpfr_srcptr v, mpfr_srcptr w,
 /// The MPFR form: the three products exactly, then each part rounded once (mpfr_sum rounds
 /// x² − y² + a_re as one sum).
 static void step_mpfr(glint_orbit_stepper *st, mpfr_ptr x, mpfr_ptr y, mpfr_srcptr a_re, mpfr_srcptr a_im) {
-    const int regular = mpfr_regular_p(x) && mpfr_regular_p(y);
+    int regular = mpfr_regular_p(x) && mpfr_regular_p(y);
+    if (regular) {
+        // The products' exponents must be MPFR's to hold (else its own products, which round).
+        const long ex = mpfr_get_exp(x), ey = mpfr_get_exp(y);
+        const long high = ex > ey ? ex : ey, low = ex < ey ? ex : ey;
+        regular = high <= ((long)mpfr_get_emax() - 2) / 2 && low >= ((long)mpfr_get_emin() + 2) / 2;
+    }
     if (regular) {
         const long n = st->limbs;
         mpfr_t xx, yy, xy;
@@ -688,7 +695,7 @@ static void step_mpfr(glint_orbit_stepper *st, mpfr_ptr x, mpfr_ptr y, mpfr_srcp
         mpfr_add(y, xy, a_im, MPFR_RNDN);
         return;
     }
-    // A zero (or not a number): MPFR's own exact products at twice the precision.
+    // A zero, not a number, or out of range: MPFR's own products at twice the precision.
     mpfr_sqr(st->xx, x, MPFR_RNDN);
     mpfr_sqr(st->yy, y, MPFR_RNDN);
     mpfr_mul(st->xy, x, y, MPFR_RNDN);
@@ -704,6 +711,10 @@ static void step_mpfr(glint_orbit_stepper *st, mpfr_ptr x, mpfr_ptr y, mpfr_srcp
 static int plan_step(glint_orbit_stepper *st) {
     const long L = st->digits;
     if (L + 1 > st->max_digits) return 0;
+    // Values far outside MPFR's exponent range (an orbit falling to 0 doubles its exponent each
+    // step) are MPFR's to underflow or overflow, and the grid must not overflow a long.
+    const long limit = (long)(mpfr_get_emax() < -mpfr_get_emin() ? mpfr_get_emax() : -mpfr_get_emin()) / 4;
+    if (st->grid < -limit || st->grid + (long)st->b * (L + 1) > limit) return 0;
     st->result_grid = 2 * st->grid;
     for (int i = 0; i < 2; i++) {
         const lane *ln = &st->lanes[i];

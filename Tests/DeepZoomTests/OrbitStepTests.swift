@@ -45,6 +45,89 @@ import Testing
         }
     }
 
+    /// One stepper for many steps of every shape, as a long orbit meets them: sparse numbers (a few
+    /// bits far apart) and dense ones, exponent gaps, a near x² or far below it, x² − y² + a
+    /// cancelling, a of another precision. A step must not see anything of the steps before it.
+    @Test("one stepper, many steps of mixed shapes", arguments: [(301, 1), (4_000, 1), (4_000, 2)])
+    func manyMixedSteps(bits: Int, threads: Int) {
+        var random = SplitMix(seed: UInt64(bits * 10 + threads))
+        let stepper = glint_orbit_stepper_create(bits, Int32(threads), 1)!
+        defer { glint_orbit_stepper_destroy(stepper) }
+        let aBits = bits + 100
+        func value(_ precision: Int, _ exponent: Int, span: Int) -> MPFRNumber {
+            let kind = random.next() % 8
+            if kind == 0 {
+                let zero = MPFRNumber(precision: precision)
+                if random.next() & 1 == 1 { mpfr_neg(zero.raw, zero.raw, MPFR_RNDN) }
+                return zero
+            }
+            if kind <= 2 { return random.number(bits: precision, exponent: exponent, zero: false) }
+            let sum = MPFRNumber(precision: precision + span + 64), term = MPFRNumber(precision: 2)
+            mpfr_set_ui_2exp(sum.raw, 1, exponent - 1, MPFR_RNDN)
+            for _ in 0...(random.next() % 4) {
+                mpfr_set_ui_2exp(term.raw, 1, exponent - 2 - Int(random.next() % UInt64(span + 1)), MPFR_RNDN)
+                if random.next() & 1 == 1 { mpfr_sub(sum.raw, sum.raw, term.raw, MPFR_RNDN) } else { mpfr_add(sum.raw, sum.raw, term.raw, MPFR_RNDN) }
+            }
+            let v = MPFRNumber(precision: precision)
+            mpfr_set(v.raw, sum.raw, MPFR_RNDN)
+            if random.next() & 1 == 1 { mpfr_neg(v.raw, v.raw, MPFR_RNDN) }
+            return v
+        }
+        var mismatches = 0
+        for step in 0..<600 {
+            let ex = Int(random.next() % 9) - 4
+            let ey = random.next() % 4 == 0 ? ex : ex + Int(random.next() % 200) - 100
+            let span = random.next() & 1 == 1 ? bits + 2 : bits / 2 + 1
+            let x = value(bits, ex, span: span)
+            var y = value(bits, ey, span: span)
+            if random.next() % 6 == 0 {
+                y = MPFRNumber(precision: bits)
+                mpfr_set(y.raw, x.raw, MPFR_RNDN)
+                if random.next() & 1 == 1 { mpfr_neg(y.raw, y.raw, MPFR_RNDN) }
+            }
+            var ea = 2 * max(ex, ey) + Int(random.next() % 12) - 8
+            if random.next() % 5 == 0 { ea -= Int(random.next() % UInt64(2 * bits)) }
+            var aRe = value(aBits, ea, span: aBits + 2)
+            let aIm = value(aBits, ea + Int(random.next() % 5) - 2, span: aBits + 2)
+            if random.next() % 5 == 0 && mpfr_regular_p(x.raw) != 0 && mpfr_regular_p(y.raw) != 0 {
+                // a cancels x² − y² to within its own precision.
+                let big = MPFRNumber(precision: 4 * bits + 8), other = MPFRNumber(precision: 4 * bits + 8)
+                mpfr_sqr(big.raw, x.raw, MPFR_RNDN)
+                mpfr_sqr(other.raw, y.raw, MPFR_RNDN)
+                mpfr_sub(big.raw, other.raw, big.raw, MPFR_RNDN)
+                aRe = MPFRNumber(precision: aBits)
+                mpfr_set(aRe.raw, big.raw, MPFR_RNDN)
+            }
+            let (wantRe, wantIm) = Self.exactStep(x: x, y: y, aRe: aRe, aIm: aIm, bits: bits)
+            let gotRe = MPFRNumber(precision: bits), gotIm = MPFRNumber(precision: bits)
+            gotRe.set(x); gotIm.set(y)
+            glint_orbit_step(stepper, gotRe.raw, gotIm.raw, aRe.raw, aIm.raw)
+            if !(Self.same(gotRe, wantRe) && Self.same(gotIm, wantIm)) {
+                mismatches += 1
+                if mismatches <= 3 { Issue.record("\(bits) bits, \(threads) threads: step \(step) differs") }
+            }
+        }
+        #expect(mismatches == 0)
+    }
+
+    /// An orbit falling to 0 (a Julia set with c = 0, from inside the unit circle): its exponent
+    /// doubles every step, past MPFR's range, where the FFT form must hand over to MPFR.
+    @Test("an orbit falling to zero is the same in every form")
+    func orbitFallingToZero() {
+        let bits = 4_000
+        let start = (MPFRNumber(0.6, precision: bits), MPFRNumber(-0.79, precision: bits))
+        let zero = (MPFRNumber(precision: bits), MPFRNumber(precision: bits))
+        var orbits: [[UInt64]] = []
+        for form in [ReferenceOrbit.StepForm.mpfr, .fft] {
+            var re = [Double](), im = [Double]()
+            let escaped = ReferenceOrbit.append(from: start, adding: zero, fold: false, testingStart: false, points: 100,
+                                                limit: 4, bits: bits, re: &re, im: &im, form: form)
+            #expect(!escaped && re.count == 100)
+            orbits.append((re + im).map(\.bitPattern))
+        }
+        #expect(orbits[0] == orbits[1])
+    }
+
     /// Exact halfway cases round to even: x = 2^h + 1 (h = ⌈p/2⌉) has x² = 2^(2h) + 2^(h+1) + 1,
     /// one bit more than the precision holds when 2h = p, so its last bit is a tie; with y's
     /// square added (y = 2^j) or a (±2^-k) the tie moves or breaks.

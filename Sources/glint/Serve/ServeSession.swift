@@ -34,6 +34,7 @@ final class ServeSession: Sendable {
         var item: Outgoing
         var generation: Int?
         var isFrame: Bool
+        var isDone = false
     }
 
     struct State {
@@ -55,6 +56,9 @@ final class ServeSession: Sendable {
         var camera: Image8?
         /// Every reply takes its place here when queued.
         var order = OrderedOutbox<Queued>()
+        /// The view one of whose frames could not be encoded: it is stopped, its error sent in
+        /// the frame's place and its "done" dropped.
+        var failedView: Int?
     }
 
     init(context: ServeContext) {
@@ -201,10 +205,10 @@ final class ServeSession: Sendable {
             s.current = Task {
                 do {
                     try await body(gen)
-                    if self.isCurrent(gen) { self.send(.object([("type", .string("done")), ("id", id)])) }
+                    if self.isCurrent(gen) { self.send(.object([("type", .string("done")), ("id", id)]), view: gen, isDone: true) }
                 } catch {
                     let e = ServeError.from(error, preparing: false)
-                    if e.status != 499 && self.isCurrent(gen) { self.sendError(e, id: id) }
+                    if e.status != 499 && self.isCurrent(gen) { self.sendError(e, id: id, view: gen) }
                 }
             }
         }
@@ -412,11 +416,13 @@ final class ServeSession: Sendable {
     /// Queued bytes past which messages are dropped (a client that sends but never reads).
     private static let maxQueued = 64 << 20
 
-    private func send(_ doc: JSON) {
+    /// Queues a text reply; one of a view (`view`) is dropped if that view has ended by the time
+    /// the replies before it have gone out, and its "done" also if one of its frames failed.
+    private func send(_ doc: JSON, view: Int? = nil, isDone: Bool = false) {
         let text = doc.serialized(pretty: false)
         state.withLock { s in
             let ticket = s.order.ticket()
-            release(s.order.finish(ticket, Queued(item: .text(text), generation: nil, isFrame: false)), in: &s)
+            release(s.order.finish(ticket, Queued(item: .text(text), generation: view, isFrame: false, isDone: isDone)), in: &s)
         }
     }
 
@@ -429,7 +435,7 @@ final class ServeSession: Sendable {
             case .text(let t): bytes = t.utf8.count
             case .frame(let meta, let png): bytes = meta.utf8.count + png.count
             }
-            let stale = queued.generation.map { $0 != s.generation } ?? false
+            let stale = queued.generation.map { $0 != s.generation || (queued.isDone && $0 == s.failedView) } ?? false
             guard !stale, s.pendingBytes + bytes <= Self.maxQueued else {
                 if queued.isFrame { s.pendingFrames -= 1 }
                 continue
@@ -439,8 +445,9 @@ final class ServeSession: Sendable {
         }
     }
 
-    private func sendError(_ e: ServeError, id: JSON) {
-        send(.object([("type", .string("error")), ("id", id), ("status", .int(Int64(e.status))), ("error", .string(e.message))]))
+    private func sendError(_ e: ServeError, id: JSON, view: Int? = nil) {
+        send(.object([("type", .string("error")), ("id", id), ("status", .int(Int64(e.status))), ("error", .string(e.message))]),
+             view: view)
     }
 
     /// Queues a frame and encodes its PNG in the background; it goes out after everything queued
@@ -471,7 +478,14 @@ final class ServeSession: Sendable {
                                 generation: gen, isFrame: false)
             }
             state.withLock { s in
-                if !queued.isFrame { s.pendingFrames -= 1 }
+                if !queued.isFrame {
+                    // The view ends with its error, as when rendering fails.
+                    s.pendingFrames -= 1
+                    if gen == nil || gen == s.generation {
+                        s.failedView = gen
+                        s.current?.cancel()
+                    }
+                }
                 release(s.order.finish(ticket, queued), in: &s)
             }
         }
