@@ -54,7 +54,6 @@ typedef unsigned __int128 u128;
 // transforms' errors are chosen about half of it at worst).
 #define MAX_DISTANCE 0.3
 
-long glint_orbit_fft_threshold_bits(void) { return FFT_THRESHOLD_BITS; }
 
 // MARK: residues modulo 2^64 − 1 (where 2^64 ≡ 1, so a number's residue is the sum of its limbs)
 
@@ -240,6 +239,7 @@ typedef struct {
 struct glint_orbit_stepper {
     long precision, limbs;      // the numbers' precision and their significands' limbs
     int fft, threads;
+    int fft_run;                // the FFT form in this run (off where a could not be set up)
     // The FFT form: digit bits, transform length, the most digits a component may have on the
     // grid (the last one kept for the balanced form's carry), and the digits a result may have.
     int b;
@@ -731,6 +731,19 @@ static int plan_step(glint_orbit_stepper *st) {
     return 1;
 }
 
+/// Each lane's result in `next` becomes its state from digit `low` on (the buffers trade roles).
+static void adopt_next(glint_orbit_stepper *st, long low) {
+    for (int i = 0; i < 2; i++) {
+        lane *ln = &st->lanes[i];
+        uint32_t *t = ln->cur_buffer;
+        ln->cur_buffer = ln->next;
+        ln->next = t;
+        ln->cur = ln->cur_buffer + low;
+        ln->sign = ln->next_sign;
+        ln->zero = ln->next_zero;
+    }
+}
+
 /// Moves the state from MPFR (st->x, st->y) to digits where the FFT form can take the next step;
 /// whether it did.
 static int to_digits(glint_orbit_stepper *st) {
@@ -760,15 +773,7 @@ static int to_digits(glint_orbit_stepper *st) {
         st->digits = saved_digits;
         return 0;
     }
-    for (int i = 0; i < 2; i++) {
-        lane *ln = &st->lanes[i];
-        uint32_t *t = ln->cur_buffer;
-        ln->cur_buffer = ln->next;
-        ln->next = t;
-        ln->cur = ln->cur_buffer;
-        ln->sign = ln->next_sign;
-        ln->zero = ln->next_zero;
-    }
+    adopt_next(st, 0);
     st->in_mpfr = 0;
     return 1;
 }
@@ -792,22 +797,14 @@ static void commit(glint_orbit_stepper *st) {
         if (low < 0 || ln->low < low) low = ln->low;
         if (ln->top > high) high = ln->top;
     }
-    for (int i = 0; i < 2; i++) {
-        lane *ln = &st->lanes[i];
-        uint32_t *t = ln->cur_buffer;
-        ln->cur_buffer = ln->next;
-        ln->next = t;
-        ln->sign = ln->next_sign;
-        ln->zero = ln->next_zero;
-    }
     if (low < 0) {
         // Both exactly zero: the MPFR form takes it from here.
-        mpfr_set_zero(st->x, st->lanes[0].sign);
-        mpfr_set_zero(st->y, st->lanes[1].sign);
+        mpfr_set_zero(st->x, st->lanes[0].next_sign);
+        mpfr_set_zero(st->y, st->lanes[1].next_sign);
         st->in_mpfr = 1;
         return;
     }
-    for (int i = 0; i < 2; i++) st->lanes[i].cur = st->lanes[i].cur_buffer + low;
+    adopt_next(st, low);
     st->grid = st->result_grid + low * st->b;
     st->digits = high - low + 1;
     if (!plan_step(st)) to_mpfr(st);
@@ -886,11 +883,11 @@ static void step(glint_orbit_stepper *st, mpfr_srcptr a_re, mpfr_srcptr a_im, in
         // A check failed: this step through MPFR.
         to_mpfr(st);
     }
-    if (st->fft) st->mpfr_steps++;
+    if (st->fft_run) st->mpfr_steps++;
     step_mpfr(st, st->x, st->y, a_re, a_im);
     *re = mpfr_get_d(st->x, MPFR_RNDN);
     *im = mpfr_get_d(st->y, MPFR_RNDN);
-    if (st->fft) to_digits(st);
+    if (st->fft_run) to_digits(st);
 }
 
 /// a's digits for the lane: |a| × 2^r for every r < b, and where its bits lie.
@@ -898,7 +895,7 @@ static int setup_a(glint_orbit_stepper *st, int which, mpfr_srcptr a) {
     lane *ln = &st->lanes[which];
     ln->a_zero = mpfr_zero_p(a) != 0;
     ln->a_sign = mpfr_signbit(a) ? -1 : 1;
-    if (ln->a_zero || !st->fft) return 1;
+    if (ln->a_zero) return 1;
     if (!mpfr_number_p(a)) return 0;
     const int b = st->b, G = group_digits(b), LG = group_limbs(b);
     const long limbs = (mpfr_get_prec(a) + 63) / 64;
@@ -926,21 +923,30 @@ static int setup_a(glint_orbit_stepper *st, int which, mpfr_srcptr a) {
     return 1;
 }
 
+/// Sets the state to (x, y) for steps adding a, in digits where the FFT form can take them (for
+/// this run the FFT form is off if a cannot be set up for it); starts the second thread where it
+/// may help, and returns whether it did. end_run undoes both.
+static int begin_run(glint_orbit_stepper *st, mpfr_srcptr x, mpfr_srcptr y, mpfr_srcptr a_re, mpfr_srcptr a_im) {
+    st->fft_run = st->fft && setup_a(st, 0, a_re) && setup_a(st, 1, a_im);
+    mpfr_set(st->x, x, MPFR_RNDN);
+    mpfr_set(st->y, y, MPFR_RNDN);
+    st->in_mpfr = 1;
+    if (st->fft_run) to_digits(st);
+    return st->fft_run && !st->in_mpfr && st->threads == 2 && start_worker(st);
+}
+
+static void end_run(glint_orbit_stepper *st, int worker) {
+    if (worker) stop_worker(st);
+}
+
 long glint_orbit_run(glint_orbit_stepper *st, mpfr_srcptr start_re, mpfr_srcptr start_im, mpfr_srcptr a_re,
                      mpfr_srcptr a_im, int fold, int testing_start, long points, double limit, double *re, double *im,
                      int *escaped) {
     *escaped = 0;
     if (points < 1) return 0;
-    int fft = st->fft && setup_a(st, 0, a_re) && setup_a(st, 1, a_im);
-    mpfr_set(st->x, start_re, MPFR_RNDN);
-    mpfr_set(st->y, start_im, MPFR_RNDN);
-    st->in_mpfr = 1;
-    const int saved_fft = st->fft;
-    st->fft = fft;
-    if (fft) to_digits(st);
-    const int worker = fft && st->threads == 2 && start_worker(st);
+    const int worker = begin_run(st, start_re, start_im, a_re, a_im);
     int prefer_two = 1;
-    double trial_start = 0, trial_mark = 0, trial_two = 0;
+    double trial_mark = 0, trial_two = 0;
     double dr = mpfr_get_d(start_re, MPFR_RNDN), di = mpfr_get_d(start_im, MPFR_RNDN);
     long written = 0;
     for (long k = 0; k < points; k++) {
@@ -966,35 +972,30 @@ long glint_orbit_run(glint_orbit_stepper *st, mpfr_srcptr start_re, mpfr_srcptr 
             const long phase = k < WARM_UP ? -1 : (k - WARM_UP) % (2 * TRIAL + PERIOD);
             if (phase >= TRIAL && phase < 2 * TRIAL) two = 0;
             else if (phase >= 2 * TRIAL) two = prefer_two;
-            if (phase == 0 || phase == TRIAL) trial_start = now_seconds();
-            if (phase == TRIAL) trial_two = trial_start - trial_mark;
-            if (phase == 2 * TRIAL) prefer_two = trial_two <= now_seconds() - trial_start;
-            if (phase == 0 || phase == TRIAL) trial_mark = trial_start;
+            if (phase == 0) {
+                trial_mark = now_seconds();
+            } else if (phase == TRIAL) {
+                const double now = now_seconds();
+                trial_two = now - trial_mark;
+                trial_mark = now;
+            } else if (phase == 2 * TRIAL) {
+                prefer_two = trial_two <= now_seconds() - trial_mark;
+            }
         }
         step(st, a_re, a_im, two, &dr, &di);
     }
-    if (worker) stop_worker(st);
-    st->fft = saved_fft;
+    end_run(st, worker);
     return written;
 }
 
 void glint_orbit_step(glint_orbit_stepper *st, mpfr_ptr x, mpfr_ptr y, mpfr_srcptr a_re, mpfr_srcptr a_im) {
-    int fft = st->fft && setup_a(st, 0, a_re) && setup_a(st, 1, a_im);
-    mpfr_set(st->x, x, MPFR_RNDN);
-    mpfr_set(st->y, y, MPFR_RNDN);
-    st->in_mpfr = 1;
-    const int saved_fft = st->fft;
-    st->fft = fft;
-    if (fft) to_digits(st);
-    const int threaded = fft && !st->in_mpfr && st->threads == 2 &&
-                         start_worker(st);
+    const int worker = begin_run(st, x, y, a_re, a_im);
     double re, im;
-    step(st, a_re, a_im, threaded, &re, &im);
-    if (threaded) stop_worker(st);
+    step(st, a_re, a_im, worker, &re, &im);
+    end_run(st, worker);
     if (!st->in_mpfr) to_mpfr(st);
     mpfr_set(x, st->x, MPFR_RNDN);
     mpfr_set(y, st->y, MPFR_RNDN);
-    st->fft = saved_fft;
 }
 
 // MARK: set-up

@@ -24,7 +24,7 @@ typedef struct glint_orbit_stepper glint_orbit_stepper;
 
 /// A stepper for numbers of `precision` bits (2 or more). `threads` (1 or 2) bounds the threads
 /// the FFT form may use; `fft` chooses the form: 1 always FFT where the precision allows it, 0
-/// never, -1 from the precision where it is the faster (glint_orbit_fft_threshold_bits). NULL
+/// never, -1 from the precision where it is the faster (4,000 bits on the 2-core EPYC). NULL
 /// when memory runs out.
 glint_orbit_stepper *glint_orbit_stepper_create(long precision, int threads, int fft);
 void glint_orbit_stepper_destroy(glint_orbit_stepper *stepper);
@@ -49,9 +49,6 @@ int glint_orbit_stepper_uses_fft(const glint_orbit_stepper *stepper);
 /// Steps computed through MPFR although the FFT form was in use: the operands did not fit the
 /// transform (their exponents too far apart, or one far below a), or a check failed. For tests.
 unsigned long glint_orbit_stepper_mpfr_steps(const glint_orbit_stepper *stepper);
-
-/// The precision from which `fft = -1` takes the FFT form.
-long glint_orbit_fft_threshold_bits(void);
 
 #ifdef __cplusplus
 }

@@ -446,8 +446,11 @@ final class ServeSession: Sendable {
     }
 
     private func sendError(_ e: ServeError, id: JSON, view: Int? = nil) {
-        send(.object([("type", .string("error")), ("id", id), ("status", .int(Int64(e.status))), ("error", .string(e.message))]),
-             view: view)
+        send(Self.errorReply(e, id: id), view: view)
+    }
+
+    private static func errorReply(_ e: ServeError, id: JSON) -> JSON {
+        .object([("type", .string("error")), ("id", id), ("status", .int(Int64(e.status))), ("error", .string(e.message))])
     }
 
     /// Queues a frame and encodes its PNG in the background; it goes out after everything queued
@@ -473,9 +476,7 @@ final class ServeSession: Sendable {
                 queued = Queued(item: .frame(text, try out.png()), generation: gen, isFrame: true)
             } catch {
                 let e = ServeError.from(error, preparing: false)
-                queued = Queued(item: .text(JSON.object([("type", .string("error")), ("id", id), ("status", .int(Int64(e.status))),
-                                                         ("error", .string(e.message))]).serialized(pretty: false)),
-                                generation: gen, isFrame: false)
+                queued = Queued(item: .text(Self.errorReply(e, id: id).serialized(pretty: false)), generation: gen, isFrame: false)
             }
             state.withLock { s in
                 if !queued.isFrame {
