@@ -140,7 +140,7 @@ public struct TileInfo: Sendable, Equatable {
         }
     }
 
-    /// A hash of everything that changes the pixels (see `JobKey`).
+    /// A hash of everything that changes the pixels (a `PixelIdentity`).
     public var job: String
     public var shard: Shard
     public var width: Int

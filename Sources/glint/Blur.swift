@@ -94,29 +94,33 @@ struct Blur: PassCommand {
         try await reportingErrors(verbose: out.verbose) {
             png.apply()
             guard let output = outputFile else { throw ValidationError("give the output file with -o (e.g. -o blurred.png)") }
+            let picture: Picture = isFloat ? .float(try PFM.read(input)) : .bytes(try PNG.read(input))
+            let size = picture.size
             // With --shard: this shard's band of rows as a tile for glint merge. Every row of a
             // blur depends on the rows around it (and, by the recursive method's running sums, on
             // every row above), so a shard blurs the whole picture and keeps its band.
             var tile: StillShard?
             if let shard {
-                // Its header is read here and the picture again below.
-                guard isRegularFile(input) else { throw GlintError("\(input): --shard reads its input as a regular file, not a pipe or a device") }
-                let size = isFloat ? try PFM.size(input) : try PNG.size(input)
-                tile = try StillShard(shard, command: "glint blur", width: size.width, height: size.height, inputs: [input])
+                tile = try StillShard(shard, command: "glint blur", width: size.0, height: size.1) { id in
+                    id.add("job", job)
+                    id.add("bitDepth", fields: bitDepth)
+                    switch picture {
+                    case .float(let image): id.add("float", image)
+                    case .bytes(let image): id.add("bytes", image)
+                    }
+                }
                 if try tile?.claim([output], skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
             }
-            // The picture's size from its header, for a GPU calibration's estimate (none from a pipe).
-            let size = isRegularFile(input) ? try? isFloat ? PFM.size(input) : PNG.size(input) : nil
             let format: PixelFormat = isFloat ? .f32 : .u8
-            let backend = try device.backend(for: .blur, work: size.map { BlurPlan.autoWork(job, format: format, width: $0.width, height: $0.height) },
+            let backend = try device.backend(for: .blur, work: BlurPlan.autoWork(job, format: format, width: size.0, height: size.1),
                                              variant: BlurPlan.autoVariant(job, format: format))
             // One image, then the process ends: its result may take huge pages (fewer page faults).
             LargeArrays.hugePages = true
             let wall: Double, kernels: Double, method: BlurMethod, sizeText: String, form: String?
             var timing: (wall: Double, kernel: Double)?
             var sharedMemory = false
-            if isFloat {
-                let image = try PFM.read(input)
+            switch picture {
+            case .float(let image):
                 let r = try await BlurRenderer.blur(image, job, on: backend)
                 if let tile {
                     let band = r.image.rows(tile.rows)
@@ -137,8 +141,7 @@ struct Blur: PassCommand {
                     timing = try await session.time(image.pixels, runs: repeatRuns)
                     sharedMemory = session.sharesHostMemory
                 }
-            } else {
-                let image = try PNG.read(input)
+            case .bytes(let image):
                 let r = try await BlurRenderer.blur(image, job, on: backend)
                 let alpha = stride(from: 3, to: image.pixels.count, by: 4).contains { image.pixels[$0] != 255 }
                 if let tile {
@@ -174,6 +177,19 @@ struct Blur: PassCommand {
 }
 
 extension Blur {
+    /// The input as read: a PFM's floats or a PNG's bytes.
+    enum Picture {
+        case float(ImageF)
+        case bytes(Image8)
+
+        var size: (Int, Int) {
+            switch self {
+            case .float(let image): (image.width, image.height)
+            case .bytes(let image): (image.width, image.height)
+            }
+        }
+    }
+
     static var workload: any Workload.Type { BlurWorkload.self }
 
     static func pass(_ options: [String]) throws -> any ChainPass {

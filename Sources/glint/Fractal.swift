@@ -267,13 +267,17 @@ struct Fractal: PassSource {
     var outputFolder: String { shardPath(output ?? (shard == nil ? "\(formula.name)-frames" : "\(formula.name)-frames-shard-{shard}"), shard) }
     var outputFile: String { shardPath(output ?? (shard == nil ? "\(formula.name).png" : "\(formula.name)-shard-{shard}.png"), shard) }
     var countsFile: String? { counts.map { shardPath($0, shard) } }
-    /// The files the job reads (texture, location), hashed into a shard's job.
-    var inputFiles: [String] { [texture, location].compactMap { $0 } }
 
     func runAnimation(_ job: FractalJob, frames n: Int) async throws {
-        let part = try shard.map { try FrameShard($0, command: "glint fractal", frames: n, inputs: inputFiles) }
-        if try part?.claim(outputFolder, skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
         let ramps = try animation.fractalRamps()
+        let part = try shard.map {
+            try FrameShard($0, command: "glint fractal", frames: n, fps: animation.fps) { id in
+                id.add("job", job)
+                id.add("ramps", ramps)
+                id.add("automaticPrecision", fields: automaticPrecision)
+            }
+        }
+        if try part?.claim(outputFolder, skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
         func frameJob(_ k: Int) -> FractalJob { ramps.job(job, frame: k, of: n, automaticPrecision: automaticPrecision) }
         for k in [0, n - 1] { try frameJob(k).validate() }
         // The deeper end of the ramp decides `auto` (a deep frame anywhere makes it a deep job).
@@ -366,7 +370,12 @@ struct Fractal: PassSource {
             try job.validate()
             let file = outputFile, countsFile = self.countsFile
             // With --shard: this shard's band of rows, written as tiles for glint merge.
-            let tile = try shard.map { try StillShard($0, command: "glint fractal", width: job.width, height: job.height, inputs: inputFiles) }
+            let tile = try shard.map {
+                try StillShard($0, command: "glint fractal", width: job.width, height: job.height) { id in
+                    id.add("job", job)
+                    id.add("bitDepth", fields: bitDepth)
+                }
+            }
             if try tile?.claim([file] + (countsFile.map { [$0] } ?? []), skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
             let backend = try await device.backend(forFractal: job, share: tile.map { Double($0.rows.count) / Double(job.height) } ?? 1)
             let bar = ProgressBar("fractal", quiet: out.quiet)

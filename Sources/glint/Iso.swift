@@ -65,7 +65,7 @@ struct Iso: PassCommand {
             let job = try makeJob()
             let (w, h) = job.canvasSize
             // With --shard: this shard's band of the canvas's rows, as a tile for glint merge.
-            let tile = try shard.map { try StillShard($0, command: "glint iso", width: w, height: h, inputs: [input]) }
+            let tile = try shard.map { try StillShard($0, command: "glint iso", width: w, height: h) { $0.add("job", job) } }
             if try tile?.claim([outputPath], skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
             let backend = try device.backend(for: .iso, work: job.calibrationWork * (tile.map { Double($0.rows.count) / Double(h) } ?? 1))
             let bar = ProgressBar("iso", quiet: out.quiet)

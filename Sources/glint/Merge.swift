@@ -141,7 +141,7 @@ struct Merge: AsyncParsableCommand {
         for t in tiles.dropFirst() {
             let i = t.info
             if i.job != f.job {
-                throw GlintError("\(t.path) belongs to another job than \(first.path) (\(i.command) job \(i.job.prefix(12)) vs \(f.command) job \(f.job.prefix(12))): tiles merge only with tiles of the same command, options, inputs and glint version")
+                throw GlintError("\(t.path) belongs to another job than \(first.path) (\(i.command) job \(i.job.prefix(12)) vs \(f.command) job \(f.job.prefix(12))): tiles merge only with tiles of the same job: settings, inputs and glint build")
             }
             if i.format != f.format { throw GlintError("\(t.path) is a \(i.format.rawValue) tile, \(first.path) a \(f.format.rawValue) one") }
             if i.shard.count != f.shard.count || i.width != f.width || i.height != f.height {

@@ -201,10 +201,15 @@ struct Mist: WorkloadCommand {
             let frames = frameCount
             // With --shard: this shard's run of frames. A frame's fog and drops depend on every
             // frame before it, so the shard replays the sequence from frame 0 and writes its own.
-            let part = try shard.map { try FrameShard($0, command: "glint mist", frames: frames, inputs: [input, gravityFile, wipes].compactMap { $0 }) }
+            let job = try makeJob()
+            let part = try shard.map {
+                try FrameShard($0, command: "glint mist", frames: frames, fps: fps) { id in
+                    id.add("job", job)
+                    try id.addContents("camera", of: input)
+                }
+            }
             if try part?.claim(output, skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
             let written = part?.frames ?? 0 ..< frames
-            let job = try makeJob()
             let camera = try Camera(input)
             if FileIO.isDirectory(output) && access(output, W_OK) != 0 { throw GlintError("-o \(output): the folder is not writable") }
             let backend = try device.backend(for: .mist, work: Double(camera.width * camera.height), repeats: written.upperBound)

@@ -98,7 +98,7 @@ struct Pulse: WorkloadCommand {
             png.apply()
             let job = try makeJob()
             let output = folder
-            let part = try shard.map { try FrameShard($0, command: "glint pulse", frames: job.frames) }
+            let part = try shard.map { try FrameShard($0, command: "glint pulse", frames: job.frames, fps: job.fps) { $0.add("job", job) } }
             if try part?.claim(output, skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
             let frames = part?.frames ?? 0 ..< job.frames
             let backend = try device.backend(for: .pulse, work: Double(job.width * job.height), repeats: frames.count)

@@ -230,8 +230,6 @@ struct RTOW: PassSource {
         sixteen ? try PNG.encode16(linear: acc.linearImage(), alpha: false) : try PNG.encode(acc.gammaImage(), alpha: false)
     }
 
-    /// The files the job reads (a scene file), hashed into a shard's job.
-    var sceneInputs: [String] { if case .file(let path) = scene { [path] } else { [] } }
     /// The output paths, {shard} replaced by the shard's number.
     var outputFile: String { shardPath(output ?? (shard == nil ? "rtow.png" : "rtow-shard-{shard}.png"), shard) }
     var pfmFile: String? { pfm.map { shardPath($0, shard) } }
@@ -254,9 +252,15 @@ struct RTOW: PassSource {
             return j
         }
         let folder = frameFolder
-        let part = try shard.map { try FrameShard($0, command: "glint rtow", frames: n, inputs: sceneInputs) }
-        if try part?.claim(folder, skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
         let first = try job(0)
+        // Frame 0's job, then each later frame's camera: all that a ramp moves.
+        let part = try shard.map {
+            try FrameShard($0, command: "glint rtow", frames: n, fps: animation.fps) { id in
+                id.add("job", first)
+                for k in 1 ..< n { id.add("camera", try job(k).camera) }
+            }
+        }
+        if try part?.claim(folder, skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
         let backend = try device.backend(for: .rtow, work: Double(first.width * first.height * first.samplesPerPixel), repeats: part?.frames.count ?? n)
         let sink = try FrameSink(folder: folder, video: animation.video, width: first.width, height: first.height, fps: animation.fps)
         let bar = ProgressBar("rtow", quiet: out.quiet)
@@ -323,7 +327,12 @@ struct RTOW: PassSource {
             let output = outputFile, pfm = pfmFile, checkpoint = checkpointFile, verbose = out.verbose
             // With --shard: this shard's band of rows, written as tiles for glint merge (the
             // checkpoint holds the band's sums).
-            let tile = try shard.map { try StillShard($0, command: "glint rtow", width: job.width, height: job.height, inputs: sceneInputs) }
+            let tile = try shard.map {
+                try StillShard($0, command: "glint rtow", width: job.width, height: job.height) { id in
+                    id.add("job", job)
+                    id.add("bitDepth", fields: bitDepth)
+                }
+            }
             if try tile?.claim([output] + (pfm.map { [$0] } ?? []), skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
             let resumed = try resumeFile.map { try RTAccumulation.read($0) }
             // The samples left to render: this shard's rows, less those a checkpoint holds.

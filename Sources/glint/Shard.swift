@@ -58,97 +58,34 @@ func joinPath(_ dir: String, _ name: String) -> String {
     dir.hasSuffix("/") ? dir + name : dir + "/" + name
 }
 
-/// The job a shard belongs to: a hash of the command line in a canonical spelling (`--x=v` as
-/// `--x v`, short flags apart) without what never changes pixels (outputs, --shard, --device, how
-/// it reports, --no-skip), with the contents of the input files the command reads in place of
-/// their names (a picture, a texture, a scene, a location, a camera folder), and the program's
-/// version. Shards of one job agree on it; tiles of different jobs never merge. Options are kept
-/// in the order given: the shards of one job run one command line.
-enum JobKey {
-    /// Options whose values name outputs or say how to report: never part of the job.
-    static let valueOptions: Set<String> = [
-        "-o", "--output", "--shard", "--device", "--png-compression", "--pfm", "--counts", "--checkpoint",
-        "--resume", "--partial", "--video", "--max-pixels", "--repeat-runs",
-    ]
-    /// Flags that change no pixel.
-    static let flags: Set<String> = ["--skip-existing", "-q", "--quiet", "-v", "--verbose", "--no-skip"]
-    /// Short options that take a value (the rest are flags).
-    static let shortValueOptions: Set<Character> = ["o"]
+/// The job a shard belongs to: the build (its version and commit: kernels change pixels), the
+/// command, and what the command says decides its output (`PixelIdentity`: the typed job, the
+/// input pixels, a bit depth). Shards of one job agree on it however their command lines are
+/// spelled, and tiles of different jobs never merge.
+func shardJob(_ command: String, _ write: (inout PixelIdentity) throws -> Void) rethrows -> String {
+    var identity = PixelIdentity("glint \(GlintBuild.version) \(GlintBuild.commit) \(command)")
+    try write(&identity)
+    return identity.hex
+}
 
-    /// The hash for `arguments` (the command line after `glint`); `inputs` are the paths of the
-    /// files it reads, as given.
-    static func hash(_ arguments: [String], inputs: [String]) throws -> String {
-        var h = StableHash()
-        h.update("glint \(GlintBuild.version) \(GlintBuild.commit)")
-        let inputs = Set(inputs)
-        for token in canonical(arguments) {
-            if inputs.contains(token) {
-                h.update("input")
-                try hashContents(token, into: &h)
-            } else {
-                h.update(token)
-            }
-        }
-        return h.hex
-    }
-
-    /// The tokens that decide the job, one spelling for each.
-    static func canonical(_ arguments: [String]) -> [String] {
-        var split: [String] = []
-        var positional = false
-        var k = 0
-        while k < arguments.count {
-            let a = arguments[k]
-            k += 1
-            if positional || a == "--" { positional = true; split.append(a); continue }
-            if a.hasPrefix("--"), let eq = a.firstIndex(of: "=") {
-                split += [String(a[..<eq]), String(a[a.index(after: eq)...])]
-            } else if a.count > 1, a.hasPrefix("-"), !a.hasPrefix("--"), let second = a.dropFirst().first, second.isLetter {
-                // -qv, -qo FILE, -oFILE: flags apart, a value option with its value.
-                var rest = a.dropFirst()
-                while let c = rest.first {
-                    rest = rest.dropFirst()
-                    split.append("-\(c)")
-                    if shortValueOptions.contains(c) {
-                        if !rest.isEmpty { split.append(String(rest)) } else if k < arguments.count { split.append(arguments[k]); k += 1 }
-                        break
-                    }
-                }
-            } else {
-                split.append(a)
-            }
-        }
-        var out: [String] = []
-        var skipNext = false
-        for t in split {
-            if skipNext { skipNext = false; continue }
-            if valueOptions.contains(t) { skipNext = true; continue }
-            if flags.contains(t) { continue }
-            out.append(t)
-        }
-        return out
-    }
-
-    /// A file's bytes, or a folder's files in name order (a camera folder), into `h`.
-    static func hashContents(_ path: String, into h: inout StableHash) throws {
+extension PixelIdentity {
+    /// A file's bytes, or a folder's files in name order (a camera folder): inputs that the job
+    /// reads while it runs rather than holding them.
+    mutating func addContents(_ name: String, of path: String) throws {
         if FileIO.isDirectory(path) {
-            h.update("folder")
-            for name in try FileIO.folderEntries(path) where !name.hasPrefix(".") {
-                let child = joinPath(path, name)
+            add(name, "folder")
+            for entry in try FileIO.folderEntries(path) where !entry.hasPrefix(".") {
+                let child = joinPath(path, entry)
                 guard !FileIO.isDirectory(child) else { continue }
-                h.update(name)
-                try hashContents(child, into: &h)
+                add("entry", entry)
+                try addContents(name, of: child)
             }
-            return
+        } else if isRegularFile(path) {
+            add(name, bytes: try FileIO.read(path))
+        } else {
+            // A pipe or a device has no contents to hash without consuming them: its name stands in.
+            add(name, "special " + path)
         }
-        // A pipe or a device has no contents to hash without consuming them: its name stands in.
-        guard isRegularFile(path) else {
-            h.update("special")
-            h.update(path)
-            return
-        }
-        h.update("file")
-        for byte in try FileIO.read(path) { h.update(byte) }
     }
 }
 
@@ -173,15 +110,17 @@ struct StillShard: Sendable {
     let width: Int, height: Int
     let rows: Range<Int>
 
-    /// `command` as `glint fractal`; `inputs`, the files it reads. The job is hashed from this
-    /// process's command line.
-    init(_ shard: Shard, command: String, width: Int, height: Int, inputs: [String] = []) throws {
+    /// `command` as `glint fractal`; `identity` writes what decides the image (`shardJob`).
+    init(_ shard: Shard, command: String, width: Int, height: Int, identity: (inout PixelIdentity) throws -> Void) throws {
         self.shard = shard
         self.command = command
         self.width = width
         self.height = height
         rows = try shard.rows(of: height)
-        job = try JobKey.hash(Array(CommandLine.arguments.dropFirst()), inputs: inputs)
+        job = try shardJob(command) { id in
+            id.add("size", fields: width, height)
+            try identity(&id)
+        }
     }
 
     func info(_ format: TileInfo.Format, device: Backend, alpha: Bool = false, complete: Bool = true) -> TileInfo {
@@ -274,12 +213,17 @@ struct FrameShard {
     let total: Int
     let frames: Range<Int>
 
-    init(_ shard: Shard, command: String, frames total: Int, inputs: [String] = []) throws {
+    /// `command` as `glint mist`; `fps`, the rate the folder's record gives a video;
+    /// `identity` writes what decides the frames (`shardJob`).
+    init(_ shard: Shard, command: String, frames total: Int, fps: Double, identity: (inout PixelIdentity) throws -> Void) throws {
         self.shard = shard
         self.command = command
         self.total = total
         frames = try shard.frames(of: total)
-        job = try JobKey.hash(Array(CommandLine.arguments.dropFirst()), inputs: inputs)
+        job = try shardJob(command) { id in
+            id.add("frames", fields: total, fps)
+            try identity(&id)
+        }
     }
 
     /// Before rendering into `folder`: false when --skip-existing finds there this shard's record

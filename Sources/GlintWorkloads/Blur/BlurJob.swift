@@ -235,3 +235,10 @@ public struct BlurResult<Image: Sendable>: Sendable {
     /// The OpenCL kernels' form (`CLBlur.form`); nil on the CPU path.
     public var kernelForm: String? = nil
 }
+
+extension BlurJob: PixelIdentifiable {
+    /// The method `auto` stands for, not `auto` itself: they blur alike.
+    public func writeIdentity(into identity: inout PixelIdentity) {
+        identity.add("blur", fields: sigma, resolvedMethod.rawValue, border.rawValue)
+    }
+}

@@ -38,3 +38,12 @@ public struct FractalRamps: Sendable {
         return j
     }
 }
+
+extension FractalRamps: PixelIdentifiable {
+    /// Each ramp's ends, as typed (the frames' view records follow from them).
+    public func writeIdentity(into identity: inout PixelIdentity) {
+        identity.add("zoom", fields: zoom.map { "\($0.from):\($0.to)" } ?? "-")
+        identity.add("center", fields: center.map { "\($0.from):\($0.to)" } ?? "-")
+        identity.add("c", c)
+    }
+}

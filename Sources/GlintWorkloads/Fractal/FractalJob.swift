@@ -271,3 +271,13 @@ extension DeepView {
         self.bailout = bailout
     }
 }
+
+extension FractalJob: PixelIdentifiable {
+    /// Every field but `skipInterior` (which changes speed, never pixels); the centre, zoom and c
+    /// as the decimals the view record keeps.
+    public func writeIdentity(into identity: inout PixelIdentity) {
+        identity.add("view", fields: formula.name, width, height, exactCenter, exactZoom, exactC)
+        identity.add("colour", fields: maxIterations, bailout, palette.name, smooth, supersampling, precision.rawValue, bla)
+        identity.add("texture", texture)
+    }
+}

@@ -64,3 +64,11 @@ public struct IsoJob: Sendable {
                               ss: Int32(supersampling), pad0: 0)
     }
 }
+
+extension IsoJob: PixelIdentifiable {
+    /// The source's pixels where the job holds them, else its size.
+    public func writeIdentity(into identity: inout PixelIdentity) {
+        identity.add("source", source)
+        identity.add("iso", fields: sourceWidth, sourceHeight, depth, cornerRadius, supersampling)
+    }
+}

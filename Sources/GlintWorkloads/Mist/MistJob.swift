@@ -115,3 +115,12 @@ public struct MistJob: Sendable {
     }
 }
 
+
+extension MistJob: PixelIdentifiable {
+    /// Every field; the blur by the method `auto` stands for at this sigma.
+    public func writeIdentity(into identity: inout PixelIdentity) {
+        identity.add("mist", fields: frames, fps, drops, seed, classic, gravity, gravityPerFrame?.description ?? "-")
+        identity.add("blur", BlurJob(sigma: sigma, method: method))
+        for w in wipes { identity.add("wipe", fields: w.start, w.radius, w.points) }
+    }
+}

@@ -119,3 +119,10 @@ public struct PulseJob: Sendable {
         return out
     }
 }
+
+extension PulseJob: PixelIdentifiable {
+    public func writeIdentity(into identity: inout PixelIdentity) {
+        identity.add("pulse", fields: width, height, frames, fps, hue, purityCenter, purityRange,
+                     hueRamp.map { "\($0.0):\($0.1)" } ?? "-")
+    }
+}

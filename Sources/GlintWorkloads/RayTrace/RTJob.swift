@@ -417,3 +417,27 @@ extension RTAccumulation {
         return joined
     }
 }
+
+extension RTJob: PixelIdentifiable {
+    /// The scene's spheres, materials and sky, the camera and every setting (the scene's name
+    /// and its own camera draw nothing: `camera` is the one rendered).
+    public func writeIdentity(into identity: inout PixelIdentity) {
+        for m in scene.materials {
+            switch m {
+            case .lambertian(let albedo): identity.add("lambertian", fields: albedo)
+            case .metal(let albedo, let fuzz): identity.add("metal", fields: albedo, fuzz)
+            case .dielectric(let ior, let attenuation): identity.add("dielectric", fields: ior, attenuation)
+            }
+        }
+        for s in scene.spheres { identity.add("sphere", fields: s.center, s.radius, s.material) }
+        identity.add("sky", fields: scene.sky.bottom, scene.sky.top)
+        identity.add("camera", camera)
+        identity.add("settings", fields: width, height, samplesPerPixel, maxDepth, seed, tMin)
+    }
+}
+
+extension RTCamera: PixelIdentifiable {
+    public func writeIdentity(into identity: inout PixelIdentity) {
+        identity.add("camera", fields: lookfrom, lookat, vup, vfov, aperture, focusDist)
+    }
+}
