@@ -193,23 +193,19 @@ static ALWAYS_INLINE void pack_groups(const uint32_t *v, long groups, u64 *x, co
     }
 }
 
-static void unpack(const u64 *x, long groups, uint32_t *v, int b) {
-    switch (b) {
-    case 22: unpack_groups(x, groups, v, 22); break;
-    case 21: unpack_groups(x, groups, v, 21); break;
-    case 20: unpack_groups(x, groups, v, 20); break;
-    default: unpack_groups(x, groups, v, 19); break;
-    }
-}
+/* F(..., b) with b as a constant (19 to 22), so that F's shifts and masks compile to immediates. */
+#define WITH_DIGIT_BITS(b, F, ...) do { \
+    switch (b) { \
+    case 22: F(__VA_ARGS__, 22); break; \
+    case 21: F(__VA_ARGS__, 21); break; \
+    case 20: F(__VA_ARGS__, 20); break; \
+    default: F(__VA_ARGS__, 19); break; \
+    } \
+} while (0)
 
-static void pack(const uint32_t *v, long groups, u64 *x, int b) {
-    switch (b) {
-    case 22: pack_groups(v, groups, x, 22); break;
-    case 21: pack_groups(v, groups, x, 21); break;
-    case 20: pack_groups(v, groups, x, 20); break;
-    default: pack_groups(v, groups, x, 19); break;
-    }
-}
+static void unpack(const u64 *x, long groups, uint32_t *v, int b) { WITH_DIGIT_BITS(b, unpack_groups, x, groups, v); }
+
+static void pack(const uint32_t *v, long groups, u64 *x, int b) { WITH_DIGIT_BITS(b, pack_groups, v, groups, x); }
 
 // MARK: the orbit state
 

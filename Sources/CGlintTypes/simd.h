@@ -87,19 +87,11 @@ static inline int glint_any16(glint_int16 m) {
 static inline glint_int16 glint_trunc16(glint_float16 v) { return __builtin_convertvector(v, glint_int16); }
 
 typedef long long glint_long8 __attribute__((ext_vector_type(8)));
-typedef long long glint_long4 __attribute__((ext_vector_type(4)));
 typedef double glint_double8 __attribute__((ext_vector_type(8)));
 
-/* glint_any16 for an 8-lane mask of 64-bit lanes (double comparisons): one vmovmskpd. */
-static inline int glint_any8l(glint_long8 m) {
-#if defined(__AVX__)
-    glint_long4 h = __builtin_shufflevector(m, m, 0, 1, 2, 3) | __builtin_shufflevector(m, m, 4, 5, 6, 7);
-    return __builtin_ia32_movmskpd256((__attribute__((vector_size(32))) double)h) != 0;
-#else
-    for (int l = 0; l < 8; l++) if (m[l] != 0) return 1;
-    return 0;
-#endif
-}
+/* glint_any16 for an 8-lane mask of 64-bit lanes (double comparisons): each lane is all ones or
+   zero, so its two 32-bit halves are too. */
+static inline int glint_any8l(glint_long8 m) { return glint_any16((glint_int16)m); }
 
 /* Each of 8 double lanes converted to a 32-bit integer, rounded toward zero; lanes in int range. */
 static inline glint_int8 glint_trunc8d(glint_double8 v) { return __builtin_convertvector(v, glint_int8); }
@@ -177,6 +169,19 @@ static inline void glint_box_columns_u8(const unsigned char *src, long stride, c
 typedef unsigned int glint_uint4 __attribute__((ext_vector_type(4)));
 typedef unsigned long long glint_ulong4 __attribute__((ext_vector_type(4)));
 
+/* A 4x4 transpose of the 4-lane vectors q[0..3] (any one lane type) into out[0..3]: lane j of
+   out[i] is lane i of q[j]. Six shuffles. */
+#define GLINT_TRANSPOSE4(q, out) do { \
+    __typeof__((q)[0]) lo01_ = __builtin_shufflevector((q)[0], (q)[1], 0, 4, 1, 5); \
+    __typeof__((q)[0]) lo23_ = __builtin_shufflevector((q)[2], (q)[3], 0, 4, 1, 5); \
+    __typeof__((q)[0]) hi01_ = __builtin_shufflevector((q)[0], (q)[1], 2, 6, 3, 7); \
+    __typeof__((q)[0]) hi23_ = __builtin_shufflevector((q)[2], (q)[3], 2, 6, 3, 7); \
+    (out)[0] = __builtin_shufflevector(lo01_, lo23_, 0, 1, 4, 5); \
+    (out)[1] = __builtin_shufflevector(lo01_, lo23_, 2, 3, 6, 7); \
+    (out)[2] = __builtin_shufflevector(hi01_, hi23_, 0, 1, 4, 5); \
+    (out)[3] = __builtin_shufflevector(hi01_, hi23_, 2, 3, 6, 7); \
+} while (0)
+
 /* The blur's row groups back as bytes, four pixels a step: v holds `width` vectors of 16 floats,
    vector x being pixel x of 4 rows (RGBA of row 0, then rows 1, 2, 3). Each lane becomes
    clamp(floor(v + 0.5), 0, 255) (glint_bytes16), and a 4x4 transpose of 32-bit pixels gives each
@@ -191,14 +196,8 @@ static inline void glint_untranspose_bytes(const float *v, long width, long rows
             glint_uchar16 b = glint_bytes16(f);
             __builtin_memcpy(&u[i], &b, sizeof b);
         }
-        glint_uint4 a01 = __builtin_shufflevector(u[0], u[1], 0, 4, 1, 5);   /* rows 0, 1 of pixels 0, 1 */
-        glint_uint4 a23 = __builtin_shufflevector(u[2], u[3], 0, 4, 1, 5);
-        glint_uint4 b01 = __builtin_shufflevector(u[0], u[1], 2, 6, 3, 7);   /* rows 2, 3 */
-        glint_uint4 b23 = __builtin_shufflevector(u[2], u[3], 2, 6, 3, 7);
-        glint_uint4 r[4] = {
-            __builtin_shufflevector(a01, a23, 0, 1, 4, 5), __builtin_shufflevector(a01, a23, 2, 3, 6, 7),
-            __builtin_shufflevector(b01, b23, 0, 1, 4, 5), __builtin_shufflevector(b01, b23, 2, 3, 6, 7),
-        };
+        glint_uint4 r[4];
+        GLINT_TRANSPOSE4(u, r);
         for (long y = 0; y < rows; y++) __builtin_memcpy(p + y * stride + 4 * x, &r[y], 16);
     }
     for (; x < width; x++) {
@@ -219,14 +218,8 @@ static inline void glint_transpose_ushorts(const unsigned char *p, long stride, 
     for (; x + 4 <= width; x += 4) {
         glint_ulong4 q[4];
         for (int y = 0; y < 4; y++) __builtin_memcpy(&q[y], r[y] + 8 * x, sizeof q[y]);
-        glint_ulong4 a = __builtin_shufflevector(q[0], q[1], 0, 4, 1, 5);    /* pixels 0, 1 of rows 0, 1 */
-        glint_ulong4 b = __builtin_shufflevector(q[2], q[3], 0, 4, 1, 5);
-        glint_ulong4 c = __builtin_shufflevector(q[0], q[1], 2, 6, 3, 7);    /* pixels 2, 3 */
-        glint_ulong4 d = __builtin_shufflevector(q[2], q[3], 2, 6, 3, 7);
-        glint_ulong4 px[4] = {
-            __builtin_shufflevector(a, b, 0, 1, 4, 5), __builtin_shufflevector(a, b, 2, 3, 6, 7),
-            __builtin_shufflevector(c, d, 0, 1, 4, 5), __builtin_shufflevector(c, d, 2, 3, 6, 7),
-        };
+        glint_ulong4 px[4];
+        GLINT_TRANSPOSE4(q, px);
         for (int i = 0; i < 4; i++) {
             glint_ushort16 h;
             __builtin_memcpy(&h, &px[i], sizeof h);

@@ -47,6 +47,23 @@ public struct ComparisonRun: Sendable {
     }
 }
 
+/// A render's 8-bit image and times, as the renderers return them.
+protocol TimedImage {
+    var image: Image8 { get }
+    var wallSeconds: Double { get }
+    var kernelSeconds: Double { get }
+}
+
+extension IsoResult: TimedImage {}
+extension RTResult: TimedImage {}
+extension BlurResult<Image8>: TimedImage {}
+
+extension ComparisonRun {
+    init(_ r: some TimedImage) {
+        self.init(image: r.image, wallSeconds: r.wallSeconds, kernelSeconds: r.kernelSeconds)
+    }
+}
+
 extension ComparableJob {
     public var autoDouble: Bool { false }
 }

@@ -62,8 +62,10 @@ func joinPath(_ dir: String, _ name: String) -> String {
 /// command, and what the command says decides its output (`PixelIdentity`: the typed job, the
 /// input pixels, a bit depth). Shards of one job agree on it however their command lines are
 /// spelled, and tiles of different jobs never merge.
-func shardJob(_ command: String, _ write: (inout PixelIdentity) throws -> Void) rethrows -> String {
+/// `extent` is the image's size or the animation's frames.
+func shardJob(_ command: String, extent: String, _ write: (inout PixelIdentity) throws -> Void) rethrows -> String {
     var identity = PixelIdentity("glint \(GlintBuild.version) \(GlintBuild.commit) \(command)")
+    identity.add("extent", extent)
     try write(&identity)
     return identity.hex
 }
@@ -112,15 +114,9 @@ struct StillShard: Sendable {
 
     /// `command` as `glint fractal`; `identity` writes what decides the image (`shardJob`).
     init(_ shard: Shard, command: String, width: Int, height: Int, identity: (inout PixelIdentity) throws -> Void) throws {
-        self.shard = shard
-        self.command = command
-        self.width = width
-        self.height = height
+        (self.shard, self.command, self.width, self.height) = (shard, command, width, height)
         rows = try shard.rows(of: height)
-        job = try shardJob(command) { id in
-            id.add("size", fields: width, height)
-            try identity(&id)
-        }
+        job = try shardJob(command, extent: "\(width)x\(height)", identity)
     }
 
     func info(_ format: TileInfo.Format, device: Backend, alpha: Bool = false, complete: Bool = true) -> TileInfo {
@@ -216,14 +212,9 @@ struct FrameShard {
     /// `command` as `glint mist`; `fps`, the rate the folder's record gives a video;
     /// `identity` writes what decides the frames (`shardJob`).
     init(_ shard: Shard, command: String, frames total: Int, fps: Double, identity: (inout PixelIdentity) throws -> Void) throws {
-        self.shard = shard
-        self.command = command
-        self.total = total
+        (self.shard, self.command, self.total) = (shard, command, total)
         frames = try shard.frames(of: total)
-        job = try shardJob(command) { id in
-            id.add("frames", fields: total, fps)
-            try identity(&id)
-        }
+        job = try shardJob(command, extent: "\(total) frames at \(fps)", identity)
     }
 
     /// Before rendering into `folder`: false when --skip-existing finds there this shard's record

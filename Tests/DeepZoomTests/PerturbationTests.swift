@@ -142,13 +142,13 @@ import Testing
 
     // MARK: comparison
 
+    /// The comparison's counts (`r.interior`, ...) and the reference orbit.
+    @dynamicMemberLookup
     struct Result {
-        let samples: Int
-        let differing: Int
-        let interior: Int
-        let distinctCounts: Int
-        let maxCount: UInt32
+        let comparison: DirectComparison
         let orbit: ReferenceOrbit
+
+        subscript<T>(dynamicMember field: KeyPath<DirectComparison, T>) -> T { comparison[keyPath: field] }
     }
 
     /// Every sample of the view by perturbation and by direct MPFR iteration; fails if over 1%
@@ -178,7 +178,6 @@ import Testing
             "perturbation \(String(format: "%.3f", perturbationSeconds)) s"
         print(line)
         c.check(line)
-        return Result(samples: c.samples, differing: c.differing, interior: c.interior,
-                      distinctCounts: c.distinctCounts, maxCount: c.maxCount, orbit: image.orbit)
+        return Result(comparison: c, orbit: image.orbit)
     }
 }

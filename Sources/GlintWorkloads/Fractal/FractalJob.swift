@@ -82,26 +82,11 @@ public struct FractalJob: Sendable {
 
     /// The centre, zoom and c as the Doubles nearest the exact values. Setting one (to a finite
     /// Double) sets the exact value to the Double's shortest round-trip text, `DeepNumber(_:)`.
-    public var centerRe: Double {
-        get { exact.centerRe.nearest }
-        set { exact.centerRe = Exact(DeepNumber(newValue)) }
-    }
-    public var centerIm: Double {
-        get { exact.centerIm.nearest }
-        set { exact.centerIm = Exact(DeepNumber(newValue)) }
-    }
-    public var zoom: Double {
-        get { exact.zoom.nearest }
-        set { exact.zoom = Exact(DeepNumber(newValue)) }
-    }
-    public var cRe: Double {
-        get { exact.cRe.nearest }
-        set { exact.cRe = Exact(DeepNumber(newValue)) }
-    }
-    public var cIm: Double {
-        get { exact.cIm.nearest }
-        set { exact.cIm = Exact(DeepNumber(newValue)) }
-    }
+    public var centerRe: Double { get { exact.centerRe.nearest } set { exact.centerRe = Exact(DeepNumber(newValue)) } }
+    public var centerIm: Double { get { exact.centerIm.nearest } set { exact.centerIm = Exact(DeepNumber(newValue)) } }
+    public var zoom: Double { get { exact.zoom.nearest } set { exact.zoom = Exact(DeepNumber(newValue)) } }
+    public var cRe: Double { get { exact.cRe.nearest } set { exact.cRe = Exact(DeepNumber(newValue)) } }
+    public var cIm: Double { get { exact.cIm.nearest } set { exact.cIm = Exact(DeepNumber(newValue)) } }
     public var maxIterations = 128
     public var bailout = 2.0
     public var palette: Color.Palette = .tutorial

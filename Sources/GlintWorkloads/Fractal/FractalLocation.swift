@@ -55,17 +55,9 @@ public struct FractalLocation: Sendable {
 
     /// The view `job` renders, every field set: what its PNG records and `kfrText` prints.
     public init(job: FractalJob) {
-        formula = job.formula
-        center = job.exactCenter
-        zoom = job.exactZoom
-        c = job.exactC
-        iterations = job.maxIterations
-        bailout = job.bailout
-        palette = job.palette
-        smooth = job.smooth
-        size = (job.width, job.height)
-        supersampling = job.supersampling
-        precision = job.precision
+        (formula, center, zoom, c) = (job.formula, job.exactCenter, job.exactZoom, job.exactC)
+        (iterations, bailout, palette, smooth) = (job.maxIterations, job.bailout, job.palette, job.smooth)
+        (size, supersampling, precision) = ((job.width, job.height), job.supersampling, job.precision)
     }
 
     /// This view with each field it leaves out taken from `other`.

@@ -70,8 +70,7 @@ extension IsoJob: ComparableJob {
     public var autoKind: AutoKind { .iso }
 
     public func comparisonRun(on backend: Backend, detailed: Bool) async throws -> ComparisonRun {
-        let r = try await IsoRenderer.render(self, on: backend)
-        return ComparisonRun(image: r.image, wallSeconds: r.wallSeconds, kernelSeconds: r.kernelSeconds)
+        ComparisonRun(try await IsoRenderer.render(self, on: backend))
     }
 
     public var comparisonTolerance: Tolerance { .oneLevel }

@@ -67,8 +67,7 @@ extension RTJob: ComparableJob {
     public var autoKind: AutoKind { .rtow }
 
     public func comparisonRun(on backend: Backend, detailed: Bool) async throws -> ComparisonRun {
-        let r = try await RTRenderer.render(self, on: backend)
-        return ComparisonRun(image: r.image, wallSeconds: r.wallSeconds, kernelSeconds: r.kernelSeconds)
+        ComparisonRun(try await RTRenderer.render(self, on: backend))
     }
 
     public var comparisonTolerance: Tolerance { .statistical }

@@ -9,8 +9,7 @@ final class ServeContext: Sendable {
     /// The server's --device, used when a request names none.
     let device: String
     let renderTimeout: Double
-    let maxPixels: Int
-    let maxBody: Int
+    let maxPixels: Int, maxBody: Int
     /// The server's temporary folder: uploads and the pictures a connection hands to a job.
     let folder: String
     let verbose: Bool

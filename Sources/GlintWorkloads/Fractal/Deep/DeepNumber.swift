@@ -145,10 +145,7 @@ public struct DeepComplex: Sendable, Equatable, CustomStringConvertible {
     public var re: DeepNumber
     public var im: DeepNumber
 
-    public init(re: DeepNumber, im: DeepNumber) {
-        self.re = re
-        self.im = im
-    }
+    public init(re: DeepNumber, im: DeepNumber) { (self.re, self.im) = (re, im) }
 
     /// From Doubles, each as its shortest round-trip text (`DeepNumber(_: Double)`); both finite.
     public init(re: Double, im: Double) {
