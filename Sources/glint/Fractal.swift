@@ -65,10 +65,9 @@ struct Fractal: PassSource {
     var zoomOption: DeepNumber?
 
     @Option(name: .customLong("iterations"), parsing: .unconditional,
-            help: ArgumentHelp("Iteration limit; points that never escape get this count (1 to \(FractalJob.maxIterationLimit)). (default: 128)",
-                               valueName: "iterations"),
-            transform: wholeNumber("--iterations", 1...FractalJob.maxIterationLimit))
-    var iterationsOption: Int?
+            help: ArgumentHelp("Iteration limit; points that never escape get this count (1 to \(FractalJob.maxIterationLimit)), or auto. (default: 128)",
+                               discussion: autoIterationsHelp, valueName: "iterations"), transform: iterationsValue)
+    var iterationsChoice: IterationsChoice?
 
     @Option(name: .customLong("bailout"), parsing: .unconditional,
             help: ArgumentHelp("Escape radius R: a point has escaped when |z| > R (above 1, at most 1e9). (default: 2)", valueName: "bailout"),
@@ -138,6 +137,10 @@ struct Fractal: PassSource {
             transform: bitDepthValue)
     var bitDepth = 8
 
+    /// --iterations N (nil for auto or none given).
+    var iterationsOption: Int? { if case .fixed(let n) = iterationsChoice { n } else { nil } }
+    var autoIterations: Bool { iterationsChoice == .auto }
+
     @OptionGroup var animation: AnimationOptions
     @OptionGroup var sharding: ShardOptions
     @OptionGroup var limits: InputLimitOptions
@@ -156,6 +159,9 @@ struct Fractal: PassSource {
         }
         if printLocation && animation.isAnimation {
             throw ValidationError("--print-location prints one view; it does not go with --frames")
+        }
+        if printLocation && autoIterations {
+            throw ValidationError("--iterations auto is found by rendering the view; --print-location renders nothing (give --iterations N)")
         }
         try animation.check(allowed: Self.rampable)
         let ramps = try animation.fractalRamps()
@@ -254,7 +260,7 @@ struct Fractal: PassSource {
         let m = try MinibrotLocator.locate(centerRe: job.exactCenter.re, centerIm: job.exactCenter.im, zoom: job.exactZoom)
         job.exactCenter = DeepComplex(re: m.centerRe, im: m.centerIm)
         job.exactZoom = m.zoom
-        if iterationsOption == nil && fileView?.iterations == nil {
+        if iterationsChoice == nil && fileView?.iterations == nil {
             job.maxIterations = max(job.maxIterations, min(FractalJob.maxIterationLimit, 100 * m.period))
         }
         if automaticPrecision { job.precision = Precision.automatic(for: job) }
@@ -274,7 +280,7 @@ struct Fractal: PassSource {
             try FrameShard($0, command: "glint fractal", frames: n, fps: animation.fps) { id in
                 id.add("job", job)
                 id.add("ramps", ramps)
-                id.add("automaticPrecision", fields: automaticPrecision)
+                id.add("automatic", fields: automaticPrecision, autoIterations)
             }
         }
         if try part?.claim(outputFolder, skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
@@ -298,7 +304,7 @@ struct Fractal: PassSource {
         var kernels = 0.0
         let frames = part?.frames ?? 0 ..< n
         for k in frames {
-            let frame = frameJob(k)
+            let frame = try await resolvingIterations(frameJob(k), frame: k, bar: bar)
             let result = try await FractalRenderer.render(frame, on: backend)
             kernels += result.kernelSeconds
             // Each frame records its view, as a single render does: --location renders it again.
@@ -357,12 +363,13 @@ struct Fractal: PassSource {
                 print(FractalLocation(job: baseJob()).kfrText, terminator: "")
                 return
             }
-            let job = try makeJob()
+            let given = try makeJob()
             if let n = animation.frames {
                 if !Chain.passes.isEmpty { throw GlintError("--then passes apply to one image; they do not go with --frames") }
-                try await runAnimation(job, frames: n)
+                try await runAnimation(given, frames: n)
                 return
             }
+            let job = try await resolvingIterations(given)
             if !Chain.passes.isEmpty {
                 try await runChain(job)
                 return
@@ -439,7 +446,39 @@ extension FractalLocation {
     }
 }
 
+let autoIterationsHelp = """
+    auto probes the view on a grid at most \(AutoIterations.probeSide) samples across with \(AutoIterations.start), \
+    \(2 * AutoIterations.start), \(4 * AutoIterations.start), ... iterations (from where some samples of a coarser \
+    grid escape) and stops at the first doubling that lets fewer than \(Format.short(AutoIterations.threshold * 100))% \
+    of the samples escape (the share still iterating has stopped changing), at most \(AutoIterations.cap). The count \
+    it takes is printed and recorded in the PNG; each frame of an animation gets its own.
+    """
+
+/// --iterations: a count, or auto (AutoIterations).
+enum IterationsChoice: Equatable, Sendable {
+    case fixed(Int)
+    case auto
+}
+
+let iterationsValue: @Sendable (String) throws -> IterationsChoice = { text in
+    text.lowercased() == "auto" ? .auto : .fixed(try checkedInt(text, option: "--iterations", 1...FractalJob.maxIterationLimit))
+}
+
 extension Fractal {
+    /// With --iterations auto, `job` with the limit its view needs (AutoIterations), said on
+    /// stderr unless -q (above an animation's `bar`); else `job`.
+    func resolvingIterations(_ job: FractalJob, frame: Int? = nil, bar: ProgressBar? = nil) async throws -> FractalJob {
+        guard autoIterations else { return job }
+        let choice = try await AutoIterations.choose(for: job, on: try await device.backend(forFractal: AutoIterations.probe(job)))
+        if !out.quiet {
+            let line = "iterations auto\(frame.map { " (frame \($0))" } ?? ""): \(choice.summary)"
+            if let bar { bar.note(line) } else { writeStderr(line + "\n") }
+        }
+        var j = job
+        j.maxIterations = choice.iterations
+        return j
+    }
+
     static var workload: any Workload.Type { FractalWorkload.self }
 
     func comparisonConflict() -> String? {
@@ -452,7 +491,9 @@ extension Fractal {
 
     func comparisonTitle() throws -> String { "fractal \(formula.name) \(size)" + (bitDepth == 16 ? " 16-bit" : "") }
 
-    func comparableJob() throws -> any ComparableJob { FractalComparison(job: try makeJob(), sixteenBit: bitDepth == 16) }
+    func comparableJob() throws -> any ComparableJob {
+        FractalComparison(job: try makeJob(), sixteenBit: bitDepth == 16, autoIterations: autoIterations)
+    }
 }
 
 /// What --zoom-to finds and frames.

@@ -192,20 +192,27 @@ public struct FractalComparison: ComparableJob {
 
     public var job: FractalJob
     public var sixteenBit: Bool
+    /// `--iterations auto`: each run first finds the job's limit (AutoIterations) on its backend,
+    /// in its time.
+    public var autoIterations: Bool
 
-    public init(job: FractalJob, sixteenBit: Bool) {
-        self.job = job
-        self.sixteenBit = sixteenBit
+    public init(job: FractalJob, sixteenBit: Bool, autoIterations: Bool = false) {
+        (self.job, self.sixteenBit, self.autoIterations) = (job, sixteenBit, autoIterations)
     }
 
     public func comparisonRun(on backend: Backend, detailed: Bool) async throws -> ComparisonRun {
         // Each timed run computes its own reference orbit (the first backend does not pay for both).
         FractalWorkload.forgetOrbit(job)
+        let start = Clock.now()
+        var job = self.job
+        if autoIterations { job.maxIterations = try await AutoIterations.choose(for: job, on: backend).iterations }
+        let probeSeconds = Clock.now() - start
         let r = try await FractalRenderer.render(job, on: backend, outputs: .init(counts: detailed, colour: sixteenBit))
         let sixteen = r.colour.map { c in
             ImageF(width: c.width, height: c.height, pixels: c.srgbToLinear().to16Bit().map { Float($0) / 65535 })
         }
-        return ComparisonRun(image: r.image, floatImage: sixteen, counts: r.counts, wallSeconds: r.wallSeconds, kernelSeconds: r.kernelSeconds)
+        return ComparisonRun(image: r.image, floatImage: sixteen, counts: r.counts, wallSeconds: probeSeconds + r.wallSeconds,
+                             kernelSeconds: r.kernelSeconds)
     }
 
     /// 8-bit colours within 1 level; 16-bit ones within 2 of 65535 (the palettes' sin, cos and
