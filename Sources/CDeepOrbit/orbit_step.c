@@ -39,6 +39,12 @@ typedef unsigned __int128 u128;
 // EPYC: see docs/PERFORMANCE.md, "The reference orbit").
 #define FFT_THRESHOLD_BITS 4000L
 
+// The MPFR form's first try carries this many bits beyond the precision: it fails to prove its
+// rounding about once in 2^60 steps (then the exact products decide). It is tried from
+// NEAR_MIN_BITS: below, GMP's exact products cost less than MPFR's at one limb more and the check.
+#define GUARD_BITS 64
+#define NEAR_MIN_BITS 2000L
+
 // Pauses a thread spins for before it yields the processor.
 #define SPINS 256
 
@@ -251,6 +257,7 @@ struct glint_orbit_stepper {
     // A result in `next` (on next_grid) waiting to become cur: the lowest digit kept.
     long next_grid, next_shift, next_digits;
     mpfr_t x, y, xx, yy, xy;    // the MPFR form's numbers and exact products
+    mpfr_t near_re, near_yy, near_im;  // its first try, at precision + GUARD_BITS
     u64 *product_limbs;         // 6n limbs: the exact products' significands
     u64 *limbs_buffer;          // conversions between digits and MPFR
     uint32_t *digit_buffer;
@@ -669,8 +676,44 @@ static void exact_product(glint_orbit_stepper *st, mpfr_srcptr v, mpfr_srcptr w,
                          (mpfr_prec_t)(128 * n), limbs);
 }
 
-/// The MPFR form: the three products exactly, then each part rounded once (mpfr_sum rounds
-/// x² − y² + a_re as one sum).
+/// Whether `v`, within 2^(top − q + slack) of an unknown exact value (q: v's precision), rounds to
+/// nearest at `precision` bits as that value does: mpfr_can_round with MPFR's idiom for rounding to
+/// nearest (toward zero at one bit more), which also fails wherever the exact value could be a tie.
+static int rounds_as_exact(mpfr_srcptr v, long top, long slack, long precision) {
+    if (!mpfr_regular_p(v)) return 0;
+    const long err = (long)mpfr_get_exp(v) - (top - (long)mpfr_get_prec(v) + slack);
+    return err > 0 && mpfr_can_round(v, (mpfr_exp_t)err, MPFR_RNDN, MPFR_RNDZ, (mpfr_prec_t)precision + 1);
+}
+
+/// The MPFR form's first try: MPFR's own products and sums, each rounded at precision +
+/// GUARD_BITS. Each of x² − y² + a_re's four roundings errs by at most half an ulp of the value it
+/// rounds (two of 2xy + a_im's), so the error is at most 2^(top − q + 1) (2^(top − q)) with top the
+/// largest of their exponents; where mpfr_can_round proves that rounding to the precision gives
+/// the correctly rounded exact value, x and y take it. 0: unproven, x and y untouched.
+static int step_mpfr_near(glint_orbit_stepper *st, mpfr_ptr x, mpfr_ptr y, mpfr_srcptr a_re, mpfr_srcptr a_im) {
+    mpfr_ptr re = st->near_re, yy = st->near_yy, im = st->near_im;
+    mpfr_sqr(re, x, MPFR_RNDN);
+    mpfr_sqr(yy, y, MPFR_RNDN);
+    mpfr_mul(im, x, y, MPFR_RNDN);
+    long top_re = mpfr_get_exp(re) > mpfr_get_exp(yy) ? mpfr_get_exp(re) : mpfr_get_exp(yy);
+    mpfr_sub(re, re, yy, MPFR_RNDN);
+    mpfr_add(re, re, a_re, MPFR_RNDN);
+    mpfr_mul_2ui(im, im, 1, MPFR_RNDN);
+    long top_im = mpfr_get_exp(im);
+    mpfr_add(im, im, a_im, MPFR_RNDN);
+    // The sums' own exponents never exceed their operands' by more than one; rounds_as_exact
+    // refuses a zero or a result below them.
+    if (mpfr_regular_p(re) && mpfr_get_exp(re) > top_re) top_re = mpfr_get_exp(re);
+    if (mpfr_regular_p(im) && mpfr_get_exp(im) > top_im) top_im = mpfr_get_exp(im);
+    if (!rounds_as_exact(re, top_re, 1, st->precision) || !rounds_as_exact(im, top_im, 0, st->precision)) return 0;
+    mpfr_set(x, re, MPFR_RNDN);
+    mpfr_set(y, im, MPFR_RNDN);
+    return 1;
+}
+
+/// The MPFR form: the products rounded a little beyond the precision where that proves the
+/// rounding (step_mpfr_near), else the three products exactly, then each part rounded once
+/// (mpfr_sum rounds x² − y² + a_re as one sum).
 static void step_mpfr(glint_orbit_stepper *st, mpfr_ptr x, mpfr_ptr y, mpfr_srcptr a_re, mpfr_srcptr a_im) {
     int regular = mpfr_regular_p(x) && mpfr_regular_p(y);
     if (regular) {
@@ -679,6 +722,7 @@ static void step_mpfr(glint_orbit_stepper *st, mpfr_ptr x, mpfr_ptr y, mpfr_srcp
         const long high = ex > ey ? ex : ey, low = ex < ey ? ex : ey;
         regular = high <= ((long)mpfr_get_emax() - 2) / 2 && low >= ((long)mpfr_get_emin() + 2) / 2;
     }
+    if (regular && st->precision >= NEAR_MIN_BITS && step_mpfr_near(st, x, y, a_re, a_im)) return;
     if (regular) {
         const long n = st->limbs;
         mpfr_t xx, yy, xy;
@@ -1060,6 +1104,7 @@ glint_orbit_stepper *glint_orbit_stepper_create(long precision, int threads, int
     st->threads = threads >= 2 ? 2 : 1;
     mpfr_inits2(precision, st->x, st->y, (mpfr_ptr)0);
     mpfr_inits2(2 * precision, st->xx, st->yy, st->xy, (mpfr_ptr)0);
+    mpfr_inits2(precision + GUARD_BITS, st->near_re, st->near_yy, st->near_im, (mpfr_ptr)0);  // used from NEAR_MIN_BITS
     st->product_limbs = malloc(sizeof(u64) * (size_t)(6 * st->limbs));
     if (!st->product_limbs) {
         glint_orbit_stepper_destroy(st);
@@ -1079,7 +1124,7 @@ glint_orbit_stepper *glint_orbit_stepper_create(long precision, int threads, int
 void glint_orbit_stepper_destroy(glint_orbit_stepper *st) {
     if (!st) return;
     if (st->fft) free_fft(st);
-    mpfr_clears(st->x, st->y, st->xx, st->yy, st->xy, (mpfr_ptr)0);
+    mpfr_clears(st->x, st->y, st->xx, st->yy, st->xy, st->near_re, st->near_yy, st->near_im, (mpfr_ptr)0);
     free(st->product_limbs);
     free(st);
 }
