@@ -56,6 +56,23 @@ enum Chain {
         }
     }
 
+    /// Renders a chain's first image on `backend` (on the Swift path by `host`; on OpenCL into a
+    /// device buffer by `device`, which stays there for the passes), runs the passes on it, and
+    /// returns the final pixels and the kernel time of all.
+    static func run(width: Int, height: Int, on backend: Backend, host: () async throws -> Image8,
+                    device: (ComputeContext) throws -> (image: Buffer<UInt8>, kernelSeconds: Double)) async throws -> (Image8, Double) {
+        let first: StageImage, seconds: Double
+        switch backend {
+        case .cpu:
+            (first, seconds) = (.host(try await host()), 0)
+        case .opencl(let cc):
+            let r = try device(cc)
+            (first, seconds) = (.device(r.image, width: width, height: height), r.kernelSeconds)
+        }
+        let (image, passSeconds) = try await run(first, on: backend)
+        return (image, seconds + passSeconds)
+    }
+
     /// Runs the passes on `image` (on `backend`) and returns the final pixels and the passes' kernel time.
     static func run(_ image: StageImage, on backend: Backend) async throws -> (Image8, Double) {
         var current = image

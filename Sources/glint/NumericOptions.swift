@@ -307,3 +307,21 @@ struct ImageSize: Sendable, Equatable, CustomStringConvertible {
     var height: Int
     var description: String { "\(width)x\(height)" }
 }
+
+let autoIterationsHelp = """
+    auto probes the view on a grid at most \(AutoIterations.probeSide) samples across with \(AutoIterations.start), \
+    \(2 * AutoIterations.start), \(4 * AutoIterations.start), ... iterations (from where some samples of a coarser \
+    grid escape) and stops at the first doubling that lets fewer than \(Format.short(AutoIterations.threshold * 100))% \
+    of the samples escape (the share still iterating has stopped changing), at most \(AutoIterations.cap). The count \
+    it takes is printed and recorded in the PNG; each frame of an animation gets its own.
+    """
+
+/// --iterations: a count, or auto (AutoIterations).
+enum IterationsChoice: Equatable, Sendable {
+    case fixed(Int)
+    case auto
+}
+
+let iterationsValue: @Sendable (String) throws -> IterationsChoice = { text in
+    text.lowercased() == "auto" ? .auto : .fixed(try checkedInt(text, option: "--iterations", 1...FractalJob.maxIterationLimit))
+}

@@ -287,15 +287,9 @@ struct RTOW: PassSource {
     func runChain(_ job: RTJob) async throws {
         let backend = try device.backend(for: .rtow, work: Double(job.width * job.height * job.samplesPerPixel))
         let start = Clock.now()
-        let first: StageImage
-        switch backend {
-        case .cpu:
-            first = .host(try await RTRenderer.render(job, on: .cpu).image)
-        case .opencl(let cc):
-            let (buffer, _) = try RTRenderer.renderOnDevice(job, on: cc)
-            first = .device(buffer, width: job.width, height: job.height)
-        }
-        let (image, _) = try await Chain.run(first, on: backend)
+        let (image, _) = try await Chain.run(width: job.width, height: job.height, on: backend,
+                                             host: { try await RTRenderer.render(job, on: .cpu).image },
+                                             device: { try RTRenderer.renderOnDevice(job, on: $0) })
         let output = outputFile
         try PNG.write(image, to: output, alpha: true)
         if !out.quiet {

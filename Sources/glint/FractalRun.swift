@@ -1,0 +1,182 @@
+import GlintCore
+import GlintWorkloads
+
+/// The ways glint fractal renders: one image, an animation, a chain of passes; and the steps
+/// before them that search (--zoom-to, --iterations auto).
+extension Fractal {
+    /// --zoom-to minibrot: the framing view of the nearest minibrot, with 100 iterations per
+    /// period step unless --iterations (or the location) sets them.
+    func zoomToMinibrot(_ job: inout FractalJob) throws {
+        guard job.formula == .mandelbrot else {
+            throw GlintError("--zoom-to minibrot renders mandelbrot (got \(job.formula.name))")
+        }
+        let m = try MinibrotLocator.locate(centerRe: job.exactCenter.re, centerIm: job.exactCenter.im, zoom: job.exactZoom)
+        job.exactCenter = DeepComplex(re: m.centerRe, im: m.centerIm)
+        job.exactZoom = m.zoom
+        if iterationsChoice == nil && fileView?.iterations == nil {
+            job.maxIterations = max(job.maxIterations, min(FractalJob.maxIterationLimit, 100 * m.period))
+        }
+        if automaticPrecision { job.precision = Precision.automatic(for: job) }
+        if !out.quiet {
+            writeStderr("zoom-to minibrot: period \(m.period), size \(m.sizeMantissa)e\(m.sizeExponent10), zoom \(m.zoom.plainText), \(job.maxIterations) iterations\n")
+        }
+    }
+
+    /// With --iterations auto, `job` with the limit its view needs (AutoIterations), said on
+    /// stderr unless -q (above an animation's `bar`); else `job`.
+    func resolvingIterations(_ job: FractalJob, frame: Int? = nil, bar: ProgressBar? = nil) async throws -> FractalJob {
+        guard autoIterations else { return job }
+        let choice = try await AutoIterations.choose(for: job, on: try await device.backend(forFractal: AutoIterations.probe(job)))
+        if !out.quiet {
+            let line = "iterations auto\(frame.map { " (frame \($0))" } ?? ""): \(choice.summary)"
+            if let bar { bar.note(line) } else { writeStderr(line + "\n") }
+        }
+        var j = job
+        j.maxIterations = choice.iterations
+        return j
+    }
+
+    func runAnimation(_ job: FractalJob, frames n: Int) async throws {
+        let ramps = try animation.fractalRamps()
+        let part = try shard.map {
+            try FrameShard($0, command: "glint fractal", frames: n, fps: animation.fps) { id in
+                id.add("job", job)
+                id.add("ramps", ramps)
+                id.add("automatic", fields: automaticPrecision, autoIterations)
+            }
+        }
+        if try part?.claim(outputFolder, skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
+        func frameJob(_ k: Int) -> FractalJob { ramps.job(job, frame: k, of: n, automaticPrecision: automaticPrecision) }
+        for k in [0, n - 1] { try frameJob(k).validate() }
+        // The deeper end of the ramp decides `auto` (a deep frame anywhere makes it a deep job).
+        let ends = [0, n - 1].map { frameJob($0).autoKind }
+        let backend: Backend
+        if ends.contains(.fractalDeep) {
+            backend = try device.backend(for: .fractalDeep)
+        } else {
+            // The frames' work as the middle frame's times their number (a calibrated auto weighs
+            // it against OpenCL's start-up), in the frames' precision.
+            let count = (part?.frames ?? 0 ..< n).count
+            backend = try await device.backend(forFractal: frameJob(n / 2), frames: count)
+        }
+        let sink = try FrameSink(folder: outputFolder, video: animation.video, width: job.width, height: job.height, fps: animation.fps)
+        let bar = ProgressBar("fractal", quiet: out.quiet)
+        let start = Clock.now()
+        let orbitsBefore = OrbitCache.shared.computed
+        var kernels = 0.0
+        let frames = part?.frames ?? 0 ..< n
+        for k in frames {
+            let frame = try await resolvingIterations(frameJob(k), frame: k, bar: bar)
+            let result = try await FractalRenderer.render(frame, on: backend)
+            kernels += result.kernelSeconds
+            // Each frame records its view, as a single render does: --location renders it again.
+            try sink.write(result.image, frame: k, text: [FractalLocation(job: frame).textEntry])
+            bar.update(Double(k + 1 - frames.lowerBound) / Double(frames.count))
+        }
+        try sink.finish(part, device: backend, width: job.width, height: job.height, fps: animation.fps)
+        bar.finish()
+        if !out.quiet {
+            let wall = Clock.now() - start
+            var summary = RunSummary(frames: n, shard: part, to: outputFolder)
+            for part in ["\(job.width)x\(job.height)", job.formula.name, backend.label, "\(fmt(wall * 1000, 1)) ms",
+                         "\(fmt(Double(frames.count) / wall, 1)) frames/s"] { summary.add(part) }
+            // Perturbation frames at one centre and precision share one reference orbit.
+            let orbits = OrbitCache.shared.computed - orbitsBefore
+            summary.kernels(kernels, on: backend)
+            if orbits > 0 { summary.add("\(orbits) reference orbit\(orbits == 1 ? "" : "s")") }
+            if let video = animation.video { summary.extend("; video \(video)") }
+            print(summary.line)
+        }
+    }
+
+    /// The render, then each `--then` pass on the same backend: on OpenCL the image stays in
+    /// device buffers from the fractal kernel to the last pass and is read back once.
+    func runChain(_ job: FractalJob) async throws {
+        let backend = try await device.backend(forFractal: job)
+        let file = outputFile
+        let start = Clock.now()
+        let (image, kernels) = try await Chain.run(width: job.width, height: job.height, on: backend,
+                                                   host: { try await FractalRenderer.render(job, on: .cpu).image },
+                                                   device: { try FractalRenderer.renderOnDevice(job, on: $0) })
+        try PNG.write(image, to: file, alpha: true, text: [FractalLocation(job: job).textEntry])
+        if !out.quiet {
+            var summary = RunSummary(wrote: file)
+            for part in ["\(image.width)x\(image.height)", "\(job.formula.name) then \(Chain.summary)", backend.label,
+                         "\(fmt((Clock.now() - start) * 1000, 1)) ms"] { summary.add(part) }
+            summary.kernels(kernels, on: backend, suffix: ", one read-back")
+            print(summary.line)
+        }
+    }
+
+    /// One image (or with --shard its band), with its counts where asked: written together or not at all.
+    func renderStill(_ job: FractalJob) async throws {
+        try job.validate()
+        let file = outputFile, countsFile = self.countsFile
+        // With --shard: this shard's band of rows, written as tiles for glint merge.
+        let tile = try shard.map {
+            try StillShard($0, command: "glint fractal", width: job.width, height: job.height) { id in
+                id.add("job", job)
+                id.add("bitDepth", fields: bitDepth)
+            }
+        }
+        if try tile?.claim([file] + (countsFile.map { [$0] } ?? []), skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
+        let backend = try await device.backend(forFractal: job, share: tile.map { Double($0.rows.count) / Double(job.height) } ?? 1)
+        let bar = ProgressBar("fractal", quiet: out.quiet)
+        // One image, then the process ends: its frame may take huge pages (fewer page faults).
+        LargeArrays.hugePages = true
+        let result = try await FractalRenderer.render(job, on: backend,
+                                                      outputs: .init(counts: counts != nil, colour: bitDepth == 16, rows: tile?.rows),
+                                                      progress: { bar.update($0) })
+        bar.finish()
+        // The image and the counts are replaced together or not at all.
+        let outputs = OutputSet()
+        // Each PNG records its view (a tEXt chunk, read back by --location).
+        let view = [FractalLocation(job: job).textEntry]
+        if bitDepth == 16, let colour = result.colour {
+            // The 16-bit PNG holds linear light: the palette's sRGB values decoded.
+            if let tile {
+                try outputs.stage(file, tile.png16(linear: colour.srgbToLinear(), text: view, device: backend))
+            } else {
+                try outputs.stage(file, PNG.encode16(linear: colour.srgbToLinear(), alpha: false, text: view))
+            }
+        } else if let tile {
+            try outputs.stage(file, tile.png(result.image, alpha: false, text: view, device: backend))
+        } else {
+            try outputs.stage(file, PNG.encode(result.image, alpha: false, text: view))
+        }
+        if let countsFile, let values = result.counts {
+            let pgm = PGM.encode16(width: job.width, height: result.image.height,
+                                   values: values.map { UInt16(min($0, 65535)) }, maxValue: 65535)
+            if let tile { try tile.stage(pgm, format: .pgm16, to: countsFile, device: backend, in: outputs) } else {
+                try outputs.stage(countsFile, pgm)
+            }
+        }
+        try outputs.commit()
+        if !out.quiet {
+            let how = job.precision == .perturbation ? (job.bla ? ", perturbation" : ", perturbation without BLA") : ""
+            var summary = RunSummary(wrote: file)
+            summary.size("\(job.width)x\(job.height)", shard: tile)
+            for part in [job.formula.name + how, backend.label, "\(fmt(result.wallSeconds * 1000, 1)) ms"] { summary.add(part) }
+            summary.kernels(result.kernelSeconds, on: backend)
+            print(summary.line)
+        }
+    }
+}
+
+extension FractalLocation {
+    /// Locations already read, by path: a file is read once per run (the options are checked,
+    /// then the job is built), and both see the same view.
+    private static let cache = Locked<[String: Result<FractalLocation, GlintError>]>([:])
+
+    /// The location in `path` (`FractalLocation(contentsOf:)`), read once per run. Errors are one
+    /// line naming the file (`--location FILE: ...`).
+    static func load(_ path: String) throws(GlintError) -> FractalLocation {
+        if let known = cache.withLock({ $0[path] }) { return try known.get() }
+        let result: Result<FractalLocation, GlintError>
+        do throws(GlintError) { result = .success(try FractalLocation(contentsOf: path)) } catch {
+            result = .failure(GlintError("--location \(path): \(error.message)"))
+        }
+        cache.withLock { $0[path] = result }
+        return try result.get()
+    }
+}
