@@ -705,7 +705,9 @@ static int step_mpfr_near(glint_orbit_stepper *st, mpfr_ptr x, mpfr_ptr y, mpfr_
     // refuses a zero or a result below them.
     if (mpfr_regular_p(re) && mpfr_get_exp(re) > top_re) top_re = mpfr_get_exp(re);
     if (mpfr_regular_p(im) && mpfr_get_exp(im) > top_im) top_im = mpfr_get_exp(im);
-    if (!rounds_as_exact(re, top_re, 1, st->precision) || !rounds_as_exact(im, top_im, 0, st->precision)) return 0;
+    // One bit beyond each bound: mpfr_can_round's interval is closed, and the imaginary part's bound
+    // can be met exactly (x·y and the sum both ties at q bits), where a tie at the precision would pass.
+    if (!rounds_as_exact(re, top_re, 2, st->precision) || !rounds_as_exact(im, top_im, 1, st->precision)) return 0;
     mpfr_set(x, re, MPFR_RNDN);
     mpfr_set(y, im, MPFR_RNDN);
     return 1;

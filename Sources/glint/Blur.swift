@@ -94,6 +94,8 @@ struct Blur: PassCommand {
         try await reportingErrors(verbose: out.verbose) {
             png.apply()
             guard let output = outputFile else { throw ValidationError("give the output file with -o (e.g. -o blurred.png)") }
+            // One image, then the process ends: it and its result may take huge pages (fewer page faults).
+            LargeArrays.hugePages = true
             let picture: Picture = isFloat ? .float(try PFM.read(input)) : .bytes(try PNG.read(input))
             let size = picture.size
             // With --shard: this shard's band of rows as a tile for glint merge. Every row of a
@@ -114,8 +116,6 @@ struct Blur: PassCommand {
             let format: PixelFormat = isFloat ? .f32 : .u8
             let backend = try device.backend(for: .blur, work: BlurPlan.autoWork(job, format: format, width: size.0, height: size.1),
                                              variant: BlurPlan.autoVariant(job, format: format))
-            // One image, then the process ends: its result may take huge pages (fewer page faults).
-            LargeArrays.hugePages = true
             let wall: Double, kernels: Double, method: BlurMethod, sizeText: String, form: String?
             var timing: (wall: Double, kernel: Double)?
             var sharedMemory = false

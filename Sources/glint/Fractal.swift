@@ -270,6 +270,7 @@ struct Fractal: PassSource {
                 try await runAnimation(given, frames: n)
                 return
             }
+            try given.validate()
             let job = try await resolvingIterations(given)
             if !Chain.passes.isEmpty {
                 try await runChain(job)

@@ -68,6 +68,8 @@ public enum AutoIterations {
         var n = start
         let scout = probe(job, side: scoutSide), grid = probe(job)
         while n < cap, try await stillIterating(scout, n, record: false) >= 1 { n *= 2 }
+        // Nothing escaped below the cap: the cap it is, without the grid's costliest render.
+        if n >= cap { return Choice(iterations: cap, steps: steps, capped: true) }
         var before = try await stillIterating(grid, n)
         // Every sample escaped: more iterations change nothing.
         if before == 0 { return Choice(iterations: n, steps: steps, capped: false) }
