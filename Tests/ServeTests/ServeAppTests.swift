@@ -145,6 +145,10 @@ import Testing
                 #expect(response.headers[.contentType] == "text/plain; charset=utf-8")
                 #expect(Self.text(response).contains("Zoom:"), "\(Self.text(response))")
             }
+            try await client.execute(uri: "/api/location", method: .post,
+                                     body: Self.jobBody("fractal", ["mandelbrot", "--iterations", "auto"])) { response in
+                Self.expectError(response, 400, "a location records the iteration count")
+            }
             let picture = try PNG.encode(Image8(width: 8, height: 6), alpha: false)
             try await client.execute(uri: "/api/upload", method: .post, body: ByteBuffer(bytes: picture)) { response in
                 #expect(response.status == .ok, "\(Self.text(response))")

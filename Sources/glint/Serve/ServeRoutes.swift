@@ -188,6 +188,8 @@ struct ServeRoutes: Sendable {
         let doc = try JSON.requestObject(try await body(request))
         let job = try job(doc)
         guard let fractal = job.command as? Fractal else { throw ServeError.bad("a location is a fractal view's; this job is \(job.workload)") }
+        // A location records a count, which auto only finds by rendering (in a render's slot).
+        if fractal.autoIterations { throw ServeError.bad("a location records the iteration count: give --iterations N (auto finds it by rendering the view)") }
         let text: String
         do {
             try fractal.loadLocation()
