@@ -22,11 +22,13 @@ extension Fractal {
         }
     }
 
-    /// With --iterations auto, `job` with the limit its view needs (AutoIterations), said on
-    /// stderr unless -q (above an animation's `bar`); else `job`.
-    func resolvingIterations(_ job: FractalJob, frame: Int? = nil, bar: ProgressBar? = nil) async throws -> FractalJob {
+    /// With --iterations auto, `job` with the limit its view needs (AutoIterations), probed on
+    /// `backend` (an animation's) or the device --device picks for the probe, and said on stderr
+    /// unless -q (above an animation's `bar`); else `job`.
+    func resolvingIterations(_ job: FractalJob, frame: Int? = nil, on backend: Backend? = nil, bar: ProgressBar? = nil) async throws -> FractalJob {
         guard autoIterations else { return job }
-        let choice = try await AutoIterations.choose(for: job, on: try await device.backend(forFractal: AutoIterations.probe(job)))
+        let probing = if let backend { backend } else { try await device.backend(forFractal: AutoIterations.probe(job)) }
+        let choice = try await AutoIterations.choose(for: job, on: probing)
         if !out.quiet {
             let line = "iterations auto\(frame.map { " (frame \($0))" } ?? ""): \(choice.summary)"
             if let bar { bar.note(line) } else { writeStderr(line + "\n") }
@@ -66,7 +68,7 @@ extension Fractal {
         var kernels = 0.0
         let frames = part?.frames ?? 0 ..< n
         for k in frames {
-            let frame = try await resolvingIterations(frameJob(k), frame: k, bar: bar)
+            let frame = try await resolvingIterations(frameJob(k), frame: k, on: backend, bar: bar)
             let result = try await FractalRenderer.render(frame, on: backend)
             kernels += result.kernelSeconds
             // Each frame records its view, as a single render does: --location renders it again.
