@@ -60,7 +60,6 @@ typedef unsigned __int128 u128;
 // transforms' errors are chosen about half of it at worst).
 #define MAX_DISTANCE 0.3
 
-
 // MARK: residues modulo 2^64 − 1 (where 2^64 ≡ 1, so a number's residue is the sum of its limbs)
 
 static inline u64 res_add(u64 a, u64 b) {

@@ -18,7 +18,8 @@ extension Fractal {
         }
         if automaticPrecision { job.precision = Precision.automatic(for: job) }
         if !out.quiet {
-            writeStderr("zoom-to minibrot: period \(m.period), size \(m.sizeMantissa)e\(m.sizeExponent10), zoom \(m.zoom.plainText), \(job.maxIterations) iterations\n")
+            let iterations = autoIterations ? "iterations auto" : "\(job.maxIterations) iterations"
+            writeStderr("zoom-to minibrot: period \(m.period), size \(m.sizeMantissa)e\(m.sizeExponent10), zoom \(m.zoom.plainText), \(iterations)\n")
         }
     }
 
@@ -112,7 +113,6 @@ extension Fractal {
 
     /// One image (or with --shard its band), with its counts where asked: written together or not at all.
     func renderStill(_ job: FractalJob) async throws {
-        try job.validate()
         let file = outputFile, countsFile = self.countsFile
         // With --shard: this shard's band of rows, written as tiles for glint merge.
         let tile = try shard.map {

@@ -191,7 +191,13 @@ struct RTOW: PassSource {
         job.samplesPerPixel = spp
         job.maxDepth = depth
         job.seed = seed
-        var cam = job.camera
+        job.camera = try camera(from: s.camera, orbitOverride: orbitOverride)
+        return job
+    }
+
+    /// The camera options and gestures applied to `base` (the scene's own camera).
+    func camera(from base: RTCamera, orbitOverride: (Double, Double)? = nil) throws -> RTCamera {
+        var cam = base
         if let lookfrom { cam.lookfrom = try parseTriple(lookfrom, name: "--lookfrom") }
         if let lookat { cam.lookat = try parseTriple(lookat, name: "--lookat") }
         if let vup { cam.vup = try parseTriple(vup, name: "--vup") }
@@ -206,8 +212,7 @@ struct RTOW: PassSource {
         for f in distance { cam.scaleDistance(f) }
         if let turn { cam.turn(yaw: turn.x, pitch: turn.y) }
         if let roll { cam.roll(roll) }
-        job.camera = cam
-        return job
+        return cam
     }
 
     /// Stages the PNG of `acc` (`image`: its gamma-2 bytes when already made) and the PFM of its
@@ -245,19 +250,24 @@ struct RTOW: PassSource {
     /// An animation: frame k renders with the ramped orbit; frames go to the -o folder.
     func runAnimation(frames n: Int) async throws {
         let ramps = try animation.ramps(allowed: Self.rampable)
+        func orbit(_ k: Int) -> (Double, Double)? {
+            ramps.first.map { r in let v = r.value(frame: k, of: n); return (v[0], v[1]) }
+        }
+        let first = try makeJob(orbitOverride: orbit(0))
+        try first.validate()
+        // The scene is built once: a frame differs from the first only in its camera.
         func job(_ k: Int) throws -> RTJob {
-            let orbit = ramps.first.map { r -> (Double, Double) in let v = r.value(frame: k, of: n); return (v[0], v[1]) }
-            let j = try makeJob(orbitOverride: orbit)
+            var j = first
+            j.camera = try camera(from: first.scene.camera, orbitOverride: orbit(k))
             try j.validate()
             return j
         }
         let folder = frameFolder
-        let first = try job(0)
         // Frame 0's job, then each later frame's camera: all that a ramp moves.
         let part = try shard.map {
             try FrameShard($0, command: "glint rtow", frames: n, fps: animation.fps) { id in
                 id.add("job", first)
-                for k in 1 ..< n { id.add("camera", try job(k).camera) }
+                for k in 1 ..< n { id.add("camera", try camera(from: first.scene.camera, orbitOverride: orbit(k))) }
             }
         }
         if try part?.claim(folder, skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }

@@ -8,11 +8,11 @@
 // Two forms compute it, with the same results by construction (both round the exact value once):
 // MPFR (exact products at twice the precision and one correctly rounded sum; from 2,000 bits first
 // products rounded 64 bits beyond the precision, kept where mpfr_can_round proves the result),
-// and from 4,000 bits up an FFT convolution in double precision that keeps x and y as digits between steps: the
-// transforms of x and y are taken once a step and give x² − y² and 2xy together, each result
-// verified exact before it is used (the distance of every coefficient from its integer and a
-// residue modulo 2^64 − 1); a step that fails either check is computed again through MPFR. The
-// FFT form runs on two threads where two are allowed.
+// and from 4,000 bits up an FFT convolution in double precision that keeps x and y as digits
+// between steps: the transforms of x and y are taken once a step and give x² − y² and 2xy
+// together, each result verified exact before it is used (the distance of every coefficient from
+// its integer and a residue modulo 2^64 − 1); a step that fails either check is computed again
+// through MPFR. The FFT form runs on two threads where two are allowed.
 #include <stdio.h>
 #include <gmp.h>
 #include <mpfr.h>

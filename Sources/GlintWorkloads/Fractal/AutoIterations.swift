@@ -58,9 +58,9 @@ public enum AutoIterations {
         var steps: [Step] = []
         /// The share of `grid`'s samples still iterating after n iterations; `record` keeps it in `steps`.
         func stillIterating(_ grid: FractalJob, _ n: Int, record: Bool = true) async throws -> Double {
-            var probe = grid
-            probe.maxIterations = n
-            let counts = try await FractalRenderer.render(probe, on: backend, outputs: .init(counts: true)).counts ?? []
+            var limited = grid
+            limited.maxIterations = n
+            let counts = try await FractalRenderer.render(limited, on: backend, outputs: .init(counts: true)).counts ?? []
             let still = Double(counts.reduce(0) { $0 + ($1 >= UInt32(n) ? 1 : 0) }) / Double(max(1, counts.count))
             if record { steps.append(Step(iterations: n, stillIterating: still)) }
             return still
