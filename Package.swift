@@ -95,13 +95,13 @@ let package = Package(
         .testTarget(name: "RayTraceTests", dependencies: ["GlintWorkloads", "GlintCore", "GlintCL", "GlintKernels", "CGlintTypes",
                                                           "GlintTestSupport"]),
         .testTarget(name: "BlurMistTests", dependencies: ["GlintWorkloads", "GlintCore", "GlintCL", "CGlintTypes", "GlintTestSupport"]),
-        .testTarget(name: "DeepZoomTests", dependencies: ["GlintWorkloads", "GlintCore", "CMPFR", "CDeepOrbit"]),
+        .testTarget(name: "DeepZoomTests", dependencies: ["GlintWorkloads", "GlintCore", "CMPFR", "CDeepOrbit", "GlintTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["glint", "GlintCore", "GlintWorkloads", "GlintTestSupport"]),
         // `glint serve` in process: the application of buildApplication(context:configuration:)
         // driven through HummingbirdTesting's router client, no port and no child process. Like the
         // server's sources, built only with the Serve trait (its sources are `#if Serve`).
         .testTarget(name: "ServeTests",
-                    dependencies: ["glint", "GlintCore",
+                    dependencies: ["glint", "GlintCore", "GlintWorkloads",
                                    .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Serve"])),
                                    .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Serve"])),
                                    .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Serve"]))]),

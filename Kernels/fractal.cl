@@ -12,6 +12,8 @@
               (one sample per pixel, banded colouring), saving the colour pass
      COLOR_F32 1: fractal_color also writes each pixel's mean colour as floats, before the 8-bit
               rounding (for 16-bit output)
+     POWER    Mandelbrot's z^POWER + c (params.power; 2 unless --power); LOG2_POWER_BITS the bits
+              of the float log2(POWER) the host computed, for smooth colouring past power 2
    The escape loop's steps and their order are the contract with the Swift twin: no fused
    multiply-add (FP_CONTRACT OFF), correctly rounded division (host build option). */
 #pragma OPENCL FP_CONTRACT OFF
@@ -24,6 +26,15 @@
 #endif
 #ifndef COLOR_F32
 #define COLOR_F32 0
+#endif
+#ifndef POWER
+#define POWER 2
+#endif
+/* The smooth count's log of the escape ratio in base POWER: log2 at power 2. */
+#if POWER == 2
+#define FRACTAL_LOG_POWER(v) (v)
+#else
+#define FRACTAL_LOG_POWER(v) ((v) / as_float(LOG2_POWER_BITS))
 #endif
 
 #if DOUBLE
@@ -108,6 +119,16 @@ inline REAL Fractal_Im(const Fractal_View v, REAL sy) {
         x = a + (hr * ar - hi * ai); \
         y = b + (hr * ai + hi * ar); \
         x2 = x * x; y2 = y * y; }
+#elif FORMULA == GLINT_FORMULA_MANDELBROT && POWER > 2
+/* z^POWER + c: z multiplied by itself POWER - 1 times, then c added. */
+#define FRACTAL_STEP { \
+        REALV pr = x, pi = y; \
+        for (int k = 1; k < POWER; k++) { \
+            REALV t = pr * x - pi * y; \
+            pi = pr * y + pi * x; \
+            pr = t; } \
+        x = pr + cr; y = pi + ci; \
+        x2 = x * x; y2 = y * y; }
 #elif FORMULA == GLINT_FORMULA_BURNING_SHIP
 /* The tutorial's Burning Ship: abs after adding c. */
 #define FRACTAL_STEP { \
@@ -172,7 +193,7 @@ __kernel void fractal_escape(__global uint* counts,      /* escape count per sam
     cr = (REALV)(v.c_re); ci = (REALV)(v.c_im);
 #endif
     const REALV hr = cr * (REAL)0.5, hi = ci * (REAL)0.5;
-#if FORMULA == GLINT_FORMULA_MANDELBROT && SKIP
+#if FORMULA == GLINT_FORMULA_MANDELBROT && SKIP && POWER == 2
     {
         /* Inside the main cardioid or the period-2 bulb: never escapes. The bounds are shrunk
            a hair (0.25 -> 0.2490234375, 1/16 -> 0.062255859375, both exact in binary) so that
@@ -321,9 +342,9 @@ inline float3 Fractal_CountColor(const GlintFractalParams p, uint count, float m
     if (count >= (uint)p.max_iter) return (float3)(0.0f, 0.0f, 0.0f);
     float t = (float)count;
     if (p.smooth) {
-        /* nu = n + 1 - log2(ln|z|^2 / ln R^2); mag2 > R^2 so the ratio is above 1 */
+        /* nu = n + 1 - log_P(ln|z|^2 / ln R^2), P the power; mag2 > R^2 so the ratio is above 1 */
         float ratio = log(mag2) / p.log_bailout2;
-        t = t + 1.0f - log2(ratio);
+        t = t + 1.0f - FRACTAL_LOG_POWER(log2(ratio));
         if (!(t >= 0.0f)) t = 0.0f;
     }
     return Color_Palette(p.palette, t);
@@ -500,7 +521,7 @@ __kernel void fractal_color_v(__global const uint* counts,
             FV t = CAT(convert_float, LANES)(count);
             if (p.smooth) {
                 FV ratio = log(FVLOAD(0, mg)) / p.log_bailout2;
-                t = t + 1.0f - log2(ratio);
+                t = t + 1.0f - FRACTAL_LOG_POWER(log2(ratio));
                 t = select((FV)(0.0f), t, isgreaterequal(t, (FV)(0.0f)));
             }
             FV cr, cg, cb;

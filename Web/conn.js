@@ -152,7 +152,7 @@ function onPicture(buffer) {
     sinceRequestMs: Math.round((t - req.sentAt) * 10) / 10,
     wallMs: frame.wall_ms, kernelMs: frame.kernel_ms, device: frame.device, command: frame.command,
     spp: frame.spp, targetSpp: frame.target_spp, samplesPerSecond: frame.samples_per_second,
-    frame: frame.frame, fps: frame.fps, done: false, bytes: buffer.byteLength,
+    frame: frame.frame, fps: frame.fps, iterations: frame.iterations, done: false, bytes: buffer.byteLength,
   };
   lastFrame[req.view] = record;
   pngs[req.view] = base64(buffer);

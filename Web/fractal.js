@@ -11,12 +11,18 @@ import { DEFAULT_C, FORMULA_CENTERS, JULIA_TYPES, fractalLocation } from "./frac
 import { fractalGestures } from "./fractal-gestures.js";
 import { fractalInset } from "./fractal-inset.js";
 
+/** "auto", or a whole number of iterations within the server's limit; null otherwise. */
+function iterationsIn(text) {
+  return text.trim().toLowerCase() === "auto" ? "auto" : wholeIn(1, 16777216)(text);
+}
+
 export const fractalView = {
   ...pictureView(),
   formula: "mandelbrot",
   palette: "tutorial",
   smooth: false,
-  iterations: 128,
+  iterations: "auto",       // a count, or "auto": the server finds the count each view needs
+  chosen: null,            // the count "auto" found for the picture shown
   ss: 1,
   size: { w: 640, h: 400 },
   center: parsePoint(FORMULA_CENTERS.mandelbrot),
@@ -54,7 +60,7 @@ export const fractalView = {
     };
     $("fractal-palette").onchange = (e) => { this.palette = e.target.value; this.send(true); this.inset.stale = true; this.showInset(); };
     $("fractal-smooth").onchange = (e) => { this.smooth = e.target.checked; this.send(true); };
-    onValidChange("fractal-iterations", wholeIn(1, 16777216), "iterations: a whole number from 1 to 16777216", () => this.iterations,
+    onValidChange("fractal-iterations", iterationsIn, "iterations: auto, or a whole number from 1 to 16777216", () => this.iterations,
       (n) => { this.iterations = n; this.send(true); });
     onValidChange("fractal-ss", wholeIn(1, 16), "supersampling: 1 to 16", () => this.ss, (n) => { this.ss = n; this.send(true); });
     onValidChange("fractal-size", parseSize, "size: WxH, e.g. 640x400", () => `${this.size.w}x${this.size.h}`, (s) => {
@@ -137,7 +143,17 @@ export const fractalView = {
       this.redraw();
     });
     if (record.command) $("fractal-cli").value = cliCommand(record.command, "view.png");
-    if (record.stage === "final") this.fetchLocation(req);
+    if (record.stage === "final") {
+      this.chosen = record.iterations || null;
+      this.showChosen();
+      this.fetchLocation(req);
+    }
+  },
+
+  /** What "auto" found for the picture shown, beside the iterations field. */
+  showChosen() {
+    const auto = this.iterations === "auto";
+    $("fractal-iterations-chosen").textContent = auto && this.chosen ? `found ${this.chosen}` : "";
   },
 
   onDone(req) {
@@ -146,8 +162,15 @@ export const fractalView = {
   },
 
   async fetchLocation(req) {
+    // A location records a count: the one auto found for this picture.
+    const args = req.message.args.slice();
+    const at = args.lastIndexOf("--iterations");
+    if (at >= 0 && args[at + 1] === "auto") {
+      if (!this.chosen) return;
+      args[at + 1] = String(this.chosen);
+    }
     try {
-      const res = await postJSON("/api/location", { workload: "fractal", args: req.message.args });
+      const res = await postJSON("/api/location", { workload: "fractal", args });
       if (!res.ok) throw new Error(await failure(res));
       const text = await res.text();
       if (current.fractal === req.id) {
@@ -164,6 +187,7 @@ export const fractalView = {
     $("fractal-palette").value = this.palette;
     $("fractal-smooth").checked = this.smooth;
     $("fractal-iterations").value = this.iterations;
+    this.showChosen();
     $("fractal-ss").value = this.ss;
     $("fractal-size").value = `${this.size.w}x${this.size.h}`;
     $("fractal-center").value = pointText(this.center);
@@ -187,7 +211,8 @@ export const fractalView = {
       case "--center": { const p = parsePoint(value()); if (!p) throw new Error("--center: X,Y"); v.center = p; return true; }
       case "--zoom": { const z = parseZoom(value()); if (!z) throw new Error("--zoom: a positive decimal"); v.zoom = z; return true; }
       case "--c": { const p = parsePoint(value()); if (!p) throw new Error("--c: RE,IM"); v.c = p; return true; }
-      case "--iterations": v.iterations = parseInt(value(), 10); return true;
+      // Any other value goes to the server, whose refusal names the option.
+      case "--iterations": { const t = value(); v.iterations = t.trim().toLowerCase() === "auto" ? "auto" : parseInt(t, 10); return true; }
       case "--palette": v.palette = value(); return true;
       case "--smooth": v.smooth = true; return true;
       case "--no-smooth": v.smooth = false; return true;

@@ -36,7 +36,7 @@ typedef struct GlintFractalParams {
     glint_f32 c_im;
     glint_f32 bailout2;        /* escape when |z|^2 > bailout2 (R^2)              */
     glint_f32 log_bailout2;    /* ln(R^2), for smooth colouring                   */
-    glint_f32 pad0;            /* keeps the i32 block 8-byte aligned              */
+    glint_i32 power;           /* Mandelbrot's z^power + c (2..8); 2 for the rest */
     glint_i32 width;           /* output pixels                                   */
     glint_i32 height;
     glint_i32 ss;              /* samples per pixel side (ss x ss per pixel)      */

@@ -9,6 +9,7 @@
 #include "mandelbrot.h"
 #include "julia.h"
 #include "burning_ship.h"
+#include "power.h"
 
 #if !defined(PERTURB_TINY_LIMIT) || !defined(PERTURB_FIRST_LEVEL)
 #error "the perturbation kernels are built with PERTURB_TINY_LIMIT, PERTURB_ZERO_EXPONENT and PERTURB_FIRST_LEVEL"
@@ -174,7 +175,11 @@ DEEP_INLINE void Deep_Escape(const int formula,
             } else if (formula == DEEP_BURNING_SHIP) {
                 w = Deep_BurningShip_TinyStep(s.Z, w, c, S, &x);
             } else {
+#if POWER > 2
+                w = Deep_Power_TinyStep(s.Z, w, c);
+#else
                 w = Deep_Mandelbrot_TinyStep(s.Z, w, c);
+#endif
             }
             const DoubleC n = FloatExpC_ToDouble(w);
             if (formula != DEEP_BURNING_SHIP) {  /* orbits that hold z itself */
@@ -212,7 +217,11 @@ DEEP_INLINE void Deep_Escape(const int formula,
         } else if (formula == DEEP_BURNING_SHIP) {
             n = Deep_BurningShip_Step(s.Z, s.dz, dc, S, &x);
         } else {
+#if POWER > 2
+            n = Deep_Power_Step(s.Z, s.dz, dc);
+#else
             n = Deep_Mandelbrot_Step(s.Z, s.dz, dc);
+#endif
         }
         if (formula != DEEP_BURNING_SHIP) {  /* orbits that hold z itself */
             x.re = S.re + n.re;

@@ -37,13 +37,17 @@ public struct ComparisonRun: Sendable {
     public var counts: [UInt32]?
     public var wallSeconds: Double
     public var kernelSeconds: Double
+    /// The iteration limit the run found for itself (a fractal's `--iterations auto`).
+    public var chosenIterations: Int?
 
-    public init(image: Image8, floatImage: ImageF? = nil, counts: [UInt32]? = nil, wallSeconds: Double, kernelSeconds: Double) {
+    public init(image: Image8, floatImage: ImageF? = nil, counts: [UInt32]? = nil, wallSeconds: Double, kernelSeconds: Double,
+                chosenIterations: Int? = nil) {
         self.image = image
         self.floatImage = floatImage
         self.counts = counts
         self.wallSeconds = wallSeconds
         self.kernelSeconds = kernelSeconds
+        self.chosenIterations = chosenIterations
     }
 }
 

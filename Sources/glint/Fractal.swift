@@ -69,6 +69,13 @@ struct Fractal: PassSource {
                                discussion: autoIterationsHelp, valueName: "iterations"), transform: iterationsValue)
     var iterationsChoice: IterationsChoice?
 
+    @Option(name: .customLong("power"), parsing: .unconditional,
+            help: ArgumentHelp("Mandelbrot's power N: z^N + c (2 to \(FractalJob.maxPower)). (default: 2, or --location's)",
+                               discussion: "The multibrots: N - 1 lobes around the centre. Every precision renders them, deep zoom (perturbation, with bilinear approximation) included.",
+                               valueName: "n"),
+            transform: wholeNumber("--power", 2...FractalJob.maxPower))
+    var powerOption: Int?
+
     @Option(name: .customLong("bailout"), parsing: .unconditional,
             help: ArgumentHelp("Escape radius R: a point has escaped when |z| > R (above 1, at most 1e9). (default: 2)", valueName: "bailout"),
             transform: number("--bailout", Limits.bailout))
@@ -228,6 +235,7 @@ struct Fractal: PassSource {
         v.size = sizeOption.map { ($0.width, $0.height) }
         (v.iterations, v.bailout, v.palette) = (iterationsOption, bailoutOption, paletteOption)
         (v.smooth, v.supersampling) = (smoothOption, supersamplingOption)
+        v.power = powerOption
         v = v.over(fileView)
         if precisionOption != nil { v.precision = nil }
         return v

@@ -10,6 +10,9 @@ extension Fractal {
         guard job.formula == .mandelbrot else {
             throw GlintError("--zoom-to minibrot renders mandelbrot (got \(job.formula.name))")
         }
+        guard job.power == 2 else {
+            throw GlintError("--zoom-to minibrot finds the quadratic set's minibrots (got --power \(job.power))")
+        }
         let m = try MinibrotLocator.locate(centerRe: job.exactCenter.re, centerIm: job.exactCenter.im, zoom: job.exactZoom)
         job.exactCenter = DeepComplex(re: m.centerRe, im: m.centerIm)
         job.exactZoom = m.zoom

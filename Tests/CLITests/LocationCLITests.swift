@@ -210,4 +210,31 @@ struct LocationCLITests {
             #expect(box.listing().isEmpty, "\(box.listing())")
         }
     }
+
+    @Test("--power: recorded in the PNG and the .kfr, read back from both; refused past 8 and off mandelbrot")
+    func power() throws {
+        try withSandbox { box in
+            let a = try box.run(Self.deep + ["--power", "3", "-o", "a.png"])
+            try #require(a.status == 0, "\(a)")
+            #expect(try Self.record(box, "a.png")["power"] == "3")
+            #expect(try Self.record(box, "a.png")["precision"] == "perturbation")
+            let b = try box.run(["fractal", "--location", "a.png", "-o", "b.png"])
+            #expect(b.status == 0, "\(b)")
+            #expect(try box.bytes("a.png") == box.bytes("b.png"), "--location of a power-3 PNG renders it again")
+            let printed = try box.run(["fractal", "--location", "a.png", "--print-location"])
+            #expect(Self.kfr(printed.stdout)["Power"] == "3", "\(printed)")
+            try box.write("p.kfr", Array(printed.stdout.utf8))
+            let c = try box.run(["fractal", "--location", "p.kfr", "--size", "24x16", "--device", "cpu", "-o", "c.png"])
+            #expect(c.status == 0, "\(c)")
+            #expect(try Self.record(box, "c.png")["power"] == "3")
+            // Power 2 is left out of both, as before.
+            let q = try box.run(Self.deep + ["--print-location"])
+            #expect(Self.kfr(q.stdout)["Power"] == nil, "\(q)")
+            let high = try box.run(["fractal", "mandelbrot", "--power", "9", "-o", "x.png"])
+            expectCleanFailure(high, kind: .validation, mentions: ["--power"])
+            let julia = try box.run(["fractal", "julia", "--power", "3", "-o", "x.png"])
+            expectCleanFailure(julia, kind: .runtime, mentions: ["mandelbrot only"])
+            #expect(!box.exists("x.png"))
+        }
+    }
 }

@@ -18,17 +18,20 @@ struct DirectMPFRFormula {
     let precision: Int
     let bailout2: Double
     let maxIterations: Int
+    /// Mandelbrot's z^power + c, z^power as power - 1 complex products.
+    var power = 2
 
     func escape(dRe: Double, dIm: Double, exponent: Int = 0) -> (count: UInt32, mag: Float) {
         // cr, ci, x, y, x², y², |z|²
-        let v = UnsafeMutablePointer<__mpfr_struct>.allocate(capacity: 7)
-        for i in 0..<7 { mpfr_init2(v + i, mpfr_prec_t(precision)) }
+        let v = UnsafeMutablePointer<__mpfr_struct>.allocate(capacity: 10)
+        for i in 0..<10 { mpfr_init2(v + i, mpfr_prec_t(precision)) }
         defer {
-            for i in 0..<7 { mpfr_clear(v + i) }
+            for i in 0..<10 { mpfr_clear(v + i) }
             v.deallocate()
             MPFRNumber.releaseThreadCaches()
         }
         let cr = v, ci = v + 1, x = v + 2, y = v + 3, x2 = v + 4, y2 = v + 5, m = v + 6
+        let pr = v + 7, pi = v + 8, t = v + 9
         // The offset, exactly: d × 2^exponent (in x², y² for now), then added to the centre.
         mpfr_set_d(x2, dRe, MPFR_RNDN)
         mpfr_set_d(y2, dIm, MPFR_RNDN)
@@ -48,6 +51,27 @@ struct DirectMPFRFormula {
         }
         var count: UInt32 = 0
         for _ in 0..<maxIterations {
+            if power > 2 {
+                // p = z^power, then z = p + c
+                mpfr_set(pr, x, MPFR_RNDN)
+                mpfr_set(pi, y, MPFR_RNDN)
+                for _ in 1..<power {
+                    mpfr_mul(t, pr, y, MPFR_RNDN)
+                    mpfr_mul(pr, pr, x, MPFR_RNDN)
+                    mpfr_mul(m, pi, y, MPFR_RNDN)
+                    mpfr_sub(pr, pr, m, MPFR_RNDN)
+                    mpfr_mul(pi, pi, x, MPFR_RNDN)
+                    mpfr_add(pi, pi, t, MPFR_RNDN)
+                }
+                mpfr_add(x, pr, cr, MPFR_RNDN)
+                mpfr_add(y, pi, ci, MPFR_RNDN)
+                mpfr_sqr(x2, x, MPFR_RNDN)
+                mpfr_sqr(y2, y, MPFR_RNDN)
+                mpfr_add(m, x2, y2, MPFR_RNDN)
+                if !(mpfr_cmp_d(m, bailout2) <= 0) { return (count, Float(mpfr_get_d(m, MPFR_RNDN))) }
+                count += 1
+                continue
+            }
             mpfr_sqr(x2, x, MPFR_RNDN)
             mpfr_sqr(y2, y, MPFR_RNDN)
             mpfr_mul(y, x, y, MPFR_RNDN)

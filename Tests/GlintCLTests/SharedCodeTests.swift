@@ -15,7 +15,7 @@ import Testing
             ("c_re_bits", \P.c_re_bits), ("c_im_bits", \P.c_im_bits), ("center_re_hi", \P.center_re_hi),
             ("center_re_lo", \P.center_re_lo), ("center_im_hi", \P.center_im_hi), ("center_im_lo", \P.center_im_lo),
             ("scale", \P.scale), ("c_re", \P.c_re), ("c_im", \P.c_im), ("bailout2", \P.bailout2),
-            ("log_bailout2", \P.log_bailout2), ("pad0", \P.pad0), ("width", \P.width), ("height", \P.height),
+            ("log_bailout2", \P.log_bailout2), ("power", \P.power), ("width", \P.width), ("height", \P.height),
             ("ss", \P.ss), ("max_iter", \P.max_iter), ("tex_width", \P.tex_width), ("tex_height", \P.tex_height),
             ("palette", \P.palette), ("smooth", \P.smooth),
         ]

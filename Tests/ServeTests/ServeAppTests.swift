@@ -3,6 +3,7 @@
 // HTTP table of docs/SERVE.md. The real server over TCP is Tests/CLITests/ServeCLITests.swift.
 #if Serve
 import GlintCore
+import GlintWorkloads
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -97,6 +98,31 @@ import Testing
                 #expect(image.width == 32 && image.height == 24)
                 #expect(response.headers[HTTPField.Name("X-Glint-Device")!] != nil)
                 #expect(response.headers[HTTPField.Name("X-Glint-Command")!] == "glint fractal mandelbrot --size 32x24 -o fractal.png")
+            }
+        }
+    }
+
+    /// `--iterations auto`: the count found comes back in X-Glint-Iterations, and the job with
+    /// that count given renders the same picture (the page's .kfr records it).
+    @Test func autoIterationsReportTheCount() async throws {
+        let view = ["mandelbrot", "--size", "48x32", "--center", "-0.743643887037158704752191506114774,0.131825904205311970493132056385139",
+                    "--zoom", "1e9"]
+        try await withApp { client in
+            var found = 0
+            var auto: Image8?
+            try await client.execute(uri: "/api/render", method: .post,
+                                     body: Self.jobBody("fractal", view + ["--iterations", "auto"])) { response in
+                #expect(response.status == .ok, "\(Self.text(response))")
+                found = Int(response.headers[HTTPField.Name("X-Glint-Iterations")!] ?? "") ?? 0
+                auto = try PNG.decode(Array(response.body.readableBytesView), name: "auto")
+            }
+            #expect(found > 128 && found <= AutoIterations.cap)
+            try await client.execute(uri: "/api/render", method: .post,
+                                     body: Self.jobBody("fractal", view + ["--iterations", String(found)])) { response in
+                #expect(response.status == .ok, "\(Self.text(response))")
+                #expect(response.headers[HTTPField.Name("X-Glint-Iterations")!] == nil)
+                let fixed = try PNG.decode(Array(response.body.readableBytesView), name: "fixed")
+                #expect(fixed.pixels == auto?.pixels)
             }
         }
     }

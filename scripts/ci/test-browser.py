@@ -58,6 +58,8 @@ from selenium.webdriver.support.ui import Select
 WINDOW = (1400, 960)
 SERVER_START_S = 60
 RENDER_S = 120
+# Seahorse valley, where the default 128 iterations leave a view at 1e9 mostly black.
+AUTO_CENTER = ["-0.743643887037158704752191506114774", "0.131825904205311970493132056385139"]
 # A fixed view (the zoom goes between --center's pair and --iterations).
 FIXED_FRACTAL = ["mandelbrot", "--size", "320x200", "--center", "-0.74364,0.13182", "--zoom",
                  "--iterations", "500", "--palette", "rainbow", "--smooth"]
@@ -389,6 +391,13 @@ class PageTest:
     # The views
 
     def run(self):
+        # The page opened without a link: the whole set, its iterations found by the server.
+        self.d.get(self.server.url)
+        self.wait("the page to connect", lambda: self.has_hook() and self.g("ready"), 30)
+        self.wait("the opening fractal frame", lambda: self.g("isDone('fractal')") and (self.g("lastFrame") or {}).get("fractal"), RENDER_S)
+        opening = self.args("fractal")
+        opens_auto = "--iterations" in opening and opening[opening.index("--iterations") + 1] == "auto"
+        self.check(opens_auto, f"the page does not open with --iterations auto: {opening}")
         self.d.get(self.server.url + "#fractal=" + urllib.parse.quote("mandelbrot --size 320x200"))
         self.wait("the page to connect", lambda: self.has_hook() and self.g("ready"), 30)
         info = self.g("info")
@@ -483,9 +492,27 @@ class PageTest:
         frame = (self.g("lastFrame") or {})[view]
         cli_box = self.el("fractal-cli").get_attribute("value")
         self.check(cli_box == frame["command"], f"the CLI box does not show the server's command: {cli_box!r} vs {frame['command']!r}")
+        self.auto_iterations(view)
         # The picture for the screenshot.
         self.go(view, ["mandelbrot", "--size", "640x400"] + FIXED_FRACTAL[3:5] + ["--zoom", "500"] + FIXED_FRACTAL[6:])
         self.screenshot("serve-fractal.png")
+
+    def auto_iterations(self, view):
+        """--iterations auto: the count the server found is shown beside the field and written in
+        the .kfr, the CLI box keeps auto, and the command with the count gives the same picture."""
+        args = ["mandelbrot", "--size", "64x40", "--center", ",".join(AUTO_CENTER), "--zoom", "1e9", "--iterations", "auto"]
+        frame = self.go(view, args)
+        n = frame.get("iterations")
+        self.check(isinstance(n, int) and n > 128, f"the auto frame carries no count above the default: {frame}")
+        shown = self.el("fractal-iterations-chosen").text
+        self.check(shown == f"found {n}", f"the page shows {shown!r} beside the iterations field, not 'found {n}'")
+        self.check(self.el("fractal-iterations").get_attribute("value") == "auto", "the iterations field lost 'auto'")
+        self.check("--iterations auto" in self.el("fractal-cli").get_attribute("value"), "the CLI box does not say --iterations auto")
+        kfr = self.wait("the auto view's .kfr", lambda: (lambda t: t if t and f"Iterations: {n}" in t else None)(self.g("location")), 30)
+        self.check(f"Iterations: {n}" in kfr, f"the .kfr does not record the count {n}: {kfr!r}")
+        fixed = args[:-1] + [str(n)]
+        self.same_as_cli(view, "fractal", fixed, "fractal-auto")
+        log(f"  fractal: --iterations auto at 1e9 found {n}; the .kfr records it and the CLI with it gives the same picture")
 
     def rtow(self):
         view = "rtow"

@@ -17,6 +17,31 @@ enum QuadraticStep: EscapeStep {
     }
 }
 
+/// A Mandelbrot power past 2 (`--power`), as a type so that each power's loop is compiled apart.
+protocol FractalPower {
+    static var n: Int { get }
+}
+enum Power3: FractalPower { static var n: Int { 3 } }
+enum Power4: FractalPower { static var n: Int { 4 } }
+enum Power5: FractalPower { static var n: Int { 5 } }
+enum Power6: FractalPower { static var n: Int { 6 } }
+enum Power7: FractalPower { static var n: Int { 7 } }
+enum Power8: FractalPower { static var n: Int { 8 } }
+
+/// z^n + c: z multiplied by itself n - 1 times, then c added (fractal.cl's POWER step).
+enum PowerStep<P: FractalPower>: EscapeStep {
+    @inline(__always)
+    static func step<L: Lanes>(x: L, y: L, x2: L, y2: L, cr: L, ci: L, hr: L, hi: L) -> (L, L) {
+        var pr = x, pi = y
+        for _ in 1..<P.n {
+            let t = pr * x - pi * y
+            pi = pr * y + pi * x
+            pr = t
+        }
+        return (pr + cr, pi + ci)
+    }
+}
+
 /// |z^2 + c| per component (the tutorial's Burning Ship: abs after adding c).
 enum BurningShipStep: EscapeStep {
     @inline(__always)
@@ -154,7 +179,16 @@ enum FractalCPU {
         case .julia, .imageJulia:
             row(L.self, QuadraticStep.self, v, p, formula, skip, trackMag, sy, counts, mags)
         case .mandelbrot:
-            row(L.self, QuadraticStep.self, v, p, formula, skip, trackMag, sy, counts, mags)
+            // The cardioid and bulb test is power 2's.
+            switch p.power {
+            case 3: row(L.self, PowerStep<Power3>.self, v, p, formula, false, trackMag, sy, counts, mags)
+            case 4: row(L.self, PowerStep<Power4>.self, v, p, formula, false, trackMag, sy, counts, mags)
+            case 5: row(L.self, PowerStep<Power5>.self, v, p, formula, false, trackMag, sy, counts, mags)
+            case 6: row(L.self, PowerStep<Power6>.self, v, p, formula, false, trackMag, sy, counts, mags)
+            case 7: row(L.self, PowerStep<Power7>.self, v, p, formula, false, trackMag, sy, counts, mags)
+            case 8: row(L.self, PowerStep<Power8>.self, v, p, formula, false, trackMag, sy, counts, mags)
+            default: row(L.self, QuadraticStep.self, v, p, formula, skip, trackMag, sy, counts, mags)
+            }
         case .burningShip:
             row(L.self, BurningShipStep.self, v, p, formula, skip, trackMag, sy, counts, mags)
         case .sierpinskiJulia:
@@ -224,7 +258,7 @@ enum FractalCPU {
         var t = Float(count)
         if p.smooth != 0 {
             let ratio = logf(mag2) / p.log_bailout2
-            t = t + 1.0 - log2f(ratio)
+            t = t + 1.0 - (p.power == 2 ? log2f(ratio) : log2f(ratio) / FractalJob.log2Power(Int(p.power)))
             if !(t >= 0) { t = 0 }
         }
         return Color.palette(palette, t)

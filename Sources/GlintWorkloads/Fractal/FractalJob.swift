@@ -88,6 +88,8 @@ public struct FractalJob: Sendable {
     public var cRe: Double { get { exact.cRe.nearest } set { exact.cRe = Exact(DeepNumber(newValue)) } }
     public var cIm: Double { get { exact.cIm.nearest } set { exact.cIm = Exact(DeepNumber(newValue)) } }
     public var maxIterations = 128
+    /// Mandelbrot's z^power + c (2...8, `maxPower`); the other formulas take 2 only.
+    public var power = 2
     public var bailout = 2.0
     public var palette: Color.Palette = .tutorial
     public var smooth = false
@@ -114,10 +116,21 @@ public struct FractalJob: Sendable {
     public static let maxSupersampling = 16
     /// The largest escape radius (--bailout); it must be above 1.
     public static let maxBailout = 1e9
+    /// The highest --power.
+    public static let maxPower = 8
+
+    /// log2(power) as a Float, as the kernels' smooth colouring reads it (LOG2_POWER_BITS).
+    static func log2Power(_ power: Int) -> Float { Float(log2(Double(power))) }
 
     /// Checks every field; one clear line for the first bad one.
     public func validate() throws(GlintError) {
         try ImageLimits.check(width: width, height: height)
+        guard (2...Self.maxPower).contains(power) else {
+            throw GlintError(field: "power", "must be between 2 and \(Self.maxPower) (got \(power))")
+        }
+        guard power == 2 || formula == .mandelbrot else {
+            throw GlintError(field: "power", "\(power) is for mandelbrot only (\(formula.name) is quadratic)")
+        }
         if precision == .perturbation {
             guard formula.perturbs else {
                 throw GlintError(field: "precision", "perturbation renders \(FractalFormula.perturbedNames) (deep zoom of \(formula.name) is not built yet)")
@@ -194,6 +207,7 @@ public struct FractalJob: Sendable {
         p.tex_height = Int32(texture?.height ?? 0)
         p.palette = palette.rawValue
         p.smooth = smooth ? 1 : 0
+        p.power = Int32(power)
         return p
     }
 
@@ -263,6 +277,7 @@ extension FractalJob: PixelIdentifiable {
     public func writeIdentity(into identity: inout PixelIdentity) {
         identity.add("view", fields: formula.name, width, height, exactCenter, exactZoom, exactC)
         identity.add("colour", fields: maxIterations, bailout, palette.name, smooth, supersampling, precision.rawValue, bla)
+        identity.add("power", fields: power)
         identity.add("texture", texture)
     }
 }

@@ -19,6 +19,7 @@ import GlintCore
 ///     size=1200x800
 ///     ss=1
 ///     precision=perturbation
+///     power=3            (only past 2: Mandelbrot's z^power + c)
 ///
 /// `center`, `c` and `zoom` are the exact decimal texts the render used (any number of digits);
 /// `zoom` is Glint's (at zoom 1 the image height spans 2 units). Unknown keys are ignored.
@@ -38,6 +39,8 @@ public struct FractalLocation: Sendable {
     public var size: (width: Int, height: Int)?
     public var supersampling: Int?
     public var precision: Precision?
+    /// Mandelbrot's power; nil means 2 (records and .kfr files name it only past 2).
+    public var power: Int?
 
     /// The PNG text keyword of the view record.
     public static let keyword = "glint:view"
@@ -58,6 +61,7 @@ public struct FractalLocation: Sendable {
         (formula, center, zoom, c) = (job.formula, job.exactCenter, job.exactZoom, job.exactC)
         (iterations, bailout, palette, smooth) = (job.maxIterations, job.bailout, job.palette, job.smooth)
         (size, supersampling, precision) = ((job.width, job.height), job.supersampling, job.precision)
+        power = job.power == 2 ? nil : job.power
     }
 
     /// This view with each field it leaves out taken from `other`.
@@ -75,6 +79,7 @@ public struct FractalLocation: Sendable {
         v.size = size ?? other.size
         v.supersampling = supersampling ?? other.supersampling
         v.precision = precision ?? other.precision
+        v.power = power ?? other.power
         return v
     }
 
@@ -137,6 +142,15 @@ public struct FractalLocation: Sendable {
         let kfZoom = try Self.decimal(zoomText, key: "Zoom")
         zoom = try Self.checkedZoom(DecimalText.half(kfZoom), key: "Zoom", given: zoomText)
         if let n = pairs["Iterations"] { iterations = try Self.count(n, key: "Iterations", FractalJob.maxIterationLimit) }
+        if let n = pairs["Power"] { power = try Self.power(n, key: "Power") }
+    }
+
+    /// A power 2...FractalJob.maxPower.
+    private static func power(_ text: String, key: String) throws(GlintError) -> Int {
+        guard let n = Int(text), (2...FractalJob.maxPower).contains(n) else {
+            throw GlintError("\(key): \(JSON.printable(text, limit: 20)) is not a power Glint renders (2 to \(FractalJob.maxPower))")
+        }
+        return n
     }
 
     /// A Glint view record (`key=value` lines).
@@ -193,6 +207,7 @@ public struct FractalLocation: Sendable {
             guard let p = Precision(rawValue: v) else { throw Self.bad("precision", v) }
             precision = p
         }
+        if let v = seen["power"] { power = try Self.power(v, key: "power") }
     }
 
     private static func bad(_ key: String, _ value: String) -> GlintError {
@@ -268,6 +283,7 @@ public struct FractalLocation: Sendable {
         add("size", size.map { "\($0.width)x\($0.height)" })
         add("ss", supersampling.map { String($0) })
         add("precision", precision?.rawValue)
+        add("power", power.flatMap { $0 == 2 ? nil : String($0) })
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -278,8 +294,9 @@ public struct FractalLocation: Sendable {
     /// own CRLF line ends.
     public var kfrText: String {
         let kfZoom = zoom.map(DecimalText.double) ?? "2"
-        return ["Re: \(center?.re.text ?? "0")", "Im: \(center?.im.text ?? "0")", "Zoom: \(kfZoom)",
-                "Iterations: \(iterations ?? 128)"].map { $0 + "\r\n" }.joined()
+        let lines = ["Re: \(center?.re.text ?? "0")", "Im: \(center?.im.text ?? "0")", "Zoom: \(kfZoom)",
+                     "Iterations: \(iterations ?? 128)"] + (power.flatMap { $0 == 2 ? nil : ["Power: \($0)"] } ?? [])
+        return lines.map { $0 + "\r\n" }.joined()
     }
 }
 
@@ -295,6 +312,7 @@ extension FractalJob {
         if let zoom = view.zoom { exactZoom = zoom }
         if let c = view.c { exactC = c }
         if let n = view.iterations { maxIterations = n }
+        if let n = view.power { power = n }
         if let b = view.bailout { bailout = b }
         if let p = view.palette { palette = p }
         if let s = view.smooth { smooth = s }

@@ -154,7 +154,8 @@ public enum FractalRenderer {
         if job.formula != .mandelbrot { return (try formulaParams(job), nil, nil) }   // julia, burning-ship: formulaOrbit
         let view = job.deepView()
         let orbit = try OrbitCache.shared.orbit(centerRe: view.centerRe, centerIm: view.centerIm, zoom: view.zoom,
-                                       height: view.height, bailout: view.bailout, maxIterations: view.maxIterations)
+                                       height: view.height, bailout: view.bailout, maxIterations: view.maxIterations,
+                                       power: job.power)
         p.scale_bits = orbit.spacingMantissa.bitPattern
         p.scale = 0
         let table = job.bla ? BLATable(orbit: orbit, dcMax: PerturbationCPU.dcMax(orbit: orbit, width: view.width, height: view.height)) : nil
@@ -176,6 +177,12 @@ public enum FractalRenderer {
         // vectors measured no faster with AVX2 (docs/PERFORMANCE.md).
         let native = job.precision == .double ? cc.nativeDoubleVectorWidth : cc.nativeFloatVectorWidth
         return [16, 8, 4].first { $0 <= max(native, 4) } ?? 4
+    }
+
+    /// The kernels' POWER and, past power 2, the bits of the Float log2(power) the Swift twin's
+    /// smooth colouring divides by.
+    static func powerDefines(_ power: Int) -> [String] {
+        power == 2 ? [] : ["POWER=\(power)", "LOG2_POWER_BITS=0x\(String(FractalJob.log2Power(power).bitPattern, radix: 16))u"]
     }
 
     /// Largest sample count one strip holds: bounds device memory and keeps launches short.
@@ -218,12 +225,12 @@ public enum FractalRenderer {
         let program = try cc.program("fractal.cl", defines: [
             "FUSED_COLOR=\(fused ? 1 : 0)", "COLOR_F32=\(wantColour ? 1 : 0)",
             "FORMULA=\(job.formula.rawValue)", "DOUBLE=\(job.precision == .double ? 1 : 0)",
-            "LANES=\(lanes)", "SKIP=\(job.skipInterior ? 1 : 0)", "TRACK_MAG=\(job.smooth ? 1 : 0)",
+            "LANES=\(lanes)", "SKIP=\(job.skipInterior && job.power == 2 ? 1 : 0)", "TRACK_MAG=\(job.smooth ? 1 : 0)",
             "BLOCK=\(escapeBlock(lanes: lanes, double: job.precision == .double))",
-        ])
+        ] + powerDefines(job.power))
         let formulaEscape = try formulaOrbit.map { try formulaKernel($0, on: cc) }
         let escape = try formulaEscape ?? (orbit == nil ? try program.kernel(isTexture ? "fractal_escape_texture" : "fractal_escape")
-                                                        : try cc.program("perturb.cl", defines: PerturbationCPU.kernelDefines).kernel("perturb_escape"))
+                                                        : try cc.program("perturb.cl", defines: PerturbationCPU.kernelDefines + powerDefines(job.power)).kernel("perturb_escape"))
         // The reference orbit, uploaded once for every strip.
         let orbitRe = try Buffer<Double>(queue: cc.queue, copying: orbit?.re ?? formulaOrbit?.re ?? [0])
         let orbitIm = try Buffer<Double>(queue: cc.queue, copying: orbit?.im ?? formulaOrbit?.im ?? [0])

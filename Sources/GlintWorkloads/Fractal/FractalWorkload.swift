@@ -160,7 +160,7 @@ public enum FractalWorkload: Workload {
         guard job.precision == .perturbation else { return }
         let view = job.deepView()
         OrbitCache.shared.remove(.mandelbrot(centerRe: view.centerRe, centerIm: view.centerIm, zoom: view.zoom,
-                                             bailout: view.bailout))
+                                             bailout: view.bailout, power: job.power))
     }
 
     static func validateFractal(_ candidate: BenchOutput, _ reference: BenchOutput) throws -> BenchValidation {
@@ -212,7 +212,7 @@ public struct FractalComparison: ComparableJob {
             ImageF(width: c.width, height: c.height, pixels: c.srgbToLinear().to16Bit().map { Float($0) / 65535 })
         }
         return ComparisonRun(image: r.image, floatImage: sixteen, counts: r.counts, wallSeconds: probeSeconds + r.wallSeconds,
-                             kernelSeconds: r.kernelSeconds)
+                             kernelSeconds: r.kernelSeconds, chosenIterations: autoIterations ? job.maxIterations : nil)
     }
 
     /// 8-bit colours within 1 level; 16-bit ones within 2 of 65535 (the palettes' sin, cos and

@@ -59,7 +59,8 @@ final class ServeContext: Sendable {
             throw ServeError.from(error, preparing: false)
         }
         try Task.checkCancellation()
-        return Rendered(image: run.image, wallSeconds: run.wallSeconds, kernelSeconds: run.kernelSeconds, device: backend.label)
+        return Rendered(image: run.image, wallSeconds: run.wallSeconds, kernelSeconds: run.kernelSeconds, device: backend.label,
+                        chosenIterations: run.chosenIterations)
     }
 }
 
@@ -69,6 +70,8 @@ struct Rendered: Sendable {
     var wallSeconds: Double
     var kernelSeconds: Double
     var device: String
+    /// The count `--iterations auto` found for this picture.
+    var chosenIterations: Int? = nil
 
     /// PNG for the wire: `fast` compression (a frame's wait matters more than its bytes), with
     /// alpha when the picture has transparency (iso's corners), as the command line writes it.

@@ -122,6 +122,7 @@ struct ServeRoutes: Sendable {
         headers[HTTPField.Name("X-Glint-Device")!] = out.device
         headers[HTTPField.Name("X-Glint-Wall-Ms")!] = fmt(out.wallSeconds * 1000, 2)
         headers[HTTPField.Name("X-Glint-Kernel-Ms")!] = fmt(out.kernelSeconds * 1000, 2)
+        if let n = out.chosenIterations { headers[HTTPField.Name("X-Glint-Iterations")!] = String(n) }
         // Header values are ASCII: the command line's characters beyond it are escaped.
         headers[HTTPField.Name("X-Glint-Command")!] = String(job.cli.unicodeScalars.map { $0.isASCII && $0.value >= 32 ? Character($0) : "?" })
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try out.png())))

@@ -461,7 +461,8 @@ final class ServeSession: Sendable {
         let meta = JSON.object([("type", .string("frame")), ("id", id), ("stage", .string(stage)),
                                 ("width", .int(Int64(out.image.width))), ("height", .int(Int64(out.image.height))),
                                 ("device", .string(out.device)), ("wall_ms", .number(out.wallSeconds * 1000)),
-                                ("kernel_ms", .number(out.kernelSeconds * 1000)), ("command", .string(command))] + extra)
+                                ("kernel_ms", .number(out.kernelSeconds * 1000)), ("command", .string(command))]
+                               + (out.chosenIterations.map { [("iterations", .int(Int64($0)))] } ?? []) + extra)
         let text = meta.serialized(pretty: false)
         let ticket: Int? = state.withLock { s in
             guard gen == nil || s.generation == gen else { return nil }

@@ -94,7 +94,8 @@ public struct BLATable: Sendable {
         orbit.re.withUnsafeBufferPointer { re in
             orbit.im.withUnsafeBufferPointer { im in
                 for j in 0..<steps {
-                    level.append(Entry(single: re[j + 1], im[j + 1], bailout: bailout))
+                    level.append(orbit.power == 2 ? Entry(single: re[j + 1], im[j + 1], bailout: bailout)
+                                                  : Entry(single: re[j + 1], im[j + 1], power: orbit.power, bailout: bailout))
                 }
             }
         }
@@ -154,6 +155,27 @@ public struct BLATable: Sendable {
             r = max(0, min(BLATable.epsilon * magnitude, room))
             let big = max(abs(zr), abs(zi))
             tA = big != 0 && big.exponent >= -400 && room >= 0x1p-499 ? Int32(ae + 2) : BLATable.never
+            tB = 1
+        }
+
+        /// The single step of z^n + c at O (n > 2): A = n·O^(n−1), B = 1 and R = ε·|O|/(n − 1)
+        /// (the dropped terms are led by C(n,2)·O^(n−2)·dz², which against A·dz is
+        /// (n − 1)/2·|dz|/|O|: the quadratic step's ratio for the same ε), with the same room to
+        /// the escape radius and tiny-phase bounds. O^(n−1) is renormalised after each product,
+        /// so that it holds where a Double would underflow.
+        init(single zr: Double, _ zi: Double, power n: Int, bailout: Double) {
+            var (pr, pi, pe) = BLATable.normalized(zr, zi, 0)
+            let (or, oi, oe) = (pr, pi, pe)
+            for _ in 2..<n {
+                (pr, pi, pe) = BLATable.normalized(pr * or - pi * oi, pr * oi + pi * or, pe + oe)
+            }
+            (ar, ai, ae) = BLATable.normalized(Double(n) * pr, Double(n) * pi, pe)
+            (br, bi, be) = (1, 0, 0)
+            let magnitude = (zr * zr + zi * zi).squareRoot()
+            let room = (bailout - magnitude) * (1 - 0x1p-30)
+            r = max(0, min(BLATable.epsilon * magnitude / Double(n - 1), room))
+            let big = max(abs(zr), abs(zi))
+            tA = big != 0 && big.exponent >= -400 && room >= 0x1p-499 ? Int32(clamping: ae + 2) : BLATable.never
             tB = 1
         }
 

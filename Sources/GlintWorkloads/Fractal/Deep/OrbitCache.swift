@@ -20,8 +20,8 @@ import GlintCore
 public final class OrbitCache: Sendable {
     /// What an orbit is a function of (besides its length).
     public struct Key: Hashable, Sendable {
-        /// FractalFormula.name.
-        public let formula: String
+        /// FractalFormula.name (Mandelbrot past power 2: `mandelbrot^N`).
+        public private(set) var formula: String
         /// The centre as DeepNumber.mpfrText.
         public let centerRe: String
         public let centerIm: String
@@ -44,10 +44,13 @@ public final class OrbitCache: Sendable {
         }
 
         /// The key of a Mandelbrot view's orbit (its precision from the centre and the zoom).
-        public static func mandelbrot(centerRe: DeepNumber, centerIm: DeepNumber, zoom: DeepNumber, bailout: Double) -> Key {
-            Key(formula: .mandelbrot, centerRe: centerRe, centerIm: centerIm,
-                precisionBits: ReferenceOrbit.precisionBits(zoom: zoom, centerRe: centerRe, centerIm: centerIm),
-                bailout: bailout)
+        public static func mandelbrot(centerRe: DeepNumber, centerIm: DeepNumber, zoom: DeepNumber, bailout: Double,
+                                      power: Int = 2) -> Key {
+            var key = Key(formula: .mandelbrot, centerRe: centerRe, centerIm: centerIm,
+                          precisionBits: ReferenceOrbit.precisionBits(zoom: zoom, centerRe: centerRe, centerIm: centerIm),
+                          bailout: bailout)
+            if power != 2 { key.formula += "^\(power)" }
+            return key
         }
     }
 
@@ -156,13 +159,13 @@ public final class OrbitCache: Sendable {
     /// The Mandelbrot reference orbit of a view (ReferenceOrbit's arguments and errors), from
     /// the cache when it holds one that covers it.
     public func orbit(centerRe: DeepNumber, centerIm: DeepNumber, zoom: DeepNumber, height: Int, bailout: Double,
-                      maxIterations: Int) throws(GlintError) -> ReferenceOrbit {
+                      maxIterations: Int, power: Int = 2) throws(GlintError) -> ReferenceOrbit {
         try ReferenceOrbit.check(zoom: zoom, height: height, bailout: bailout, maxIterations: maxIterations)
-        let key = Key.mandelbrot(centerRe: centerRe, centerIm: centerIm, zoom: zoom, bailout: bailout)
+        let key = Key.mandelbrot(centerRe: centerRe, centerIm: centerIm, zoom: zoom, bailout: bailout, power: power)
         let spacing = ReferenceOrbit.Spacing(zoom: zoom, height: height, precision: key.precisionBits)
         return try orbit(for: key, maxIterations: maxIterations, spacing: spacing) { () throws(GlintError) in
             try ReferenceOrbit(centerRe: centerRe, centerIm: centerIm, zoom: zoom, height: height, bailout: bailout,
-                               maxIterations: maxIterations)
+                               maxIterations: maxIterations, power: power)
         }
     }
 }

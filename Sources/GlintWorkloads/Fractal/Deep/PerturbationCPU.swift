@@ -26,12 +26,23 @@ public enum PerturbationCPU {
     @inline(__always)
     static func escape(orbitRe: UnsafePointer<Double>, orbitIm: UnsafePointer<Double>, orbitCount: Int,
                        table: Table?, dRe: Double, dIm: Double, exponent E: Int, bailout2: Double,
-                       maxIterations: Int) -> (count: UInt32, mag: Float) {
+                       maxIterations: Int, power: Int = 2) -> (count: UInt32, mag: Float) {
         precondition(orbitCount >= 2, "a reference orbit has at least O[0] and O[1]")
         let orbit = PerturbationEscape.Orbit(re: orbitRe, im: orbitIm, mainStart: 1, mainLast: orbitCount - 1,
                                              criticalStart: 0, criticalLast: orbitCount - 1)
-        return PerturbationEscape.escape(MandelbrotDelta.self, orbit, table, dRe: dRe, dIm: dIm, E: E,
-                                         bailout2: bailout2, maxIterations: maxIterations)
+        func run<F: DeltaFormula>(_: F.Type) -> (count: UInt32, mag: Float) {
+            PerturbationEscape.escape(F.self, orbit, table, dRe: dRe, dIm: dIm, E: E, bailout2: bailout2,
+                                      maxIterations: maxIterations)
+        }
+        switch power {
+        case 3: return run(PowerDelta<Power3>.self)
+        case 4: return run(PowerDelta<Power4>.self)
+        case 5: return run(PowerDelta<Power5>.self)
+        case 6: return run(PowerDelta<Power6>.self)
+        case 7: return run(PowerDelta<Power7>.self)
+        case 8: return run(PowerDelta<Power8>.self)
+        default: return run(MandelbrotDelta.self)
+        }
     }
 
     /// The constants Kernels/deep/floatexp.h and escape.h take from the host.
@@ -47,7 +58,8 @@ public enum PerturbationCPU {
         return orbit.re.withUnsafeBufferPointer { re in
             orbit.im.withUnsafeBufferPointer { im in
                 escape(orbitRe: re.baseAddress!, orbitIm: im.baseAddress!, orbitCount: orbit.count, table: nil,
-                       dRe: dcRe, dIm: dcIm, exponent: 0, bailout2: b2, maxIterations: orbit.maxIterations)
+                       dRe: dcRe, dIm: dcIm, exponent: 0, bailout2: b2, maxIterations: orbit.maxIterations,
+                       power: orbit.power)
             }
         }
     }
@@ -101,7 +113,7 @@ public enum PerturbationCPU {
                                                         supersampling: supersampling, spacing: orbit.spacingMantissa)
                                     let r = escape(orbitRe: re.baseAddress!, orbitIm: im.baseAddress!, orbitCount: orbit.count,
                                                    table: view, dRe: d.re, dIm: d.im, exponent: E, bailout2: b2,
-                                                   maxIterations: orbit.maxIterations)
+                                                   maxIterations: orbit.maxIterations, power: orbit.power)
                                     counts[sx] = r.count
                                     mags[sx] = r.mag
                                 }

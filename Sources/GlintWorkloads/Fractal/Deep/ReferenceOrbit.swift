@@ -29,6 +29,8 @@ public struct ReferenceOrbit: DeepReference, Sendable {
     public let maxIterations: Int
     /// The view's pixel spacing 2 / (zoom × height), from MPFR (DeepReference gives its parts).
     public let spacing: Spacing
+    /// The orbit's formula, z^power + c (FractalJob.power).
+    public let power: Int
 
     /// Number of points (at least 2: O[0] and O[1]).
     public var count: Int { re.count }
@@ -68,12 +70,13 @@ public struct ReferenceOrbit: DeepReference, Sendable {
     }
 
     public init(centerRe: DeepNumber, centerIm: DeepNumber, zoom: DeepNumber, height: Int, bailout: Double,
-                maxIterations: Int) throws(GlintError) {
+                maxIterations: Int, power: Int = 2) throws(GlintError) {
         try Self.check(zoom: zoom, height: height, bailout: bailout, maxIterations: maxIterations)
         let bits = Self.precisionBits(zoom: zoom, centerRe: centerRe, centerIm: centerIm)
         precisionBits = bits
         self.bailout = bailout
         self.maxIterations = maxIterations
+        self.power = power
         spacing = Spacing(zoom: zoom, height: height, precision: bits)
 
         let c = (MPFRNumber(centerRe, precision: bits), MPFRNumber(centerIm, precision: bits))
@@ -81,8 +84,11 @@ public struct ReferenceOrbit: DeepReference, Sendable {
         re.reserveCapacity(maxIterations + 2)
         im.reserveCapacity(maxIterations + 2)
         re.append(0); im.append(0)
-        let didEscape = Self.append(from: c, adding: c, fold: false, testingStart: true, points: maxIterations + 1,
-                                    limit: max(bailout * bailout, 4), bits: bits, re: &re, im: &im)
+        let limit = max(bailout * bailout, 4)
+        let didEscape = power == 2
+            ? Self.append(from: c, adding: c, fold: false, testingStart: true, points: maxIterations + 1,
+                          limit: limit, bits: bits, re: &re, im: &im)
+            : Self.appendPower(power, c: c, points: maxIterations + 1, limit: limit, bits: bits, re: &re, im: &im)
         escaped = didEscape
         self.re = re
         self.im = im
@@ -98,10 +104,10 @@ public struct ReferenceOrbit: DeepReference, Sendable {
         let length = n + 2
         if length >= count {
             return ReferenceOrbit(re: re, im: im, precisionBits: precisionBits, escaped: escaped, bailout: bailout,
-                                  maxIterations: n, spacing: spacing)
+                                  maxIterations: n, spacing: spacing, power: power)
         }
         return ReferenceOrbit(re: Array(re[..<length]), im: Array(im[..<length]), precisionBits: precisionBits,
-                              escaped: false, bailout: bailout, maxIterations: n, spacing: spacing)
+                              escaped: false, bailout: bailout, maxIterations: n, spacing: spacing, power: power)
     }
 
     /// A view's pixel spacing 2 / (zoom × height): rounded once to a Double (0 or subnormal past
@@ -119,7 +125,8 @@ public struct ReferenceOrbit: DeepReference, Sendable {
     }
 
     private init(re: [Double], im: [Double], precisionBits: Int, escaped: Bool, bailout: Double, maxIterations: Int,
-                 spacing: Spacing) {
+                 spacing: Spacing, power: Int) {
+        self.power = power
         self.re = re
         self.im = im
         self.precisionBits = precisionBits
@@ -167,6 +174,32 @@ public struct ReferenceOrbit: DeepReference, Sendable {
         re.append(contentsOf: newRe)
         im.append(contentsOf: newIm)
         return escaped != 0
+    }
+
+    /// Appends the orbit of z^power + c from z = c, `points` points at most, as `append` does
+    /// (the same end and escape test): z^power as power − 1 complex products, each real product,
+    /// difference and sum rounded to nearest at `bits`.
+    static func appendPower(_ power: Int, c: (MPFRNumber, MPFRNumber), points: Int, limit: Double, bits: Int,
+                            re: inout [Double], im: inout [Double]) -> Bool {
+        let zr = MPFRNumber(precision: bits), zi = MPFRNumber(precision: bits)
+        let pr = MPFRNumber(precision: bits), pi = MPFRNumber(precision: bits)
+        let a = MPFRNumber(precision: bits), b = MPFRNumber(precision: bits), t = MPFRNumber(precision: bits)
+        zr.set(c.0); zi.set(c.1)
+        for i in 0..<points {
+            let x = zr.toDouble(), y = zi.toDouble()
+            re.append(x); im.append(y)
+            if x * x + y * y > limit { return true }
+            if i == points - 1 { break }
+            pr.set(zr); pi.set(zi)
+            for _ in 1..<power {
+                // (pr + i·pi)(zr + i·zi)
+                a.setProduct(pr, zr); b.setProduct(pi, zi); b.setDifference(a, b)
+                t.setProduct(pr, zi); a.setProduct(pi, zr); pi.setSum(t, a)
+                pr.set(b)
+            }
+            zr.setSum(pr, c.0); zi.setSum(pi, c.1)
+        }
+        return false
     }
 
     /// 2 / (zoom × height), in MPFR at `precision` bits, rounded once to Double.
