@@ -95,7 +95,7 @@ let package = Package(
         .testTarget(name: "RayTraceTests", dependencies: ["GlintWorkloads", "GlintCore", "GlintCL", "GlintKernels", "CGlintTypes",
                                                           "GlintTestSupport"]),
         .testTarget(name: "BlurMistTests", dependencies: ["GlintWorkloads", "GlintCore", "GlintCL", "CGlintTypes", "GlintTestSupport"]),
-        .testTarget(name: "DeepZoomTests", dependencies: ["GlintWorkloads", "GlintCore", "CMPFR", "CDeepOrbit", "GlintTestSupport"]),
+        .testTarget(name: "DeepZoomTests", dependencies: ["GlintWorkloads", "GlintCore", "CMPFR", "CDeepOrbit"]),
         .testTarget(name: "CLITests", dependencies: ["glint", "GlintCore", "GlintWorkloads", "GlintTestSupport"]),
         // `glint serve` in process: the application of buildApplication(context:configuration:)
         // driven through HummingbirdTesting's router client, no port and no child process. Like the

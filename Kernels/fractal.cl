@@ -12,6 +12,8 @@
               (one sample per pixel, banded colouring), saving the colour pass
      COLOR_F32 1: fractal_color also writes each pixel's mean colour as floats, before the 8-bit
               rounding (for 16-bit output)
+     DERIV    1: also carry the derivative d = dz/dc (Julia: dz/dz0) in pixel units and write
+              u = z/d at escape (distance estimate and slope colouring: params.color)
      POWER    Mandelbrot's z^POWER + c (params.power; 2 unless --power); LOG2_POWER_BITS the bits
               of the float log2(POWER) the host computed, for smooth colouring past power 2
    The escape loop's steps and their order are the contract with the Swift twin: no fused
@@ -29,6 +31,9 @@
 #endif
 #ifndef POWER
 #define POWER 2
+#endif
+#ifndef DERIV
+#define DERIV 0
 #endif
 /* The smooth count's log of the escape ratio in base POWER: log2 at power 2. */
 #if POWER == 2
@@ -142,16 +147,45 @@ inline REAL Fractal_Im(const Fractal_View v, REAL sy) {
         x2 = x * x; y2 = y * y; }
 #endif
 
+/* The derivative's step, taken before z's (it reads the old z): d' = 2 z d + ds, or for z^N + c
+   d' = N z^(N-1) d + ds, with d in pixel units (dz/dc times the pixel spacing) and ds the spacing
+   for Mandelbrot (c moves with the pixel), 0 for Julia. */
+#if DERIV && FORMULA == GLINT_FORMULA_MANDELBROT && POWER > 2
+#define FRACTAL_DSTEP { \
+        REALV qr = x, qi = y; \
+        for (int k = 2; k < POWER; k++) { \
+            REALV t = qr * x - qi * y; \
+            qi = qr * y + qi * x; \
+            qr = t; } \
+        REALV ndr = (REAL)POWER * (qr * dr - qi * di) + ds; \
+        di = (REAL)POWER * (qr * di + qi * dr); dr = ndr; }
+#elif DERIV
+#define FRACTAL_DSTEP { \
+        REALV ndr = (REAL)2 * (x * dr - y * di) + ds; \
+        di = (REAL)2 * (x * di + y * dr); dr = ndr; }
+#else
+#define FRACTAL_DSTEP
+#endif
+#define FRACTAL_FULL_STEP { FRACTAL_DSTEP FRACTAL_STEP }
+
 /* The test after a step: "not <=" so that a NaN orbit counts as escaped. */
 #if TRACK_MAG
 #define FRACTAL_TEST_MAG(m, esc) mag = SEL(mag, m, active & esc);
 #else
 #define FRACTAL_TEST_MAG(m, esc)
 #endif
+#if DERIV
+#define FRACTAL_TEST_DERIV(esc) { \
+        ex = SEL(ex, x, active & esc); ey = SEL(ey, y, active & esc); \
+        edr = SEL(edr, dr, active & esc); edi = SEL(edi, di, active & esc); }
+#else
+#define FRACTAL_TEST_DERIV(esc)
+#endif
 #define FRACTAL_TEST { \
         REALV m = x2 + y2; \
         MASKV esc = !islessequal(m, b2); \
         FRACTAL_TEST_MAG(m, esc) \
+        FRACTAL_TEST_DERIV(esc) \
         active = active & !esc; \
         count = SEL(count, count + (REAL)1.0, active); }
 
@@ -164,6 +198,9 @@ inline REAL Fractal_Im(const Fractal_View v, REAL sy) {
 
 __kernel void fractal_escape(__global uint* counts,      /* escape count per sample        */
                              __global float* mag2_out,   /* |z|^2 at escape (smooth)       */
+#if DERIV
+                             __global float* u_out,      /* z/d at escape, 2 floats a sample */
+#endif
 #if FUSED_COLOR
                              __global const uchar4* lut8, /* colour per count               */
                              __global uchar4* out,        /* this strip's pixels            */
@@ -211,6 +248,16 @@ __kernel void fractal_escape(__global uint* counts,      /* escape count per sam
     /* The tutorial starts the Mandelbrot orbit at z = c, a Julia orbit at the pixel. */
     REALV x = pre, y = pim;
     REALV x2 = x * x, y2 = y * y;
+#if DERIV
+    /* dz0/dc (or dz0/dz0) = 1, in pixel units */
+    REALV dr = (REALV)(v.s), di = (REALV)((REAL)0);
+#if FORMULA == GLINT_FORMULA_MANDELBROT
+    const REALV ds = (REALV)(v.s);
+#else
+    const REALV ds = (REALV)((REAL)0);
+#endif
+    REALV ex = (REALV)((REAL)0), ey = ex, edr = ex, edi = ex;
+#endif
 
 #if BLOCK > 1 && FORMULA != GLINT_FORMULA_SIERPINSKI_JULIA
     /* Steps in blocks of BLOCK with no escape test or count, keeping only the largest |z|^2: a
@@ -221,14 +268,17 @@ __kernel void fractal_escape(__global uint* counts,      /* escape count per sam
     /* Most samples escape within a few steps, where a block would be mostly stepped twice: the
        first BLOCK_AFTER steps one at a time. */
     for (; i < min(BLOCK_AFTER, p.max_iter) && ANY(active); i++) {
-        FRACTAL_STEP
+        FRACTAL_FULL_STEP
         FRACTAL_TEST
     }
     for (; i + BLOCK <= p.max_iter && ANY(active); i += BLOCK) {
         const REALV bx = x, by = y, bx2 = x2, by2 = y2;
+#if DERIV
+        const REALV bdr = dr, bdi = di;
+#endif
         REALV peak = (REALV)((REAL)0);
         for (int k = 0; k < BLOCK; k++) {
-            FRACTAL_STEP
+            FRACTAL_FULL_STEP
             peak = fmax(peak, x2 + y2);
         }
         if (!ANY(active & !islessequal(peak, b2))) {
@@ -236,26 +286,48 @@ __kernel void fractal_escape(__global uint* counts,      /* escape count per sam
             continue;
         }
         x = bx; y = by; x2 = bx2; y2 = by2;
+#if DERIV
+        dr = bdr; di = bdi;
+#endif
         for (int k = 0; k < BLOCK; k++) {
-            FRACTAL_STEP
+            FRACTAL_FULL_STEP
             FRACTAL_TEST
         }
         if (!ANY(active)) break;
     }
     for (; i < p.max_iter && ANY(active); i++) {
-        FRACTAL_STEP
+        FRACTAL_FULL_STEP
         FRACTAL_TEST
     }
 #else
     for (int i = 0; i < p.max_iter; i++) {
-        FRACTAL_STEP
+        FRACTAL_FULL_STEP
         FRACTAL_TEST
         if (!ANY(active)) break;
+    }
+#endif
+#if DERIV
+    /* u = z/d where the sample escaped (elsewhere 0/0: unused, the colour is the interior's) */
+    const REALV den = edr * edr + edi * edi;
+    REALV ur = (ex * edr + ey * edi) / den;
+    REALV ui = (ey * edr - ex * edi) / den;
+    {
+        /* Past 1e18 pixels only the direction matters: scaled down so that floats hold it. */
+        const REALV ar = SEL(ur, (REAL)0 - ur, isless(ur, (REAL)0));
+        const REALV ai = SEL(ui, (REAL)0 - ui, isless(ui, (REAL)0));
+        const REALV big = SEL(ar, ai, isless(ar, ai));
+        const MASKV far = isless((REALV)((REAL)1e18), big);
+        ur = SEL(ur, (ur / big) * (REAL)1e18, far);
+        ui = SEL(ui, (ui / big) * (REAL)1e18, far);
     }
 #endif
 
     const int base = r * sw + x0;
 #if LANES == 1
+#if DERIV
+    u_out[2 * base] = (float)ur;
+    u_out[2 * base + 1] = (float)ui;
+#endif
     if (write_counts) counts[base] = (uint)count;
 #if TRACK_MAG
     mag2_out[base] = (float)mag;
@@ -283,6 +355,17 @@ __kernel void fractal_escape(__global uint* counts,      /* escape count per sam
     }
 #if FUSED_COLOR
     for (int l = 0; l < LANES && x0 + l < sw; l++) out[base + l] = lut8[uc[l]];
+#endif
+#if DERIV
+    {
+        const CAT(float, LANES) fur = CAT(convert_float, LANES)(ur), fui = CAT(convert_float, LANES)(ui);
+        const float* pr = (const float*)&fur;
+        const float* pi = (const float*)&fui;
+        for (int l = 0; l < LANES && x0 + l < sw; l++) {
+            u_out[2 * (base + l)] = pr[l];
+            u_out[2 * (base + l) + 1] = pi[l];
+        }
+    }
 #endif
 #endif
 }
@@ -351,6 +434,22 @@ inline float3 Fractal_CountColor(const GlintFractalParams p, uint count, float m
 #endif
 }
 
+/* A sample's clamped colour by params.color, from its count, |z|^2 and u = z/d at escape (d the
+   derivative in pixel units): the palette at the count; grey by the distance estimate
+   DE = |u| ln|z|^2 pixels, g = 1 - 1/(1 + DE) (black on the set's boundary, white far off); or
+   the palette shaded by the slope, the unit normal u/|u| against the light: (n.L + h)/(1 + h). */
+inline float3 Fractal_SampleColor(const GlintFractalParams p, uint count, float mag2, float ur, float ui) {
+    const float3 c = clamp(Fractal_CountColor(p, count, mag2), 0.0f, 1.0f);
+    if (p.color == GLINT_COLOR_COUNT || count >= (uint)p.max_iter) return c;
+    const float n = sqrt(ur * ur + ui * ui);
+    if (p.color == GLINT_COLOR_DE) {
+        const float g = 1.0f - 1.0f / (1.0f + n * log(mag2));
+        return (float3)(g, g, g);
+    }
+    const float shade = ((ur / n) * p.light_x + (ui / n) * p.light_y + p.light_h) / (1.0f + p.light_h);
+    return c * clamp(shade, 0.0f, 1.0f);
+}
+
 /* The clamped colour of every count 0...max_iter, when colours depend on the count alone:
    one palette evaluation per count instead of one per sample. */
 __kernel void fractal_palette(__global float4* lut, const GlintFractalParams p) {
@@ -372,6 +471,9 @@ __kernel void fractal_palette8(__global uchar4* lut8, const GlintFractalParams p
    palette evaluated at the sample. With COLOR_F32 the mean is also stored as floats (alpha 1). */
 __kernel void fractal_color(__global const uint* counts,
                             __global const float* mag2,
+#if DERIV
+                            __global const float* u,        /* z/d at escape, 2 a sample    */
+#endif
                             __global const int* texels,    /* image-julia only; else unused */
                             __global const uchar4* texture,
                             __global const float4* lut,     /* fractal_palette's table       */
@@ -403,7 +505,11 @@ __kernel void fractal_color(__global const uint* counts,
             } else if (use_lut) {
                 c = lut[counts[s]].xyz;
             } else {
+#if DERIV
+                c = Fractal_SampleColor(p, counts[s], mag2[s], u[2 * s], u[2 * s + 1]);
+#else
                 c = clamp(Fractal_CountColor(p, counts[s], mag2[s]), 0.0f, 1.0f);
+#endif
             }
             sum = sum + c;
         }

@@ -22,6 +22,8 @@
      PERTURB_TINY_LIMIT      deltas from 2^PERTURB_TINY_LIMIT up are plain doubles
      PERTURB_ZERO_EXPONENT   the exponent given to a zero offset
      PERTURB_FIRST_LEVEL     the shortest stored table level (steps of 2^PERTURB_FIRST_LEVEL)
+   With DERIV (distance and slope colouring) the derivative dz/dc (Julia: dz/dz0) is carried too,
+   in pixel units with its own exponent, and u = z/d at escape goes to u_out.
    The counts and |z|^2 at escape go to the same buffers as fractal_escape's, for fractal.cl's
    colour pass. params.scale_bits holds the mantissa of the pixel spacing 2/(zoom*H), in [1, 2);
    spacing_exp its exponent. */
@@ -31,8 +33,17 @@
 #include "deep/escape.h"
 
 
+#if DERIV
+#define DEEP_U_ARG __global float* u_out,  /* z/d at escape, 2 floats a sample (DERIV) */
+#define DEEP_U u_out
+#else
+#define DEEP_U_ARG
+#define DEEP_U 0
+#endif
+
 __kernel void perturb_escape(__global uint* counts,        /* escape count per sample         */
                              __global float* mag2_out,     /* |z|^2 at escape (smooth)        */
+                             DEEP_U_ARG
                              __global const double* orbit_re,
                              __global const double* orbit_im,
                              const int orbit_count,        /* points in the orbit, at least 2 */
@@ -45,12 +56,13 @@ __kernel void perturb_escape(__global uint* counts,        /* escape count per s
                              const int row0,               /* first sample row of this strip  */
                              const int rows)               /* sample rows in this strip       */
 {
-    Deep_Escape(DEEP_MANDELBROT, counts, mag2_out, orbit_re, orbit_im, orbit_count, orbit_count,
+    Deep_Escape(DEEP_MANDELBROT, counts, mag2_out, DEEP_U, orbit_re, orbit_im, orbit_count, orbit_count,
                 bla_r, bla_i, bla_lv, levels, spacing_exp, p, row0, rows);
 }
 
 __kernel void perturb_julia_escape(__global uint* counts,        /* escape count per sample          */
                                    __global float* mag2_out,     /* |z|^2 at escape (smooth)         */
+                                   DEEP_U_ARG
                                    __global const double* orbit_re,
                                    __global const double* orbit_im,
                                    const int main_count,         /* points of the main orbit, >= 2   */
@@ -60,12 +72,13 @@ __kernel void perturb_julia_escape(__global uint* counts,        /* escape count
                                    const int row0,               /* first sample row of this strip   */
                                    const int rows)               /* sample rows in this strip        */
 {
-    Deep_Escape(DEEP_JULIA, counts, mag2_out, orbit_re, orbit_im, main_count, orbit_count,
+    Deep_Escape(DEEP_JULIA, counts, mag2_out, DEEP_U, orbit_re, orbit_im, main_count, orbit_count,
                 0, 0, 0, 0, spacing_exp, p, row0, rows);
 }
 
 __kernel void perturb_burning_ship_escape(__global uint* counts,
                                           __global float* mag2_out,
+                                          DEEP_U_ARG
                                           __global const double* orbit_re,  /* signed, before abs() */
                                           __global const double* orbit_im,
                                           const int main_count,
@@ -75,6 +88,6 @@ __kernel void perturb_burning_ship_escape(__global uint* counts,
                                           const int row0,
                                           const int rows)
 {
-    Deep_Escape(DEEP_BURNING_SHIP, counts, mag2_out, orbit_re, orbit_im, main_count, orbit_count,
+    Deep_Escape(DEEP_BURNING_SHIP, counts, mag2_out, DEEP_U, orbit_re, orbit_im, main_count, orbit_count,
                 0, 0, 0, 0, spacing_exp, p, row0, rows);
 }

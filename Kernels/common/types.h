@@ -18,7 +18,7 @@ typedef float    glint_f32;
 typedef uint64_t glint_u64;
 #endif
 
-/* One fractal render: the view, the iteration and the colouring (112 bytes).
+/* One fractal render: the view, the iteration and the colouring (128 bytes).
    Doubles travel as their bit patterns (glint_u64) so that devices without fp64 can still
    build the float kernels; only the double kernel reinterprets them (as_double). */
 typedef struct GlintFractalParams {
@@ -45,6 +45,10 @@ typedef struct GlintFractalParams {
     glint_i32 tex_height;
     glint_i32 palette;         /* GLINT_PALETTE_*                                 */
     glint_i32 smooth;          /* 1: continuous (smooth) colouring                */
+    glint_i32 color;           /* GLINT_COLOR_*: by count, distance or slope      */
+    glint_f32 light_x;         /* slope shading: the light's direction in the     */
+    glint_f32 light_y;         /*   plane (unit vector, +re right, +im up)        */
+    glint_f32 light_h;         /*   and its height                                */
 } GlintFractalParams;
 
 /* One isometric render (48 bytes): the source, the canvas and where the source's centre lands
@@ -73,6 +77,10 @@ typedef struct GlintIsoParams {
 #define GLINT_FORMULA_IMAGE_JULIA      4
 
 /* Palettes. */
+#define GLINT_COLOR_COUNT 0      /* the palette at the escape count            */
+#define GLINT_COLOR_DE    1      /* grey by the distance estimate, in pixels    */
+#define GLINT_COLOR_SLOPE 2      /* the palette shaded by the slope (normal map) */
+
 #define GLINT_PALETTE_TUTORIAL 0
 #define GLINT_PALETTE_GREY     1
 #define GLINT_PALETTE_FIRE     2

@@ -19,6 +19,34 @@
 #define DEEP_JULIA        1
 #define DEEP_BURNING_SHIP 2
 
+#ifndef DERIV
+#define DERIV 0
+#endif
+
+/* The derivative's step from the sample's z, before z's own (DERIV: distance and slope
+   colouring): d' = f'(z) d + s for Mandelbrot (c moves with the pixel; s the pixel spacing
+   mantissa 2^E, d in pixel units), f'(z) d for Julia; f'(z) = 2z, or POWER z^(POWER-1). */
+DEEP_INLINE FloatExpC Deep_DerivativeStep(const int formula, const DoubleC z, const FloatExpC d,
+                                          const double spacing, const int E)
+{
+    DoubleC f;
+#if POWER > 2
+    if (formula == DEEP_MANDELBROT) {
+        DoubleC zp = z;
+        for (int k = 2; k < POWER; k++) zp = Deep_Power_Mul(zp, z);
+        f.re = (double)POWER * zp.re;
+        f.im = (double)POWER * zp.im;
+    } else
+#endif
+    {
+        f.re = 2.0 * z.re;
+        f.im = 2.0 * z.im;
+    }
+    const double pr = (f.re * d.re) - (f.im * d.im), pi = (f.re * d.im) + (f.im * d.re);
+    const FloatExpC n = { formula == DEEP_MANDELBROT ? pr + ldexp(spacing, E - d.e) : pr, pi, d.e };
+    return FloatExpC_Norm(n);
+}
+
 /* The sample's offset mantissa d: scale_bits holds the pixel spacing's mantissa in [1, 2). */
 DEEP_INLINE DoubleC Deep_SampleOffset(const GlintFractalParams p, int sx, int sy)
 {
@@ -116,7 +144,7 @@ DEEP_INLINE int Deep_EndStep(const int formula, __global const double* orbit_re,
    The tiny phase and the double phase have a loop each, so that the double phase's keeps none of
    the tiny phase's values in registers. */
 DEEP_INLINE void Deep_Escape(const int formula,
-                             __global uint* counts, __global float* mag2_out,
+                             __global uint* counts, __global float* mag2_out, __global float* u_out,
                              __global const double* orbit_re, __global const double* orbit_im,
                              const int main_count, const int orbit_count,
                              __global const double* bla_r, __global const int* bla_i,
@@ -146,6 +174,14 @@ DEEP_INLINE void Deep_Escape(const int formula,
     s.dz = dc;
     s.mag = 0.0f;
     int tiny = xd < PERTURB_TINY_LIMIT;
+#if DERIV
+    const double spacing = as_double(p.scale_bits);
+    const FloatExpC sc = { spacing, 0.0, spacing_exp };  /* the pixel spacing: d's step by c */
+    DoubleC zc;                                         /* the sample's z                 */
+    zc.re = orbit_re[s.m] + dc.re;
+    zc.im = orbit_im[s.m] + dc.im;
+    FloatExpC dd = FloatExpC_Norm(sc);                  /* d = dz/dc in pixel units        */
+#endif
     if (formula == DEEP_MANDELBROT && s.m == s.last) {  /* the centre escaped at once: start rebased */
         s.dz.re = orbit_re[1] + dc.re;
         s.dz.im = orbit_im[1] + dc.im;
@@ -162,6 +198,15 @@ DEEP_INLINE void Deep_Escape(const int formula,
             const int table = formula == DEEP_MANDELBROT && levels > 0
                 ? Deep_TableSearch(bla_r, bla_i, bla_lv, levels, s.m, s.count, max_iter, 1, w.e, xd, s.dz, &entry) : 0;
             const int step = table > 0 ? table : 1;
+#if DERIV
+            if (table > 0) {
+                FloatExpC a, b;
+                Deep_TableMaps(bla_r, bla_i, entry, &a, &b);
+                dd = FloatExpC_Norm(FloatExpC_Add(FloatExpC_Mul(a, dd), FloatExpC_Mul(b, sc)));
+            } else {
+                dd = Deep_DerivativeStep(formula, zc, dd, spacing, spacing_exp);
+            }
+#endif
             s.m += step;
             s.count += step - 1;
             const DoubleC S = { orbit_re[s.m], orbit_im[s.m] };
@@ -186,6 +231,9 @@ DEEP_INLINE void Deep_Escape(const int formula,
                 x.re = S.re + n.re;
                 x.im = S.im + n.im;
             }
+#if DERIV
+            zc = x;
+#endif
             const int end = Deep_EndStep(formula, orbit_re, orbit_im, restart, orbit_count, b2, S, x, n, &s);
             if (end == DEEP_ESCAPED) {
                 escaped = 1;
@@ -200,6 +248,15 @@ DEEP_INLINE void Deep_Escape(const int formula,
         const int table = formula == DEEP_MANDELBROT && levels > 0
             ? Deep_TableSearch(bla_r, bla_i, bla_lv, levels, s.m, s.count, max_iter, 0, 0, xd, s.dz, &entry) : 0;
         const int step = table > 0 ? table : 1;
+#if DERIV
+        if (table > 0) {
+            FloatExpC a, b;
+            Deep_TableMaps(bla_r, bla_i, entry, &a, &b);
+            dd = FloatExpC_Norm(FloatExpC_Add(FloatExpC_Mul(a, dd), FloatExpC_Mul(b, sc)));
+        } else {
+            dd = Deep_DerivativeStep(formula, zc, dd, spacing, spacing_exp);
+        }
+#endif
         s.m += step;
         s.count += step - 1;
         const DoubleC S = { orbit_re[s.m], orbit_im[s.m] };
@@ -227,11 +284,33 @@ DEEP_INLINE void Deep_Escape(const int formula,
             x.re = S.re + n.re;
             x.im = S.im + n.im;
         }
+#if DERIV
+        zc = x;
+#endif
         if (Deep_EndStep(formula, orbit_re, orbit_im, restart, orbit_count, b2, S, x, n, &s) == DEEP_ESCAPED) break;
     }
     const int i = ly * sw + sx;
     counts[i] = (uint)s.count;
     mag2_out[i] = s.mag;
+#if DERIV
+    /* u = z/d where the sample escaped, scaled to 1e18 where larger (only its direction counts) */
+    float ur = 0.0f, ui = 0.0f;
+    if (s.mag != 0.0f) {
+        const double den = (dd.re * dd.re) + (dd.im * dd.im);
+        const double qr = ((zc.re * dd.re) + (zc.im * dd.im)) / den;
+        const double qi = ((zc.im * dd.re) - (zc.re * dd.im)) / den;
+        const double big = fabs(qr) > fabs(qi) ? fabs(qr) : fabs(qi);
+        if (ldexp(big, -dd.e) > 1e18) {
+            ur = (float)((qr / big) * 1e18);
+            ui = (float)((qi / big) * 1e18);
+        } else {
+            ur = (float)ldexp(qr, -dd.e);
+            ui = (float)ldexp(qi, -dd.e);
+        }
+    }
+    u_out[2 * i] = ur;
+    u_out[2 * i + 1] = ui;
+#endif
 }
 
 #endif

@@ -17,6 +17,28 @@ public enum PFM {
         try encode(image, context: "cannot encode PFM")
     }
 
+    /// Encodes one value a pixel (row-major, top row first) as a grey ("Pf") map, little-endian.
+    public static func encodeGrey(width: Int, height: Int, values: [Float]) throws(GlintError) -> [UInt8] {
+        do throws(GlintError) { try ImageLimits.check(width: width, height: height) } catch {
+            throw GlintError("cannot encode PFM: \(error.message)")
+        }
+        guard values.count == width * height else {
+            throw GlintError("cannot encode PFM: \(values.count) values for \(width)x\(height)")
+        }
+        let header = Array("Pf\n\(width) \(height)\n-1.0\n".utf8)
+        var out = header
+        out.reserveCapacity(header.count + values.count * 4)
+        for fileRow in 0..<height {
+            let row = height - 1 - fileRow   // bottom row first
+            for x in 0..<width {
+                let bits = values[row * width + x].bitPattern   // least significant byte first
+                out.append(UInt8(truncatingIfNeeded: bits)); out.append(UInt8(truncatingIfNeeded: bits >> 8))
+                out.append(UInt8(truncatingIfNeeded: bits >> 16)); out.append(UInt8(truncatingIfNeeded: bits >> 24))
+            }
+        }
+        return out
+    }
+
     /// Decodes "PF" (colour) or "Pf" (grey, copied to R, G and B); alpha is set to 1.
     /// The header must be exactly the one the format defines (see `PFM`), and the file exactly as
     /// long as it says; sizes are checked against `ImageLimits` and the length before the pixel

@@ -76,6 +76,19 @@ struct Fractal: PassSource {
             transform: wholeNumber("--power", 2...FractalJob.maxPower))
     var powerOption: Int?
 
+    @Option(name: .customLong("color"),
+            help: ArgumentHelp("Colouring: count (the palette at the escape count), de (grey by the distance estimate) or slope (the palette shaded by the slope). (default: count, or --location's)",
+                               discussion: "de and slope carry the derivative dz/dc with z (mandelbrot, every power, and julia): de draws the boundary black, fading to white a few pixels out (distance d pixels: 1 - 1/(1 + d)); slope lights the set's surface as if it were a height field, from --light.",
+                               valueName: "colouring"),
+            transform: choice("--color", Colouring.allCases, name: { $0.rawValue }))
+    var colorOption: Colouring?
+
+    @Option(name: .customLong("light"), parsing: .unconditional,
+            help: ArgumentHelp("Slope shading's light ANGLE,HEIGHT: its direction in degrees counter-clockwise from +re, and its height (0 to 100). (default: 45,1.5)",
+                               valueName: "angle,height"),
+            transform: numberPair("--light", .closed(-360, 360), example: "45,1.5"))
+    var lightOption: NumberPair?
+
     @Option(name: .customLong("bailout"), parsing: .unconditional,
             help: ArgumentHelp("Escape radius R: a point has escaped when |z| > R (above 1, at most 1e9). (default: 2)", valueName: "bailout"),
             transform: number("--bailout", Limits.bailout))
@@ -137,6 +150,12 @@ struct Fractal: PassSource {
     @Option(help: ArgumentHelp("Also write the raw escape counts at the pixel centres as a 16-bit binary PGM.",
                                discussion: "Maximum value 65535 whatever the limit; points that never escape hold the iteration limit; a count is the number of steps that stayed within the bailout, so points outside |z| <= R after the first step read 0. Counts above 65535 are clamped."))
     var counts: String?
+
+    @Option(name: .customLong("de"),
+            help: ArgumentHelp("Also write each pixel's distance estimate as a grey PFM, in pixels (mandelbrot and julia).",
+                               discussion: "The mean over the pixel's escaping samples of |z| ln|z|^2 / |dz/dc|, in pixel spacings; 0 where no sample escapes. Raw data for colouring elsewhere; works with any --color.",
+                               valueName: "file.pfm"))
+    var distanceFile: String?
 
     @Option(name: .customLong("bit-depth"), parsing: .unconditional,
             help: ArgumentHelp("PNG bit depth: 8 or 16. (default: 8)",
@@ -210,6 +229,13 @@ struct Fractal: PassSource {
             guard hasSuffix(counts, ["pgm"]) else { throw ValidationError("--counts \(counts): must be a .pgm file") }
             try checkWritable(counts, option: "--counts")
         }
+        if let de = distanceFile {
+            if animation.isAnimation || shard != nil || !Chain.passes.isEmpty {
+                throw ValidationError("--de writes one whole image's distances: not with --frames, --shard or --then")
+            }
+            guard hasSuffix(de, ["pfm"]) else { throw ValidationError("--de \(de): must be a .pfm file") }
+            try checkWritable(de, option: "--de")
+        }
     }
 
     // MARK: The view: the command line's options over --location's, over the defaults
@@ -236,6 +262,8 @@ struct Fractal: PassSource {
         (v.iterations, v.bailout, v.palette) = (iterationsOption, bailoutOption, paletteOption)
         (v.smooth, v.supersampling) = (smoothOption, supersamplingOption)
         v.power = powerOption
+        v.colouring = colorOption
+        v.light = lightOption.map { ($0.x, $0.y) }
         v = v.over(fileView)
         if precisionOption != nil { v.precision = nil }
         return v

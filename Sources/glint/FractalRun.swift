@@ -130,7 +130,8 @@ extension Fractal {
         // One image, then the process ends: its frame may take huge pages (fewer page faults).
         LargeArrays.hugePages = true
         let result = try await FractalRenderer.render(job, on: backend,
-                                                      outputs: .init(counts: counts != nil, colour: bitDepth == 16, rows: tile?.rows),
+                                                      outputs: .init(counts: counts != nil, colour: bitDepth == 16, rows: tile?.rows,
+                                                                     distance: distanceFile != nil),
                                                       progress: { bar.update($0) })
         bar.finish()
         // The image and the counts are replaced together or not at all.
@@ -155,6 +156,9 @@ extension Fractal {
             if let tile { try tile.stage(pgm, format: .pgm16, to: countsFile, device: backend, in: outputs) } else {
                 try outputs.stage(countsFile, pgm)
             }
+        }
+        if let distanceFile, let values = result.distance {
+            try outputs.stage(distanceFile, PFM.encodeGrey(width: job.width, height: result.image.height, values: values))
         }
         try outputs.commit()
         if !out.quiet {

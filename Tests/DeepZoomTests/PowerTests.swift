@@ -1,52 +1,16 @@
 import CMPFR
 import Foundation
 import GlintCore
-import GlintTestSupport
 import GlintWorkloads
 import Testing
 
 /// Mandelbrot's z^n + c (`--power n`): deep views by perturbation, with and without BLA, against
-/// direct MPFR iteration, and the Swift path against OpenCL on every precision.
+/// direct MPFR iteration (the Swift path against OpenCL: FractalTests' PowerParityTests).
 @Suite(.serialized) struct PowerTests {
-    /// The Misiurewicz point of z^n + c where z2 = z3 (the critical orbit's second point is a
-    /// repelling fixed point): z2 = c^n + c = ω·c with ω^n = 1, so c^(n−1) = ω − 1; with
-    /// ω = e^(2πi/n), c = (ω − 1)^(1/(n−1)) on the principal branch. Its multiplier n·z2^(n−1)
-    /// has modulus n·|ω − 1| = 2n·sin(π/n) > 1. Computed here in MPFR to `digits` digits.
-    static func misiurewicz(power n: Int, digits: Int) -> (re: String, im: String) {
-        let bits = mpfr_prec_t(Double(digits) * 3.33) + 64
-        let v = UnsafeMutablePointer<__mpfr_struct>.allocate(capacity: 6)
-        for i in 0..<6 { mpfr_init2(v + i, bits) }
-        defer { for i in 0..<6 { mpfr_clear(v + i) }; v.deallocate(); MPFRNumber.releaseThreadCaches() }
-        let a = v, b = v + 1, r = v + 2, t = v + 3, re = v + 4, im = v + 5
-        // ω − 1 = (cos(2π/n) − 1, sin(2π/n))
-        mpfr_const_pi(t, MPFR_RNDN)
-        mpfr_mul_ui(t, t, 2, MPFR_RNDN)
-        mpfr_div_ui(t, t, UInt(n), MPFR_RNDN)
-        mpfr_sin_cos(b, a, t, MPFR_RNDN)
-        mpfr_sub_ui(a, a, 1, MPFR_RNDN)
-        // modulus^(1/(n−1)) and argument/(n−1)
-        mpfr_hypot(r, a, b, MPFR_RNDN)
-        mpfr_rootn_ui(r, r, UInt(n - 1), MPFR_RNDN)
-        mpfr_atan2(t, b, a, MPFR_RNDN)
-        mpfr_div_ui(t, t, UInt(n - 1), MPFR_RNDN)
-        mpfr_sin_cos(im, re, t, MPFR_RNDN)
-        mpfr_mul(re, re, r, MPFR_RNDN)
-        mpfr_mul(im, im, r, MPFR_RNDN)
-        func text(_ x: UnsafeMutablePointer<__mpfr_struct>) -> String {
-            var e: mpfr_exp_t = 0
-            guard let s = mpfr_get_str(nil, &e, 10, digits, x, MPFR_RNDN) else { return "0" }
-            defer { mpfr_free_str(s) }
-            var m = String(cString: s)
-            let negative = m.hasPrefix("-")
-            if negative { m.removeFirst() }
-            return (negative ? "-" : "") + "0." + m + "e\(e)"
-        }
-        return (text(re), text(im))
-    }
-
-    /// Perturbation's counts of a view centred on `misiurewicz(power:)` against direct iteration.
-    func compareWithDirect(power n: Int, zoom: String, digits: Int, maxIterations: Int, bla: Bool) async throws -> DirectComparison {
-        let (re, im) = Self.misiurewicz(power: n, digits: digits)
+    /// Perturbation's counts of a view centred on DeepLocations' Misiurewicz point of power n
+    /// against direct iteration.
+    func compareWithDirect(power n: Int, zoom: String, maxIterations: Int, bla: Bool) async throws -> DirectComparison {
+        let (re, im) = DeepLocations.multibrotMisiurewicz[n - 3]
         let (w, h) = (16, 12)
         let orbit = try ReferenceOrbit(centerRe: DeepNumber(parsing: re), centerIm: DeepNumber(parsing: im),
                                        zoom: DeepNumber(parsing: zoom), height: h, bailout: 2, maxIterations: maxIterations,
@@ -78,42 +42,56 @@ import Testing
 
     @Test(arguments: [3, 5, 8])
     func perturbationAgainstDirectAt1e100(_ n: Int) async throws {
-        _ = try await compareWithDirect(power: n, zoom: "1e100", digits: 130, maxIterations: 4000, bla: true)
+        _ = try await compareWithDirect(power: n, zoom: "1e100", maxIterations: 4000, bla: true)
     }
 
     @Test func withoutBLAAndBeyondDouble() async throws {
-        _ = try await compareWithDirect(power: 3, zoom: "1e100", digits: 130, maxIterations: 4000, bla: false)
+        _ = try await compareWithDirect(power: 3, zoom: "1e100", maxIterations: 4000, bla: false)
         // Deltas near 2^-3300: the tiny phase and its table steps.
-        _ = try await compareWithDirect(power: 3, zoom: "1e1000", digits: 1030, maxIterations: 6000, bla: true)
+        _ = try await compareWithDirect(power: 3, zoom: "1e1000", maxIterations: 6000, bla: true)
     }
 
-    /// The Swift path and OpenCL give the same counts for every power, on each precision.
-    @Test(arguments: [Precision.float, .double, .perturbation])
-    func swiftAndOpenCLAgree(_ precision: Precision) async throws {
-        let cl = try openCL()
-        for n in 3...FractalJob.maxPower {
-            var job = FractalJob(formula: .mandelbrot)
-            (job.width, job.height, job.power, job.precision, job.smooth) = (48, 32, n, precision, true)
-            if precision == .perturbation {
-                let (re, im) = Self.misiurewicz(power: n, digits: 60)
-                job.exactCenter = DeepComplex(re: try DeepNumber(parsing: re), im: try DeepNumber(parsing: im))
-                job.exactZoom = try DeepNumber(parsing: "1e40")
-                job.maxIterations = 3000
-            } else {
-                (job.centerRe, job.centerIm, job.zoom) = (0, 0, 0.8)
-                job.maxIterations = 200
+    /// DeepLocations' multibrot points are what they say: in MPFR at 3,700 bits, z3 = z2 to
+    /// 1000 digits (z1 = c, z2 = c^n + c, z3 = z2^n + c), z2 != z1, and the fixed point repels.
+    @Test(arguments: 3...8)
+    func locationsHoldThePoints(_ n: Int) throws {
+        let point = DeepLocations.multibrotMisiurewicz[n - 3]
+        let v = UnsafeMutablePointer<__mpfr_struct>.allocate(capacity: 10)
+        for i in 0..<10 { mpfr_init2(v + i, 3700) }
+        defer { for i in 0..<10 { mpfr_clear(v + i) }; v.deallocate(); MPFRNumber.releaseThreadCaches() }
+        let cr = v, ci = v + 1, x = v + 2, y = v + 3, pr = v + 4, pi = v + 5, t = v + 6, m = v + 7
+        let x2 = v + 8, y2 = v + 9
+        #expect(mpfr_set_str(cr, point.re, 10, MPFR_RNDN) == 0 && mpfr_set_str(ci, point.im, 10, MPFR_RNDN) == 0)
+        /// z ← z^n + c, z^n as n − 1 complex products.
+        func step() {
+            mpfr_set(pr, x, MPFR_RNDN)
+            mpfr_set(pi, y, MPFR_RNDN)
+            for _ in 1..<n {
+                mpfr_mul(t, pr, y, MPFR_RNDN)
+                mpfr_mul(pr, pr, x, MPFR_RNDN)
+                mpfr_mul(m, pi, y, MPFR_RNDN)
+                mpfr_sub(pr, pr, m, MPFR_RNDN)
+                mpfr_mul(pi, pi, x, MPFR_RNDN)
+                mpfr_add(pi, pi, t, MPFR_RNDN)
             }
-            for bla in precision == .perturbation ? [true, false] : [true] {
-                job.bla = bla
-                let a = try await FractalRenderer.render(job, on: .cpu, outputs: .init(counts: true))
-                let b = try await FractalRenderer.render(job, on: cl, outputs: .init(counts: true))
-                let counts = try #require(a.counts)
-                #expect(counts == b.counts, "power \(n), \(precision.rawValue), bla \(bla): counts differ")
-                #expect(Set(counts).count > 10, "power \(n), \(precision.rawValue): the view has structure")
-                let d = zip(a.image.pixels, b.image.pixels).map { abs(Int($0) - Int($1)) }.max() ?? 0
-                #expect(d <= 1, "power \(n), \(precision.rawValue): colours within 1 level (got \(d))")
-            }
+            mpfr_add(x, pr, cr, MPFR_RNDN)
+            mpfr_add(y, pi, ci, MPFR_RNDN)
         }
+        mpfr_set(x, cr, MPFR_RNDN)
+        mpfr_set(y, ci, MPFR_RNDN)
+        step()   // z2
+        mpfr_set(x2, x, MPFR_RNDN)
+        mpfr_set(y2, y, MPFR_RNDN)
+        let z2 = (mpfr_get_d(x, MPFR_RNDN), mpfr_get_d(y, MPFR_RNDN))
+        step()   // z3
+        mpfr_sub(x, x, x2, MPFR_RNDN)
+        mpfr_sub(y, y, y2, MPFR_RNDN)
+        #expect(mpfr_zero_p(x) != 0 || mpfr_get_exp(x) < -3300, "power \(n): z3 - z2 re")
+        #expect(mpfr_zero_p(y) != 0 || mpfr_get_exp(y) < -3300, "power \(n): z3 - z2 im")
+        let c = (mpfr_get_d(cr, MPFR_RNDN), mpfr_get_d(ci, MPFR_RNDN))
+        #expect(((z2.0 - c.0) * (z2.0 - c.0) + (z2.1 - c.1) * (z2.1 - c.1)).squareRoot() > 0.1, "z2 is not z1")
+        // |n z2^(n−1)| = n |z2|^(n−1) > 1
+        #expect(Double(n) * pow((z2.0 * z2.0 + z2.1 * z2.1).squareRoot(), Double(n - 1)) > 1)
     }
 
     /// Power 2 is the quadratic set (the default); powers above 8 and power on other formulas are

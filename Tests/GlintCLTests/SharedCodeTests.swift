@@ -17,9 +17,10 @@ import Testing
             ("scale", \P.scale), ("c_re", \P.c_re), ("c_im", \P.c_im), ("bailout2", \P.bailout2),
             ("log_bailout2", \P.log_bailout2), ("power", \P.power), ("width", \P.width), ("height", \P.height),
             ("ss", \P.ss), ("max_iter", \P.max_iter), ("tex_width", \P.tex_width), ("tex_height", \P.tex_height),
-            ("palette", \P.palette), ("smooth", \P.smooth),
+            ("palette", \P.palette), ("smooth", \P.smooth), ("color", \P.color), ("light_x", \P.light_x),
+            ("light_y", \P.light_y), ("light_h", \P.light_h),
         ]
-        try expectDeviceLayout(P.self, "GlintFractalParams", size: 112, fields)
+        try expectDeviceLayout(P.self, "GlintFractalParams", size: 128, fields)
     }
 
     @Test func mistStructLayoutsAreTheSameOnTheDevice() throws {

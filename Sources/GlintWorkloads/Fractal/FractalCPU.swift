@@ -7,6 +7,16 @@ import Glibc
 /// One step of an escape-time formula, z -> f(z), as fractal_escape writes it.
 protocol EscapeStep {
     static func step<L: Lanes>(x: L, y: L, x2: L, y2: L, cr: L, ci: L, hr: L, hi: L) -> (L, L)
+    /// The derivative's step before z's (fractal.cl's FRACTAL_DSTEP): d' = 2·z·d + ds.
+    static func derivative<L: Lanes>(x: L, y: L, dr: L, di: L, ds: L) -> (L, L)
+}
+
+extension EscapeStep {
+    @inline(__always)
+    static func derivative<L: Lanes>(x: L, y: L, dr: L, di: L, ds: L) -> (L, L) {
+        let two = L(repeating: 2)
+        return (two * (x * dr - y * di) + ds, two * (x * di + y * dr))
+    }
 }
 
 /// z^2 + c (Mandelbrot, Julia).
@@ -39,6 +49,19 @@ enum PowerStep<P: FractalPower>: EscapeStep {
             pr = t
         }
         return (pr + cr, pi + ci)
+    }
+
+    /// d' = n·z^(n−1)·d + ds, z^(n−1) as n − 2 products.
+    @inline(__always)
+    static func derivative<L: Lanes>(x: L, y: L, dr: L, di: L, ds: L) -> (L, L) {
+        var qr = x, qi = y
+        for _ in 2..<P.n {
+            let t = qr * x - qi * y
+            qi = qr * y + qi * x
+            qr = t
+        }
+        let n = L(repeating: L.Scalar(P.n))
+        return (n * (qr * dr - qi * di) + ds, n * (qr * di + qi * dr))
     }
 }
 
@@ -109,7 +132,8 @@ enum FractalCPU {
     @inline(__always)
     static func escape<L: Lanes, F: EscapeStep>(_: L.Type, _: F.Type, view v: View<L.Scalar>, formula: FractalFormula, skip: Bool,
                                  trackMag: Bool, maxIter: Int, x0: Int, sy: Int, sw: Int,
-                                 counts: UnsafeMutablePointer<UInt32>, mags: UnsafeMutablePointer<Float>) {
+                                 counts: UnsafeMutablePointer<UInt32>, mags: UnsafeMutablePointer<Float>,
+                                 deriv: Bool = false, u: UnsafeMutablePointer<Float>? = nil) {
         let sx = L(ramp: L.Scalar(x0))
         let pre = v.re(sx)
         let pim = L(repeating: v.im(L.Scalar(sy)))
@@ -141,8 +165,14 @@ enum FractalCPU {
         var mag = L(repeating: 0)
         let b2 = L(repeating: v.bailout2)
         let one = L(repeating: 1)
+        // The derivative in pixel units, d0 = the spacing (dz0/dc = 1), and z, d where each lane escaped.
+        let zero = L(repeating: 0)
+        var dr = L(repeating: v.s), di = zero
+        let ds = formula == .mandelbrot ? L(repeating: v.s) : zero
+        var ex = zero, ey = zero, edr = zero, edi = zero
         var i = 0
         while i < maxIter {
+            if deriv { (dr, di) = F.derivative(x: x, y: y, dr: dr, di: di, ds: ds) }
             let (nx, ny) = F.step(x: x, y: y, x2: x2, y2: y2, cr: cr, ci: ci, hr: hr, hi: hi)
             x = nx; y = ny
             x2 = x * x; y2 = y * y
@@ -150,6 +180,11 @@ enum FractalCPU {
             // "not <=" so that a NaN orbit counts as escaped
             let stays = L.lessOrEqual(m, b2)
             if trackMag { mag = mag.replacing(with: m, where: active & !stays) }
+            if deriv {
+                let escaping = active & !stays
+                ex = ex.replacing(with: x, where: escaping); ey = ey.replacing(with: y, where: escaping)
+                edr = edr.replacing(with: dr, where: escaping); edi = edi.replacing(with: di, where: escaping)
+            }
             active = active & stays
             if !active.any { break }
             count = count.replacing(with: count + one, where: active)
@@ -157,11 +192,38 @@ enum FractalCPU {
         }
 
         count.store(counts: counts, mags: mags, mag: mag, valid: sw - x0)
+        if deriv, let u {
+            // u = z/d, scaled down past 1e18 pixels (fractal.cl's order)
+            let den = edr * edr + edi * edi
+            var ur = (ex * edr + ey * edi) / den
+            var ui = (ey * edr - ex * edi) / den
+            let ar = ur.replacing(with: zero - ur, where: L.lessThan(ur, zero))
+            let ai = ui.replacing(with: zero - ui, where: L.lessThan(ui, zero))
+            let big = ar.replacing(with: ai, where: L.lessThan(ar, ai))
+            let limit = L(repeating: 1e18)
+            let far = L.lessThan(limit, big)
+            ur = ur.replacing(with: (ur / big) * limit, where: far)
+            ui = ui.replacing(with: (ui / big) * limit, where: far)
+            for l in 0..<min(L.count, sw - x0) {
+                u[2 * l] = Float(ur[l])
+                u[2 * l + 1] = Float(ui[l])
+            }
+        }
     }
 
     /// One sample row of any formula but image-julia.
     static func escapeRow(_ p: GlintFractalParams, formula: FractalFormula, precision: Precision, skip: Bool,
-                          sy: Int, counts: UnsafeMutablePointer<UInt32>, mags: UnsafeMutablePointer<Float>) {
+                          sy: Int, counts: UnsafeMutablePointer<UInt32>, mags: UnsafeMutablePointer<Float>,
+                          u: UnsafeMutablePointer<Float>? = nil) {
+        if let u {
+            // Distance and slope colouring (mandelbrot and julia: FractalJob.validate)
+            switch precision {
+            case .float: derivRow(FloatLanes16.self, View<Float>(p), p, formula, skip, sy, counts, mags, u)
+            case .double: derivRow(DoubleLanes8.self, View<Double>(p), p, formula, skip, sy, counts, mags, u)
+            case .perturbation: preconditionFailure("perturbation rows are PerturbationCPU.row's")
+            }
+            return
+        }
         switch (precision, p.smooth != 0) {
         case (.float, false): row(FloatLanes16.self, View<Float>(p), p, formula, skip, false, sy, counts, mags)
         case (.float, true): row(FloatLanes16.self, View<Float>(p), p, formula, skip, true, sy, counts, mags)
@@ -204,6 +266,28 @@ enum FractalCPU {
         for x in stride(from: 0, to: sw, by: L.count) {
             escape(L.self, F.self, view: v, formula: formula, skip: skip, trackMag: trackMag, maxIter: Int(p.max_iter),
                    x0: x, sy: sy, sw: sw, counts: counts + x, mags: mags + x)
+        }
+    }
+
+    /// A sample row with the derivative (fractal_escape built with DERIV), |z|² always tracked.
+    private static func derivRow<L: Lanes>(_: L.Type, _ v: View<L.Scalar>, _ p: GlintFractalParams, _ formula: FractalFormula,
+                                           _ skip: Bool, _ sy: Int, _ counts: UnsafeMutablePointer<UInt32>, _ mags: UnsafeMutablePointer<Float>,
+                                           _ u: UnsafeMutablePointer<Float>) {
+        let sw = Int(p.width * p.ss)
+        func run<F: EscapeStep>(_: F.Type, skip: Bool) {
+            for x in stride(from: 0, to: sw, by: L.count) {
+                escape(L.self, F.self, view: v, formula: formula, skip: skip, trackMag: true, maxIter: Int(p.max_iter),
+                       x0: x, sy: sy, sw: sw, counts: counts + x, mags: mags + x, deriv: true, u: u + 2 * x)
+            }
+        }
+        switch p.power {
+        case 3: run(PowerStep<Power3>.self, skip: false)
+        case 4: run(PowerStep<Power4>.self, skip: false)
+        case 5: run(PowerStep<Power5>.self, skip: false)
+        case 6: run(PowerStep<Power6>.self, skip: false)
+        case 7: run(PowerStep<Power7>.self, skip: false)
+        case 8: run(PowerStep<Power8>.self, skip: false)
+        default: run(QuadraticStep.self, skip: skip)
         }
     }
 
@@ -264,12 +348,48 @@ enum FractalCPU {
         return Color.palette(palette, t)
     }
 
+    /// Fractal_SampleColor: by params.color, from the count, |z|² and u = z/d at escape.
+    @inline(__always)
+    static func sampleColor(_ p: GlintFractalParams, formula: FractalFormula, palette: Color.Palette,
+                            count: UInt32, mag2: Float, ur: Float, ui: Float) -> SIMD3<Float> {
+        let c = clamped(countColor(p, formula: formula, palette: palette, count: count, mag2: mag2))
+        if p.color == GLINT_COLOR_COUNT || count >= UInt32(p.max_iter) { return c }
+        let n = (ur * ur + ui * ui).squareRoot()
+        if p.color == GLINT_COLOR_DE {
+            let g = 1.0 - 1.0 / (1.0 + n * logf(mag2))
+            return SIMD3(g, g, g)
+        }
+        let shade = ((ur / n) * p.light_x + (ui / n) * p.light_y + p.light_h) / (1.0 + p.light_h)
+        let s = Color.clamp01(shade)
+        return SIMD3(c.x * s, c.y * s, c.z * s)
+    }
+
+    /// Each pixel's distance estimate in pixels for one pixel row from its ss sample rows: the mean
+    /// of |u|·ln|z|² over the samples that escaped, 0 where none did.
+    static func distanceRow(counts: UnsafePointer<UInt32>, mags: UnsafePointer<Float>, u: UnsafePointer<Float>,
+                            width w: Int, supersampling ss: Int, maxIterations: Int, out: UnsafeMutablePointer<Float>) {
+        let sw = w * ss
+        for px in 0..<w {
+            var sum: Float = 0, n: Float = 0
+            for j in 0..<ss {
+                for i in 0..<ss {
+                    let s = j * sw + px * ss + i
+                    guard counts[s] < UInt32(maxIterations) else { continue }
+                    let (ur, ui) = (u[2 * s], u[2 * s + 1])
+                    sum += (ur * ur + ui * ui).squareRoot() * logf(mags[s])
+                    n += 1
+                }
+            }
+            out[px] = n > 0 ? sum / n : 0
+        }
+    }
+
     static func clamped(_ c: SIMD3<Float>) -> SIMD3<Float> {
         SIMD3(Color.clamp01(c.x), Color.clamp01(c.y), Color.clamp01(c.z))
     }
 
     /// Whether colours come from a per-count table (fractal_palette): banded colouring, table <= 64 Ki entries.
-    static func usesLUT(_ p: GlintFractalParams) -> Bool { p.smooth == 0 && p.max_iter <= 1 << 16 }
+    static func usesLUT(_ p: GlintFractalParams) -> Bool { p.smooth == 0 && p.color == GLINT_COLOR_COUNT && p.max_iter <= 1 << 16 }
 
     /// fractal_palette.
     static func paletteLUT(_ p: GlintFractalParams, formula: FractalFormula, palette: Color.Palette) -> [SIMD3<Float>] {
@@ -299,7 +419,7 @@ enum FractalCPU {
     static func colorRow(_ p: GlintFractalParams, formula: FractalFormula, palette: Color.Palette, texture: Image8?,
                          lut: [SIMD3<Float>]?, counts: UnsafePointer<UInt32>, mags: UnsafePointer<Float>,
                          texels: UnsafePointer<Int32>?, out: UnsafeMutablePointer<UInt8>,
-                         outF32: UnsafeMutablePointer<Float>? = nil) {
+                         outF32: UnsafeMutablePointer<Float>? = nil, u: UnsafePointer<Float>? = nil) {
         let ss = Int(p.ss), w = Int(p.width), sw = w * ss
         let n = Float(ss * ss)
         for px in 0..<w {
@@ -314,6 +434,9 @@ enum FractalCPU {
                                   Float(texture.pixels[t + 2]) / 255.0)
                     } else if let lut {
                         c = lut[Int(counts[s])]
+                    } else if let u {
+                        c = sampleColor(p, formula: formula, palette: palette, count: counts[s], mag2: mags[s],
+                                        ur: u[2 * s], ui: u[2 * s + 1])
                     } else {
                         c = clamped(countColor(p, formula: formula, palette: palette, count: counts[s], mag2: mags[s]))
                     }

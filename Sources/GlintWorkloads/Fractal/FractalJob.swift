@@ -34,6 +34,25 @@ public enum FractalFormula: Int32, CaseIterable, Sendable {
     }
 }
 
+/// How an escaped sample is coloured (`--color`); raw values are the kernels' GLINT_COLOR_*.
+public enum Colouring: String, CaseIterable, Sendable {
+    /// The palette at the escape count (smooth or banded).
+    case count
+    /// Grey by the exterior distance estimate DE = |z|·ln|z|² / |dz/dc|, in pixels: black on the
+    /// boundary, white far from it.
+    case de
+    /// The palette shaded by the slope: the unit normal z/(dz/dc) against a light.
+    case slope
+
+    var code: Int32 {
+        switch self {
+        case .count: GLINT_COLOR_COUNT
+        case .de: GLINT_COLOR_DE
+        case .slope: GLINT_COLOR_SLOPE
+        }
+    }
+}
+
 public enum Precision: String, CaseIterable, Sendable {
     case float, double
     /// Deep zoom (Mandelbrot, Julia, Burning Ship): each sample iterated as a Double delta against a
@@ -93,6 +112,12 @@ public struct FractalJob: Sendable {
     public var bailout = 2.0
     public var palette: Color.Palette = .tutorial
     public var smooth = false
+    /// `--color`: by count, distance estimate or slope (the last two carry the derivative).
+    public var colouring: Colouring = .count
+    /// Slope shading's light: its direction in the plane, degrees counter-clockwise from +re, and
+    /// its height (`--light ANGLE,HEIGHT`).
+    public var lightAngle = 45.0
+    public var lightHeight = 1.5
     /// Samples per pixel side (ss x ss samples per pixel).
     public var supersampling = 1
     public var precision: Precision = .float
@@ -130,6 +155,14 @@ public struct FractalJob: Sendable {
         }
         guard power == 2 || formula == .mandelbrot else {
             throw GlintError(field: "power", "\(power) is for mandelbrot only (\(formula.name) is quadratic)")
+        }
+        if colouring != .count {
+            guard formula == .mandelbrot || formula == .julia else {
+                throw GlintError(field: "color", "\(colouring.rawValue) colours mandelbrot and julia (it needs the complex derivative, which \(formula.name) has not)")
+            }
+            guard lightAngle.isFinite, abs(lightAngle) <= 360, lightHeight.isFinite, (0...100).contains(lightHeight) else {
+                throw GlintError(field: "light", "the angle must be within ±360 degrees and the height 0 to 100 (got \(lightAngle),\(lightHeight))")
+            }
         }
         if precision == .perturbation {
             guard formula.perturbs else {
@@ -208,6 +241,10 @@ public struct FractalJob: Sendable {
         p.palette = palette.rawValue
         p.smooth = smooth ? 1 : 0
         p.power = Int32(power)
+        p.color = colouring.code
+        p.light_x = Float(cos(lightAngle * .pi / 180))
+        p.light_y = Float(sin(lightAngle * .pi / 180))
+        p.light_h = Float(lightHeight)
         return p
     }
 
@@ -250,6 +287,9 @@ public struct FractalResult: Sendable {
     public var counts: [UInt32]?
     /// Sum of every sample's escape count (interior samples count max iterations), when asked for.
     public var iterations: UInt64?
+    /// Each pixel's distance estimate in pixels (row-major), when asked for: the mean of
+    /// |z|·ln|z|² / |dz/dc| over its escaping samples, 0 where none escapes.
+    public var distance: [Float]? = nil
     /// OpenCL kernel time from profiling events (0 on the CPU path).
     public var kernelSeconds: Double
     /// Wall time of the render, transfers included.
@@ -278,6 +318,7 @@ extension FractalJob: PixelIdentifiable {
         identity.add("view", fields: formula.name, width, height, exactCenter, exactZoom, exactC)
         identity.add("colour", fields: maxIterations, bailout, palette.name, smooth, supersampling, precision.rawValue, bla)
         identity.add("power", fields: power)
+        identity.add("shading", fields: colouring.rawValue, lightAngle, lightHeight)
         identity.add("texture", texture)
     }
 }

@@ -20,6 +20,8 @@ import GlintCore
 ///     ss=1
 ///     precision=perturbation
 ///     power=3            (only past 2: Mandelbrot's z^power + c)
+///     color=slope        (only when not count)
+///     light=45,1.5       (with color: the slope's light, angle and height)
 ///
 /// `center`, `c` and `zoom` are the exact decimal texts the render used (any number of digits);
 /// `zoom` is Glint's (at zoom 1 the image height spans 2 units). Unknown keys are ignored.
@@ -41,6 +43,9 @@ public struct FractalLocation: Sendable {
     public var precision: Precision?
     /// Mandelbrot's power; nil means 2 (records and .kfr files name it only past 2).
     public var power: Int?
+    /// `--color` and `--light` (angle, height); records name them only past count.
+    public var colouring: Colouring?
+    public var light: (angle: Double, height: Double)?
 
     /// The PNG text keyword of the view record.
     public static let keyword = "glint:view"
@@ -62,6 +67,7 @@ public struct FractalLocation: Sendable {
         (iterations, bailout, palette, smooth) = (job.maxIterations, job.bailout, job.palette, job.smooth)
         (size, supersampling, precision) = ((job.width, job.height), job.supersampling, job.precision)
         power = job.power == 2 ? nil : job.power
+        if job.colouring != .count { (colouring, light) = (job.colouring, (job.lightAngle, job.lightHeight)) }
     }
 
     /// This view with each field it leaves out taken from `other`.
@@ -80,6 +86,8 @@ public struct FractalLocation: Sendable {
         v.supersampling = supersampling ?? other.supersampling
         v.precision = precision ?? other.precision
         v.power = power ?? other.power
+        v.colouring = colouring ?? other.colouring
+        v.light = light ?? other.light
         return v
     }
 
@@ -208,6 +216,15 @@ public struct FractalLocation: Sendable {
             precision = p
         }
         if let v = seen["power"] { power = try Self.power(v, key: "power") }
+        if let v = seen["color"] {
+            guard let c = Colouring(rawValue: v) else { throw Self.bad("color", v) }
+            colouring = c
+        }
+        if let v = seen["light"] {
+            let parts = v.split(separator: ",").compactMap { Double($0) }
+            guard parts.count == 2, parts.allSatisfy(\.isFinite) else { throw Self.bad("light", v) }
+            light = (parts[0], parts[1])
+        }
     }
 
     private static func bad(_ key: String, _ value: String) -> GlintError {
@@ -284,6 +301,8 @@ public struct FractalLocation: Sendable {
         add("ss", supersampling.map { String($0) })
         add("precision", precision?.rawValue)
         add("power", power.flatMap { $0 == 2 ? nil : String($0) })
+        add("color", colouring.flatMap { $0 == .count ? nil : $0.rawValue })
+        add("light", colouring.flatMap { $0 == .count ? nil : light.map { "\($0.angle),\($0.height)" } })
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -313,6 +332,8 @@ extension FractalJob {
         if let c = view.c { exactC = c }
         if let n = view.iterations { maxIterations = n }
         if let n = view.power { power = n }
+        if let c = view.colouring { colouring = c }
+        if let l = view.light { (lightAngle, lightHeight) = l }
         if let b = view.bailout { bailout = b }
         if let p = view.palette { palette = p }
         if let s = view.smooth { smooth = s }

@@ -26,10 +26,11 @@ extension FractalRenderer {
         return p
     }
 
-    /// The escape kernel for `orbit`'s formula; its arguments are (counts, mags, orbit re, orbit
-    /// im, main count, orbit count, spacing exponent, params, first sample row, sample rows).
-    static func formulaKernel(_ orbit: FormulaOrbit, on cc: ComputeContext) throws -> Kernel {
-        let program = try cc.program("perturb.cl", defines: PerturbationCPU.kernelDefines)
+    /// The escape kernel for `orbit`'s formula; its arguments are (counts, mags, [u with the
+    /// derivative,] orbit re, orbit im, main count, orbit count, spacing exponent, params, first
+    /// sample row, sample rows).
+    static func formulaKernel(_ orbit: FormulaOrbit, on cc: ComputeContext, derivative: Bool) throws -> Kernel {
+        let program = try cc.program("perturb.cl", defines: PerturbationCPU.kernelDefines + ["DERIV=\(derivative ? 1 : 0)"])
         return try program.kernel(orbit.formula == .julia ? "perturb_julia_escape" : "perturb_burning_ship_escape")
     }
 }

@@ -20,8 +20,12 @@ public enum FractalRenderer {
         /// Only these rows of the image (a shard's band); every output then holds just them,
         /// each pixel exactly as in the whole render. nil: every row.
         public var rows: Range<Int>?
+        /// Each pixel's distance estimate in pixels (`FractalResult.distance`; mandelbrot and
+        /// julia): the derivative is carried whatever the colouring.
+        public var distance = false
         public init(counts: Bool = false, iterations: Bool = false, lanes: Int? = nil, colour: Bool = false,
-                    rows: Range<Int>? = nil) {
+                    rows: Range<Int>? = nil, distance: Bool = false) {
+            self.distance = distance
             self.counts = counts
             self.iterations = iterations
             self.lanes = lanes
@@ -84,7 +88,11 @@ public enum FractalRenderer {
         defer { counts.deallocate(); rowIterations.deallocate(); colour.deallocate() }
         let out = SharedBuffer(image), countOut = SharedBuffer(counts), iterOut = SharedBuffer(rowIterations)
         let colourOut = outputs.colour ? SharedBuffer(colour) : nil
+        let distance = UnsafeMutableBufferPointer<Float>.allocate(capacity: outputs.distance ? w * h : 1)
+        defer { distance.deallocate() }
+        let distanceOut = SharedBuffer(distance)
         let formula = job.formula, precision = job.precision, skip = job.skipInterior
+        let deriv = job.colouring != .count || outputs.distance
         let palette = job.palette, texture = job.texture
         let lut = FractalCPU.usesLUT(p) ? FractalCPU.paletteLUT(p, formula: formula, palette: palette) : nil
         // One sample per pixel from the palette table, no texture and no float colour: each
@@ -98,7 +106,9 @@ public enum FractalRenderer {
             let sampleCounts = UnsafeMutablePointer<UInt32>.allocate(capacity: n)
             let mags = UnsafeMutablePointer<Float>.allocate(capacity: n)
             let texels: UnsafeMutablePointer<Int32>? = formula == .imageJulia ? .allocate(capacity: n) : nil
-            defer { sampleCounts.deallocate(); mags.deallocate(); texels?.deallocate() }
+            // z/d at escape, two floats a sample, for distance and slope colouring
+            let u: UnsafeMutablePointer<Float>? = deriv ? .allocate(capacity: 2 * n) : nil
+            defer { sampleCounts.deallocate(); mags.deallocate(); texels?.deallocate(); u?.deallocate() }
             for j in 0..<ss {
                 let sy = py * ss + j
                 let o = j * sw
@@ -113,13 +123,13 @@ public enum FractalRenderer {
                     }
                 } else if let formulaOrbit {
                     PerturbationFormulas.row(orbit: formulaOrbit, width: w, height: h, supersampling: ss, sy: sy,
-                                             counts: sampleCounts + o, mags: mags + o)
+                                             counts: sampleCounts + o, mags: mags + o, u: u.map { $0 + 2 * o })
                 } else if let orbit {
                     PerturbationCPU.row(orbit: orbit, table: table, width: w, height: h, supersampling: ss, sy: sy,
-                                        counts: sampleCounts + o, mags: mags + o)
+                                        counts: sampleCounts + o, mags: mags + o, u: u.map { $0 + 2 * o })
                 } else {
                     FractalCPU.escapeRow(p, formula: formula, precision: precision, skip: skip, sy: sy,
-                                         counts: sampleCounts + o, mags: mags + o)
+                                         counts: sampleCounts + o, mags: mags + o, u: u.map { $0 + 2 * o })
                 }
             }
             if let packed {
@@ -127,10 +137,15 @@ public enum FractalRenderer {
             } else {
                 FractalCPU.colorRow(p, formula: formula, palette: palette, texture: texture, lut: lut,
                                     counts: sampleCounts, mags: mags, texels: texels.map { UnsafePointer($0) },
-                                    out: out.base + row * w * 4, outF32: colourOut.map { $0.base + row * w * 4 })
+                                    out: out.base + row * w * 4, outF32: colourOut.map { $0.base + row * w * 4 },
+                                    u: u.map { UnsafePointer($0) })
             }
             if wantCounts {
                 for x in 0..<w { countOut[row * w + x] = sampleCounts[x] }
+            }
+            if outputs.distance, let u {
+                FractalCPU.distanceRow(counts: sampleCounts, mags: mags, u: u, width: w, supersampling: ss,
+                                       maxIterations: job.maxIterations, out: distanceOut.base + row * w)
             }
             if outputs.iterations {
                 var total: UInt64 = 0
@@ -142,6 +157,7 @@ public enum FractalRenderer {
                              colour: outputs.colour ? ImageF(width: w, height: h, pixels: Array(colour)) : nil,
                              counts: wantCounts ? Array(counts) : nil,
                              iterations: outputs.iterations ? rowIterations.reduce(0, &+) : nil,
+                             distance: outputs.distance ? Array(distance) : nil,
                              kernelSeconds: 0, wallSeconds: 0)
     }
 
@@ -221,16 +237,19 @@ public enum FractalRenderer {
         let isTexture = job.formula == .imageJulia
         let useLUT = FractalCPU.usesLUT(p)
         let wantColour = outputs.colour && device == nil
-        let fused = useLUT && ss == 1 && !isTexture && !wantColour && orbit == nil && formulaOrbit == nil
+        let deriv = job.colouring != .count || outputs.distance
+        let fused = useLUT && ss == 1 && !isTexture && !wantColour && orbit == nil && formulaOrbit == nil && !deriv
         let program = try cc.program("fractal.cl", defines: [
             "FUSED_COLOR=\(fused ? 1 : 0)", "COLOR_F32=\(wantColour ? 1 : 0)",
             "FORMULA=\(job.formula.rawValue)", "DOUBLE=\(job.precision == .double ? 1 : 0)",
-            "LANES=\(lanes)", "SKIP=\(job.skipInterior && job.power == 2 ? 1 : 0)", "TRACK_MAG=\(job.smooth ? 1 : 0)",
+            "LANES=\(lanes)", "SKIP=\(job.skipInterior && job.power == 2 ? 1 : 0)",
+            "TRACK_MAG=\(job.smooth || deriv ? 1 : 0)", "DERIV=\(deriv ? 1 : 0)",
             "BLOCK=\(escapeBlock(lanes: lanes, double: job.precision == .double))",
         ] + powerDefines(job.power))
-        let formulaEscape = try formulaOrbit.map { try formulaKernel($0, on: cc) }
+        let formulaEscape = try formulaOrbit.map { try formulaKernel($0, on: cc, derivative: deriv) }
+        let perturbDefines = PerturbationCPU.kernelDefines + powerDefines(job.power) + ["DERIV=\(deriv ? 1 : 0)"]
         let escape = try formulaEscape ?? (orbit == nil ? try program.kernel(isTexture ? "fractal_escape_texture" : "fractal_escape")
-                                                        : try cc.program("perturb.cl", defines: PerturbationCPU.kernelDefines + powerDefines(job.power)).kernel("perturb_escape"))
+                                                        : try cc.program("perturb.cl", defines: perturbDefines).kernel("perturb_escape"))
         // The reference orbit, uploaded once for every strip.
         let orbitRe = try Buffer<Double>(queue: cc.queue, copying: orbit?.re ?? formulaOrbit?.re ?? [0])
         let orbitIm = try Buffer<Double>(queue: cc.queue, copying: orbit?.im ?? formulaOrbit?.im ?? [0])
@@ -240,7 +259,7 @@ public enum FractalRenderer {
         let blaInts = try Buffer<Int32>(queue: cc.queue, copying: t.ints.isEmpty ? [0] : t.ints)
         let blaLevels = try Buffer<Int32>(queue: cc.queue, copying: t.levels == 0 ? [0, 0] : t.levelOffsets + t.levelCounts)
         // The colour pass's CPU form (LANES pixels per work-item) where the escape kernel has one.
-        let colorV = lanes > 1 && !isTexture
+        let colorV = lanes > 1 && !isTexture && !deriv
         let color = try program.kernel(colorV ? "fractal_color_v" : "fractal_color")
 
         let stripRows = max(1, min(h, stripSamples / (sw * ss)))
@@ -248,6 +267,7 @@ public enum FractalRenderer {
         let q = cc.queue
         let counts = try Buffer<UInt32>(context: cc.context, count: samples)
         let mags = try Buffer<Float>(context: cc.context, count: samples)
+        let u = try Buffer<Float>(context: cc.context, count: deriv ? 2 * samples : 1)
         let texels = try Buffer<Int32>(context: cc.context, count: isTexture ? samples : 1)
         let texture = try Buffer<UInt8>(queue: q, copying: job.texture?.pixels ?? [0, 0, 0, 0])
         let strip = try Buffer<UInt8>(context: cc.context, count: stripRows * w * 4, access: .writeOnly)
@@ -270,6 +290,7 @@ public enum FractalRenderer {
         var image = LargeArrays.uninitialized(UInt8.self, count: imageCount)
         var colour = LargeArrays.uninitialized(Float.self, count: colourCount)
         var centreCounts: [UInt32] = wantCounts ? [UInt32](repeating: 0, count: w * h) : []
+        var distance: [Float] = outputs.distance ? [Float](repeating: 0, count: w * h) : []
         var iterations: UInt64 = 0
 
         var row = 0
@@ -279,16 +300,22 @@ public enum FractalRenderer {
             let rows = min(stripRows, h - row)
             let sampleRows = Int32(rows * ss)
             let firstSampleRow = Int32((y0 + row) * ss)
+            // The derivative's output, for distance and slope colouring.
+            let uArgument: [any KernelArgument] = deriv ? [u] : []
             if let formulaOrbit {
-                try escape.setArguments(counts, mags, orbitRe, orbitIm, Int32(formulaOrbit.mainCount), Int32(formulaOrbit.count),
-                                        Int32(formulaOrbit.spacingExponent), StructArgument(p), firstSampleRow, sampleRows)
+                try escape.setArguments([counts, mags] + uArgument + [orbitRe, orbitIm, Int32(formulaOrbit.mainCount),
+                                        Int32(formulaOrbit.count), Int32(formulaOrbit.spacingExponent), StructArgument(p),
+                                        firstSampleRow, sampleRows])
             } else if let orbit {
-                try escape.setArguments(counts, mags, orbitRe, orbitIm, Int32(orbit.count), blaReals, blaInts, blaLevels,
-                                        Int32(t.levels), Int32(orbit.spacingExponent), StructArgument(p), firstSampleRow, sampleRows)
+                try escape.setArguments([counts, mags] + uArgument + [orbitRe, orbitIm, Int32(orbit.count), blaReals, blaInts,
+                                        blaLevels, Int32(t.levels), Int32(orbit.spacingExponent), StructArgument(p),
+                                        firstSampleRow, sampleRows])
             } else if isTexture {
                 try escape.setArguments(counts, mags, texels, texture, StructArgument(p), firstSampleRow, sampleRows)
             } else if fused {
                 try escape.setArguments(counts, mags, lut8, strip, StructArgument(p), firstSampleRow, sampleRows, writeCounts)
+            } else if deriv {
+                try escape.setArguments(counts, mags, u, StructArgument(p), firstSampleRow, sampleRows, writeCounts)
             } else {
                 try escape.setArguments(counts, mags, StructArgument(p), firstSampleRow, sampleRows, writeCounts)
             }
@@ -296,7 +323,7 @@ public enum FractalRenderer {
             if wantColour || !fused {
                 // fractal_color's arguments; its CPU form takes no texels (no image-julia), and
                 // out_f32 is there only with COLOR_F32.
-                var arguments: [any KernelArgument] = [counts, mags] + (colorV ? [] : [texels, texture]) + [lut, strip]
+                var arguments: [any KernelArgument] = [counts, mags] + (deriv ? [u] : []) + (colorV ? [] : [texels, texture]) + [lut, strip]
                 if wantColour { arguments.append(stripF32) }
                 try color.setArguments(arguments + [StructArgument(p), Int32(rows), Int32(useLUT ? 1 : 0)])
                 events.append(try cc.launch(color, items: [colorV ? (w + lanes - 1) / lanes : w, rows]))
@@ -316,6 +343,24 @@ public enum FractalRenderer {
                 }
             }
             for e in events { kernelNs += try e.durationNanoseconds() }
+            if outputs.distance {
+                // Every sample's count, |z|² and u for the pixels' distances.
+                let (c, m, uv) = (try counts.read(queue: q), try mags.read(queue: q), try u.read(queue: q))
+                c.withUnsafeBufferPointer { cp in
+                    m.withUnsafeBufferPointer { mp in
+                        uv.withUnsafeBufferPointer { up in
+                            distance.withUnsafeMutableBufferPointer { dp in
+                                for r in 0..<rows {
+                                    let s = r * ss * sw
+                                    FractalCPU.distanceRow(counts: cp.baseAddress! + s, mags: mp.baseAddress! + s,
+                                                           u: up.baseAddress! + 2 * s, width: w, supersampling: ss,
+                                                           maxIterations: job.maxIterations, out: dp.baseAddress! + (row + r) * w)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
             if wantCounts || outputs.iterations {
                 let c = try counts.read(queue: q)
                 let n = rows * ss * sw
@@ -329,6 +374,7 @@ public enum FractalRenderer {
                              colour: wantColour ? ImageF(width: w, height: h, pixels: colour) : nil,
                              counts: wantCounts ? centreCounts : nil,
                              iterations: outputs.iterations ? iterations : nil,
+                             distance: outputs.distance ? distance : nil,
                              kernelSeconds: Double(kernelNs) * 1e-9, wallSeconds: 0)
     }
 }

@@ -9,7 +9,7 @@ public enum FractalWorkload: Workload {
     public static let parity = "escape counts identical, colours within 1 level (2 of 65535 at 16 bits)"
 
     struct Spec {
-        let name: String
+        var name: String
         let formula: FractalFormula
         var precision = Precision.float
         var iterations = 256
@@ -24,6 +24,7 @@ public enum FractalWorkload: Workload {
         var exactCenter: (re: String, im: String)? = nil
         var exactZoom: String? = nil
         var bla = true
+        var colouring = Colouring.count
     }
 
     /// Perturbation at zoom `zoom` into `point` (DeepLocations), with BLA or step by step
@@ -43,7 +44,15 @@ public enum FractalWorkload: Workload {
                 make(deep("", DeepLocations.elephant30, "1e100", iterations: 50000, bla: false), sw, sh),
                 make(deep("", DeepLocations.elephant30b, "1e300", iterations: 50000), w, h),
                 make(deep("", DeepLocations.elephant30b, "1e300", iterations: 50000, bla: false), sw, sh),
-                make(deep("", DeepLocations.misiurewicz41, "1e1000", iterations: 10000), w, h)]
+                make(deep("", DeepLocations.misiurewicz41, "1e1000", iterations: 10000), w, h),
+                make(deepDistance, w, h)]
+    }
+
+    /// The 1e1000 case with the derivative carried (distance-estimate colouring).
+    static var deepDistance: Spec {
+        var s = deep("", DeepLocations.misiurewicz41, "1e1000", iterations: 10000)
+        (s.name, s.colouring) = ("mandelbrot-deep-1e1000-de", .de)
+        return s
     }
 
     public static func benchCases(_ kind: BenchSuiteKind) -> [BenchCase] {
@@ -52,6 +61,7 @@ public enum FractalWorkload: Workload {
             Spec(name: "mandelbrot-double", formula: .mandelbrot, precision: .double),
             Spec(name: "mandelbrot-smooth", formula: .mandelbrot, smooth: true, palette: .fire, bailout: 256),
             Spec(name: "julia-ss3", formula: .julia, supersampling: 3),
+            Spec(name: "mandelbrot-de", formula: .mandelbrot, colouring: .de),
         ]
         switch kind {
         case .quick:
@@ -105,6 +115,7 @@ public enum FractalWorkload: Workload {
         // DeepLocations' points and the deep zooms are plain decimals.
         if let c = s.exactCenter { job.exactCenter = DeepComplex(re: try! DeepNumber(parsing: c.re), im: try! DeepNumber(parsing: c.im)) }
         job.bla = s.bla
+        job.colouring = s.colouring
         if let z = s.exactZoom { job.exactZoom = try! DeepNumber(parsing: z) }
         let frozen = job
         let parameters = JSON.object([
@@ -115,7 +126,7 @@ public enum FractalWorkload: Workload {
             ("center", .array([.number(job.centerRe), .number(job.centerIm)])),
             ("zoom", s.exactZoom.map { .string($0) } ?? .number(s.zoom)),
             ("center_digits", .int(Int64(s.exactCenter?.re.count ?? 0))),
-            ("bla", .bool(s.bla)),
+            ("bla", .bool(s.bla)), ("color", .string(s.colouring.rawValue)),
         ])
         var c = BenchCase(
             workload: name, name: s.name, width: width, height: height, parameters: parameters,

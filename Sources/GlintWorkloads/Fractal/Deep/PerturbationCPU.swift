@@ -27,12 +27,24 @@ public enum PerturbationCPU {
     static func escape(orbitRe: UnsafePointer<Double>, orbitIm: UnsafePointer<Double>, orbitCount: Int,
                        table: Table?, dRe: Double, dIm: Double, exponent E: Int, bailout2: Double,
                        maxIterations: Int, power: Int = 2) -> (count: UInt32, mag: Float) {
+        let r = escape(PerturbationEscape.NoDerivative.self, orbitRe: orbitRe, orbitIm: orbitIm, orbitCount: orbitCount,
+                       table: table, dRe: dRe, dIm: dIm, exponent: E, spacing: 0, bailout2: bailout2,
+                       maxIterations: maxIterations, power: power)
+        return (r.count, r.mag)
+    }
+
+    /// `escape`, with the derivative when `D` says so (`spacing`: the pixel spacing's mantissa).
+    @inline(__always)
+    static func escape<D: PerturbationEscape.DerivativeMode>(
+        _: D.Type, orbitRe: UnsafePointer<Double>, orbitIm: UnsafePointer<Double>, orbitCount: Int, table: Table?,
+        dRe: Double, dIm: Double, exponent E: Int, spacing: Double, bailout2: Double, maxIterations: Int, power: Int
+    ) -> PerturbationEscape.Outcome {
         precondition(orbitCount >= 2, "a reference orbit has at least O[0] and O[1]")
         let orbit = PerturbationEscape.Orbit(re: orbitRe, im: orbitIm, mainStart: 1, mainLast: orbitCount - 1,
                                              criticalStart: 0, criticalLast: orbitCount - 1)
-        func run<F: DeltaFormula>(_: F.Type) -> (count: UInt32, mag: Float) {
-            PerturbationEscape.escape(F.self, orbit, table, dRe: dRe, dIm: dIm, E: E, bailout2: bailout2,
-                                      maxIterations: maxIterations)
+        func run<F: DeltaFormula>(_: F.Type) -> PerturbationEscape.Outcome {
+            PerturbationEscape.escape(F.self, D.self, orbit, table, dRe: dRe, dIm: dIm, E: E, spacing: spacing,
+                                      bailout2: bailout2, maxIterations: maxIterations)
         }
         switch power {
         case 3: return run(PowerDelta<Power3>.self)
@@ -93,7 +105,8 @@ public enum PerturbationCPU {
     /// One sample row `sy` of a view: `width × supersampling` counts and mags. `table` nil
     /// iterates step by step.
     public static func row(orbit: ReferenceOrbit, table: BLATable?, width: Int, height: Int, supersampling: Int, sy: Int,
-                           counts: UnsafeMutablePointer<UInt32>, mags: UnsafeMutablePointer<Float>) {
+                           counts: UnsafeMutablePointer<UInt32>, mags: UnsafeMutablePointer<Float>,
+                           u: UnsafeMutablePointer<Float>? = nil) {
         let b2 = bailout2(orbit.bailout)
         let sw = width * supersampling
         let E = orbit.spacingExponent
@@ -108,6 +121,19 @@ public enum PerturbationCPU {
                                 let view = table == nil || t.levels == 0 ? nil
                                     : Table(reals: tr.baseAddress!, ints: ti.baseAddress!, offsets: to.baseAddress!,
                                             counts: tc.baseAddress!, levels: t.levels, maxR2: t.maxR2)
+                                if let u {
+                                    // Distance and slope colouring: the derivative too, z/d at escape.
+                                    for sx in 0..<sw {
+                                        let d = sampleDelta(sx: sx, sy: sy, width: width, height: height,
+                                                            supersampling: supersampling, spacing: orbit.spacingMantissa)
+                                        let r = escape(PerturbationEscape.WithDerivative.self, orbitRe: re.baseAddress!,
+                                                       orbitIm: im.baseAddress!, orbitCount: orbit.count, table: view,
+                                                       dRe: d.re, dIm: d.im, exponent: E, spacing: orbit.spacingMantissa,
+                                                       bailout2: b2, maxIterations: orbit.maxIterations, power: orbit.power)
+                                        (counts[sx], mags[sx], u[2 * sx], u[2 * sx + 1]) = r
+                                    }
+                                    return
+                                }
                                 for sx in 0..<sw {
                                     let d = sampleDelta(sx: sx, sy: sy, width: width, height: height,
                                                         supersampling: supersampling, spacing: orbit.spacingMantissa)

@@ -45,12 +45,28 @@ public enum PerturbationFormulas {
 
     /// One sample row `sy` of a view: `width × supersampling` counts and mags.
     public static func row(orbit: FormulaOrbit, width: Int, height: Int, supersampling: Int, sy: Int,
-                           counts: UnsafeMutablePointer<UInt32>, mags: UnsafeMutablePointer<Float>) {
+                           counts: UnsafeMutablePointer<UInt32>, mags: UnsafeMutablePointer<Float>,
+                           u: UnsafeMutablePointer<Float>? = nil) {
         let b2 = PerturbationCPU.bailout2(orbit.bailout)
         let sw = width * supersampling
         let E = orbit.spacingExponent
         orbit.re.withUnsafeBufferPointer { re in
             orbit.im.withUnsafeBufferPointer { im in
+                if let u {
+                    // Distance and slope colouring (julia): the derivative dz/dz0 too.
+                    precondition(orbit.formula == .julia, "the derivative is julia's and mandelbrot's")
+                    let o = PerturbationEscape.Orbit(re: re.baseAddress!, im: im.baseAddress!, mainStart: 0,
+                                                     mainLast: orbit.mainCount - 1, criticalStart: orbit.mainCount,
+                                                     criticalLast: orbit.count - 1)
+                    for sx in 0..<sw {
+                        let d = PerturbationCPU.sampleDelta(sx: sx, sy: sy, width: width, height: height,
+                                                            supersampling: supersampling, spacing: orbit.spacingMantissa)
+                        (counts[sx], mags[sx], u[2 * sx], u[2 * sx + 1]) = PerturbationEscape.escape(
+                            JuliaDelta.self, PerturbationEscape.WithDerivative.self, o, nil, dRe: d.re, dIm: d.im, E: E,
+                            spacing: orbit.spacingMantissa, bailout2: b2, maxIterations: orbit.maxIterations)
+                    }
+                    return
+                }
                 for sx in 0..<sw {
                     let d = PerturbationCPU.sampleDelta(sx: sx, sy: sy, width: width, height: height, supersampling: supersampling,
                                         spacing: orbit.spacingMantissa)

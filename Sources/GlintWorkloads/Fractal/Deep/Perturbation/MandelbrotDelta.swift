@@ -2,6 +2,7 @@
 /// Kernels/deep/mandelbrot.h. Only Mandelbrot has a BLA table (BLATable).
 enum MandelbrotDelta: DeltaFormula {
     static var usesTable: Bool { true }
+    static var addsSpacing: Bool { true }
 
     @inline(__always)
     static func tinyStep(z: (re: Double, im: Double), w: FloatExpComplex, d: (re: Double, im: Double), E: Int,

@@ -55,15 +55,42 @@ public enum PerturbationEscape {
         var count: Int
         var dr: Double
         var di: Double
+        /// With the derivative (distance and slope colouring): the sample's z at m, and
+        /// d = dz/dc (Julia: dz/dz0) in pixel units, with its own exponent.
+        var zr = 0.0, zi = 0.0
+        var d = FloatExpComplex(normalising: 0, 0, exponent: 0)
     }
+
+    /// Whether the loop carries the derivative: a type, so that each loop is compiled apart.
+    protocol DerivativeMode { static var on: Bool { get } }
+    enum NoDerivative: DerivativeMode { static var on: Bool { false } }
+    enum WithDerivative: DerivativeMode { static var on: Bool { true } }
+
+    /// A sample's count, |z|² and u = z/d at escape (0 without the derivative or when it never escapes).
+    typealias Outcome = (count: UInt32, mag: Float, ur: Float, ui: Float)
 
     /// One sample's escape count and |z|² at escape (0 if it never escapes), for the offset
     /// (dRe, dIm)·2^E from the centre.
     @inline(__always)
     static func escape<F: DeltaFormula>(_: F.Type, _ o: Orbit, _ table: Table?, dRe: Double, dIm: Double, E: Int,
                                         bailout2: Double, maxIterations: Int) -> (count: UInt32, mag: Float) {
+        let r = escape(F.self, NoDerivative.self, o, table, dRe: dRe, dIm: dIm, E: E, spacing: 0, bailout2: bailout2,
+                       maxIterations: maxIterations)
+        return (r.count, r.mag)
+    }
+
+    /// `escape` carrying the derivative too (`spacing`: the pixel spacing's mantissa, its
+    /// exponent being E), for u = z/d at escape.
+    @inline(__always)
+    static func escape<F: DeltaFormula, D: DerivativeMode>(_: F.Type, _: D.Type, _ o: Orbit, _ table: Table?,
+                                                           dRe: Double, dIm: Double, E: Int, spacing: Double,
+                                                           bailout2: Double, maxIterations: Int) -> Outcome {
         let dcr = FloatExpComplex.ldexp(dRe, E), dci = FloatExpComplex.ldexp(dIm, E)
         var s = State(m: o.mainStart, last: o.mainLast, count: 0, dr: dcr, di: dci)
+        if D.on {
+            (s.zr, s.zi) = (o.re[s.m] + dcr, o.im[s.m] + dci)
+            s.d = FloatExpComplex(normalising: spacing, 0, exponent: E)
+        }
         let xd = FloatExpComplex.exponent(dRe, dIm, E)
         if s.m == s.last {
             // The centre escaped at once: the sample starts rebased.
@@ -72,20 +99,49 @@ public enum PerturbationEscape {
             s.m = o.criticalStart
             s.last = o.criticalLast
         } else if xd < FloatExpComplex.tinyLimit {
-            if let mag = tinyPhase(F.self, o, table, dRe, dIm, E, xd, bailout2, maxIterations, &s) {
-                return (UInt32(s.count), mag)
+            if let mag = tinyPhase(F.self, D.self, o, table, dRe, dIm, E, spacing, xd, bailout2, maxIterations, &s) {
+                return outcome(D.self, s, mag)
             }
         }
-        let mag = doublePhase(F.self, o, table, dRe, dIm, E, dcr, dci, bailout2, maxIterations, &s)
-        return (UInt32(s.count), mag)
+        let mag = doublePhase(F.self, D.self, o, table, dRe, dIm, E, spacing, dcr, dci, bailout2, maxIterations, &s)
+        return outcome(D.self, s, mag)
+    }
+
+    /// The outcome once the loop ended: with the derivative and an escape, u = z/d with z the
+    /// escaped point (s.zr, s.zi), scaled to 1e18 where it is larger (only its direction matters
+    /// there: the kernels' twin does the same).
+    @inline(__always)
+    static func outcome<D: DerivativeMode>(_: D.Type, _ s: State, _ mag: Float) -> Outcome {
+        guard D.on, mag != 0 else { return (UInt32(s.count), mag, 0, 0) }
+        let den = (s.d.re * s.d.re) + (s.d.im * s.d.im)
+        let ur = ((s.zr * s.d.re) + (s.zi * s.d.im)) / den
+        let ui = ((s.zi * s.d.re) - (s.zr * s.d.im)) / den
+        let big = abs(ur) > abs(ui) ? abs(ur) : abs(ui)
+        let e = -s.d.e
+        if FloatExpComplex.ldexp(big, e) > 1e18 {
+            return (UInt32(s.count), mag, Float((ur / big) * 1e18), Float((ui / big) * 1e18))
+        }
+        return (UInt32(s.count), mag, Float(FloatExpComplex.ldexp(ur, e)), Float(FloatExpComplex.ldexp(ui, e)))
+    }
+
+    /// The derivative's step from z (before z's own): d' = f(z)·d + s (Mandelbrot: c moves with
+    /// the pixel) or f(z)·d (Julia), f = F.derivativeFactor, in d's units.
+    @inline(__always)
+    static func derivativeStep<F: DeltaFormula>(_: F.Type, _ zr: Double, _ zi: Double, _ d: FloatExpComplex,
+                                                _ spacing: Double, _ E: Int) -> FloatExpComplex {
+        let f = F.derivativeFactor((zr, zi))
+        let pr = (f.re * d.re) - (f.im * d.im), pi = (f.re * d.im) + (f.im * d.re)
+        return FloatExpComplex(normalising: F.addsSpacing ? pr + FloatExpComplex.ldexp(spacing, E - d.e) : pr, pi,
+                               exponent: d.e)
     }
 
     /// The tiny phase: returns |z|² if the sample escapes in it, else nil with the state handed
     /// to the double phase (or count = maxIterations).
     @inline(never)
-    static func tinyPhase<F: DeltaFormula>(_: F.Type, _ o: Orbit, _ table: Table?, _ dRe: Double, _ dIm: Double,
-                                           _ E: Int, _ xd: Int, _ bailout2: Double, _ maxIterations: Int,
-                                           _ s: inout State) -> Float? {
+    static func tinyPhase<F: DeltaFormula, D: DerivativeMode>(_: F.Type, _: D.Type, _ o: Orbit, _ table: Table?,
+                                                              _ dRe: Double, _ dIm: Double, _ E: Int, _ spacing: Double,
+                                                              _ xd: Int, _ bailout2: Double, _ maxIterations: Int,
+                                                              _ s: inout State) -> Float? {
         var w = FloatExpComplex(normalising: dRe, dIm, exponent: E)
         var m = s.m, count = s.count
         let last = s.last
@@ -99,6 +155,13 @@ public enum PerturbationEscape {
                 }
             }
             let dd: (re: Double, im: Double), x: (re: Double, im: Double)
+            if D.on {
+                if step > 0, let t = table {
+                    s.d = tableStep(t, entry, s.d, spacing, 0, E)
+                } else {
+                    s.d = derivativeStep(F.self, s.zr, s.zi, s.d, spacing, E)
+                }
+            }
             if step > 0, let t = table {
                 w = tableStep(t, entry, w, dRe, dIm, E)
                 m += step
@@ -111,6 +174,7 @@ public enum PerturbationEscape {
                 (w, dd, x) = F.tinyStep(z: z, w: w, d: (dRe, dIm), E: E, next: (o.re[m], o.im[m]))
             }
             let zm = (x.re * x.re) + (x.im * x.im)
+            if D.on { (s.zr, s.zi) = x }
             if !(zm <= bailout2) { return Float(zm) }
             count += 1
             if m == last || zm < (dd.re * dd.re) + (dd.im * dd.im) {
@@ -128,9 +192,10 @@ public enum PerturbationEscape {
 
     /// The double phase: returns |z|² at escape, or 0 at maxIterations.
     @inline(never)
-    static func doublePhase<F: DeltaFormula>(_: F.Type, _ o: Orbit, _ table: Table?, _ dRe: Double, _ dIm: Double,
-                                             _ E: Int, _ dcr: Double, _ dci: Double, _ bailout2: Double,
-                                             _ maxIterations: Int, _ s: inout State) -> Float {
+    static func doublePhase<F: DeltaFormula, D: DerivativeMode>(_: F.Type, _: D.Type, _ o: Orbit, _ table: Table?,
+                                                                _ dRe: Double, _ dIm: Double, _ E: Int, _ spacing: Double,
+                                                                _ dcr: Double, _ dci: Double, _ bailout2: Double,
+                                                                _ maxIterations: Int, _ s: inout State) -> Float {
         var m = s.m, last = s.last, count = s.count, dr = s.dr, di = s.di
         defer { s.m = m; s.last = last; s.count = count }
         let firstLevelMask = (1 << BLATable.firstLevel) - 1
@@ -148,6 +213,7 @@ public enum PerturbationEscape {
                     }
                     if found.step > 0 {
                         step = found.step
+                        if D.on { s.d = tableStep(t, found.entry, s.d, spacing, 0, E) }
                         n = tableStep(t, found.entry, (dr, di), dRe, dIm, E)
                         m += step
                         x = (o.re[m] + n.re, o.im[m] + n.im)
@@ -156,12 +222,14 @@ public enum PerturbationEscape {
             }
             if step == 0 {
                 step = 1
+                if D.on { s.d = derivativeStep(F.self, s.zr, s.zi, s.d, spacing, E) }
                 let z = F.reference(o, m)
                 m += 1
                 (n, x) = F.step(z: z, dz: (dr, di), dc: (dcr, dci), next: (o.re[m], o.im[m]))
             }
             count += step - 1
             let zm = (x.re * x.re) + (x.im * x.im)
+            if D.on { (s.zr, s.zi) = x }
             // "not <=" so that a NaN orbit counts as escaped
             if !(zm <= bailout2) { return Float(zm) }
             count += 1
@@ -242,10 +310,18 @@ protocol DeltaFormula {
     /// A double-phase step: the new delta n and z after the step.
     static func step(z: (re: Double, im: Double), dz: (re: Double, im: Double), dc: (re: Double, im: Double),
                      next: (re: Double, im: Double)) -> (n: (re: Double, im: Double), x: (re: Double, im: Double))
+    /// f'(z) of the step z -> f(z), the derivative's factor: 2z for the quadratic formulas.
+    static func derivativeFactor(_ z: (re: Double, im: Double)) -> (re: Double, im: Double)
+    /// Whether c moves with the pixel (Mandelbrot: d' = f'(z)·d + 1, in pixel units the spacing).
+    static var addsSpacing: Bool { get }
 }
 
 extension DeltaFormula {
     static var usesTable: Bool { false }
+    static var addsSpacing: Bool { false }
+
+    @inline(__always)
+    static func derivativeFactor(_ z: (re: Double, im: Double)) -> (re: Double, im: Double) { (2 * z.re, 2 * z.im) }
 
     @inline(__always)
     static func reference(_ o: PerturbationEscape.Orbit, _ m: Int) -> (re: Double, im: Double) { (o.re[m], o.im[m]) }

@@ -4,6 +4,15 @@
 /// table (BLATable) steps by A = n·Z^(n−1).
 enum PowerDelta<P: FractalPower>: DeltaFormula {
     static var usesTable: Bool { true }
+    static var addsSpacing: Bool { true }
+
+    /// n·z^(n−1), z^(n−1) as n − 2 products.
+    @inline(__always)
+    static func derivativeFactor(_ z: (re: Double, im: Double)) -> (re: Double, im: Double) {
+        var zp = z
+        for _ in 2..<P.n { zp = multiply(zp, z) }
+        return (Double(P.n) * zp.re, Double(P.n) * zp.im)
+    }
 
     @inline(__always)
     static func multiply(_ a: (re: Double, im: Double), _ b: (re: Double, im: Double)) -> (re: Double, im: Double) {
