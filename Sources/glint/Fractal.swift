@@ -143,8 +143,8 @@ struct Fractal: PassSource {
     var noSkip = false
 
     @Option(name: .customLong("zoom-to"),
-            help: ArgumentHelp("Render the view that frames the minibrot nearest --center and --zoom instead (mandelbrot; as glint locate minibrot finds it).",
-                               valueName: "minibrot"))
+            help: ArgumentHelp("Render instead the view that frames the minibrot nearest --center and --zoom, or the view centred on a Misiurewicz point near it at the same zoom (mandelbrot only; as glint locate minibrot or misiurewicz finds them).",
+                               valueName: "minibrot|misiurewicz"))
     var zoomTo: ZoomTarget?
 
     @Option(help: ArgumentHelp("Also write the raw escape counts at the pixel centres as a 16-bit binary PGM.",
@@ -283,7 +283,7 @@ struct Fractal: PassSource {
         if let texture {
             job.texture = try PNG.read(texture)
         }
-        if zoomTo != nil { try zoomToMinibrot(&job) }
+        if let zoomTo { try zoom(to: zoomTo, &job) }
         return job
     }
 
@@ -338,4 +338,5 @@ extension Fractal {
 /// What --zoom-to finds and frames.
 enum ZoomTarget: String, ExpressibleByArgument, CaseIterable {
     case minibrot
+    case misiurewicz
 }

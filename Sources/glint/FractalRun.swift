@@ -4,25 +4,38 @@ import GlintWorkloads
 /// The ways glint fractal renders: one image, an animation, a chain of passes; and the steps
 /// before them that search (--zoom-to, --iterations auto).
 extension Fractal {
-    /// --zoom-to minibrot: the framing view of the nearest minibrot, with 100 iterations per
-    /// period step unless --iterations (or the location) sets them.
-    func zoomToMinibrot(_ job: inout FractalJob) throws {
+    /// --zoom-to: the view that frames the minibrot, or is centred on the Misiurewicz point, near
+    /// the job's view (as glint locate finds them), with the iterations the locator suggests (100
+    /// per step of a minibrot's period; a Misiurewicz point's from its multiplier) unless
+    /// --iterations (or the location) sets them.
+    func zoom(to target: ZoomTarget, _ job: inout FractalJob) throws {
         guard job.formula == .mandelbrot else {
-            throw GlintError("--zoom-to minibrot renders mandelbrot (got \(job.formula.name))")
+            throw GlintError("--zoom-to \(target.rawValue) renders mandelbrot only (got \(job.formula.name))")
         }
         guard job.power == 2 else {
-            throw GlintError("--zoom-to minibrot finds the quadratic set's minibrots (got --power \(job.power))")
+            throw GlintError("--zoom-to \(target.rawValue) finds the quadratic set's features (got --power \(job.power))")
         }
-        let m = try MinibrotLocator.locate(centerRe: job.exactCenter.re, centerIm: job.exactCenter.im, zoom: job.exactZoom)
-        job.exactCenter = DeepComplex(re: m.centerRe, im: m.centerIm)
-        job.exactZoom = m.zoom
+        let (re, im) = (job.exactCenter.re, job.exactCenter.im)
+        let found: (center: DeepComplex, zoom: DeepNumber, iterations: Int, summary: String)
+        switch target {
+        case .minibrot:
+            let m = try MinibrotLocator.locate(centerRe: re, centerIm: im, zoom: job.exactZoom)
+            found = (DeepComplex(re: m.centerRe, im: m.centerIm), m.zoom, 100 * m.period,
+                     "period \(m.period), size \(m.sizeMantissa)e\(m.sizeExponent10)")
+        case .misiurewicz:
+            let m = try MisiurewiczLocator.locate(centerRe: re, centerIm: im, zoom: job.exactZoom)
+            found = (DeepComplex(re: m.re, im: m.im), m.zoom, m.iterations,
+                     "preperiod \(m.preperiod), period \(m.period), multiplier \(m.multiplierText)")
+        }
+        job.exactCenter = found.center
+        job.exactZoom = found.zoom
         if iterationsChoice == nil && fileView?.iterations == nil {
-            job.maxIterations = max(job.maxIterations, min(FractalJob.maxIterationLimit, 100 * m.period))
+            job.maxIterations = max(job.maxIterations, min(FractalJob.maxIterationLimit, found.iterations))
         }
         if automaticPrecision { job.precision = Precision.automatic(for: job) }
         if !out.quiet {
             let iterations = autoIterations ? "iterations auto" : "\(job.maxIterations) iterations"
-            writeStderr("zoom-to minibrot: period \(m.period), size \(m.sizeMantissa)e\(m.sizeExponent10), zoom \(m.zoom.plainText), \(iterations)\n")
+            writeStderr("zoom-to \(target.rawValue): \(found.summary), zoom \(found.zoom.plainText), \(iterations)\n")
         }
     }
 

@@ -5,39 +5,31 @@ import GlintWorkloads
 /// `glint locate`: finds a feature of the Mandelbrot set near a view, to any depth.
 struct Locate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Find the minibrot nearest a Mandelbrot view, to any depth, and print the view that frames it.",
+        abstract: "Find the minibrot or the Misiurewicz point nearest a Mandelbrot view, to any depth, and print the view that frames it.",
         discussion: """
-        glint locate minibrot finds, near the view given by --center and --zoom, the period of the
-        nearest minibrot (a small copy of the set) by the ball method, its nucleus by Newton's
-        method in MPFR, and its size and rotation; it prints them and the view that frames it,
-        ready for glint fractal. Each answer is a step deeper: locate, render, pick a spot in the
+        glint locate minibrot finds, near the view given by --center and --zoom, the period of the \
+        nearest minibrot (a small copy of the set) by the ball method, its nucleus by Newton's \
+        method in MPFR, and its size and rotation; it prints them and the view that frames it, \
+        ready for glint fractal. Each answer is a step deeper: locate, render, pick a spot in the \
         picture, locate again.
+
+        glint locate misiurewicz finds a Misiurewicz point near the view (a branch point or the \
+        centre of a spiral, where the critical orbit lands on a repelling cycle): its preperiod \
+        and period, the point by Newton's method in MPFR, and the cycle's multiplier, which says \
+        how the picture repeats as it is zoomed. The view centred on it can be zoomed without end.
 
         Examples:
           glint locate minibrot --center -1.75,0 --zoom 10
           glint locate minibrot --center -0.7436438870371587,0.1318259042053119 --zoom 1e10
           glint locate minibrot --center -1.75,0 --zoom 10 --kfr p3.kfr
           glint fractal --location p3.kfr -o p3.png
+          glint locate misiurewicz --center -0.1011,0.9563 --zoom 1000 --kfr m41.kfr
         """,
-        subcommands: [LocateMinibrot.self])
+        subcommands: [LocateMinibrot.self, LocateMisiurewicz.self])
 }
 
-struct LocateMinibrot: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "minibrot",
-        abstract: "The nearest minibrot: period, nucleus, size, rotation and the framing view.",
-        discussion: """
-        Period: the first n at which the ball of radius 1/zoom around the centre, iterated to first
-        order, holds 0 (|z_n| < |dz_n/dc| / zoom). Nucleus: Newton's method on z_p(c) = 0 from the
-        centre, in MPFR at the precision the view and the minibrot's size need. Size s: the
-        minibrot is about the whole set scaled by |s| and turned by arg s; the framing view is
-        centre nucleus - 0.75 s, zoom \(MinibrotLocator.framing) / |s|.
-
-        Prints "key value" lines (period, nucleus, size, rotation, center, zoom, newton-steps) or,
-        with --kfr FILE, also writes the framing view as a .kfr location for glint fractal
-        --location.
-        """)
-
+/// The view a locator starts from, and the .kfr it may write.
+struct LocateView: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("View centre X,Y: decimals of any length.", valueName: "x,y"),
             transform: complexNumber("--center", Limits.planeCoordinate, example: "-1.75,0"))
     var center: DeepComplex
@@ -46,6 +38,46 @@ struct LocateMinibrot: ParsableCommand {
                                valueName: "zoom"),
             transform: zoomValue)
     var zoom: DeepNumber
+
+    @Option(help: ArgumentHelp("Also write the view found as a .kfr location (with the iterations of --iterations).",
+                               valueName: "file"))
+    var kfr: String?
+
+    /// With --kfr, writes the view (centre, zoom, iterations); the line that says so, if any.
+    func writeLocation(center: DeepComplex, zoom: DeepNumber, iterations: Int) throws -> [String] {
+        guard let kfr else { return [] }
+        var location = FractalLocation()
+        location.center = center
+        location.zoom = zoom
+        location.iterations = iterations
+        try FileIO.writeAtomically(kfr, Array(location.kfrText.utf8))
+        return ["wrote \(kfr)"]
+    }
+}
+
+/// An angle in degrees to two decimals, for the reports.
+func degreesText(_ x: Double) -> String {
+    let r = (x * 100).rounded() / 100
+    return r == 0 ? "0" : String(r)
+}
+
+struct LocateMinibrot: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "minibrot",
+        abstract: "The nearest minibrot: period, nucleus, size, rotation and the framing view.",
+        discussion: """
+        Period: the first n at which the ball of radius 1/zoom around the centre, iterated to first \
+        order, holds 0 (|z_n| < |dz_n/dc| / zoom). Nucleus: Newton's method on z_p(c) = 0 from the \
+        centre, in MPFR at the precision the view and the minibrot's size need. Size s: the \
+        minibrot is about the whole set scaled by |s| and turned by arg s; the framing view is \
+        centre nucleus - 0.75 s, zoom \(MinibrotLocator.framing) / |s|.
+
+        Prints "key value" lines (period, nucleus, size, rotation, center, zoom, newton-steps) or, \
+        with --kfr FILE, also writes the framing view as a .kfr location for glint fractal \
+        --location.
+        """)
+
+    @OptionGroup var view: LocateView
 
     @Option(help: ArgumentHelp("The minibrot's period, when known (skips the search; 1 to \(MinibrotLocator.maxPeriodLimit)).",
                                valueName: "p"),
@@ -62,16 +94,12 @@ struct LocateMinibrot: ParsableCommand {
             transform: wholeNumber("--digits", 17...100_000))
     var digits: Int?
 
-    @Option(help: ArgumentHelp("Also write the framing view as a .kfr location (with the iterations of --iterations).",
-                               valueName: "file"))
-    var kfr: String?
-
     @Option(help: ArgumentHelp("Iterations recorded in the .kfr (default: 100 × the period, at least 1000).", valueName: "n"),
             transform: wholeNumber("--iterations", 1...FractalJob.maxIterationLimit))
     var iterations: Int?
 
     func run() throws {
-        let m = try MinibrotLocator.locate(centerRe: center.re, centerIm: center.im, zoom: zoom, period: period,
+        let m = try MinibrotLocator.locate(centerRe: view.center.re, centerIm: view.center.im, zoom: view.zoom, period: period,
                                            maxPeriod: maxPeriod, digits: digits ?? 0)
         // Plain decimals where they are short, as --center and --zoom take them.
         func plain(_ n: DeepNumber) -> String { n.plainText }
@@ -79,25 +107,13 @@ struct LocateMinibrot: ParsableCommand {
             "period \(m.period)",
             "nucleus \(plain(m.nucleusRe)),\(plain(m.nucleusIm))",
             "size \(m.sizeMantissa)e\(m.sizeExponent10)",
-            "rotation \(format2(m.orientationDegrees)) degrees",
+            "rotation \(degreesText(m.orientationDegrees)) degrees",
             "center \(plain(m.centerRe)),\(plain(m.centerIm))",
             "zoom \(plain(m.zoom))",
             "newton-steps \(m.newtonSteps)",
         ]
-        if let kfr {
-            let n = iterations ?? min(FractalJob.maxIterationLimit, max(1000, 100 * m.period))
-            var location = FractalLocation()
-            location.center = DeepComplex(re: m.centerRe, im: m.centerIm)
-            location.zoom = m.zoom
-            location.iterations = n
-            try FileIO.writeAtomically(kfr, Array(location.kfrText.utf8))
-            lines.append("wrote \(kfr)")
-        }
+        lines += try view.writeLocation(center: DeepComplex(re: m.centerRe, im: m.centerIm), zoom: m.zoom,
+                                        iterations: iterations ?? min(FractalJob.maxIterationLimit, max(1000, 100 * m.period)))
         print(lines.joined(separator: "\n"))
-    }
-
-    private func format2(_ x: Double) -> String {
-        let r = (x * 100).rounded() / 100
-        return r == 0 ? "0" : String(r)
     }
 }

@@ -1,6 +1,14 @@
 import Foundation
 import Testing
 
+/// A locator's report, "key value" lines, by key.
+func reportLines(_ r: RunResult) -> [String: String] {
+    Dictionary(r.stdoutLines.compactMap { line -> (String, String)? in
+        guard let space = line.firstIndex(of: " ") else { return nil }
+        return (String(line[..<space]), String(line[line.index(after: space)...]))
+    }, uniquingKeysWith: { first, _ in first })
+}
+
 /// `glint locate minibrot` from the command line: its report, the .kfr it writes and a render of
 /// that location, and one-line errors.
 @Suite("glint locate minibrot")
@@ -9,10 +17,7 @@ struct LocateCLITests {
         try withSandbox { box in
             let r = try box.run(["locate", "minibrot", "--center", "-1.75,0", "--zoom", "10", "--kfr", "p3.kfr"])
             #expect(r.status == 0, "\(r)")
-            let lines = Dictionary(uniqueKeysWithValues: r.stdoutLines.compactMap { line -> (String, String)? in
-                guard let space = line.firstIndex(of: " ") else { return nil }
-                return (String(line[..<space]), String(line[line.index(after: space)...]))
-            })
+            let lines = reportLines(r)
             #expect(lines["period"] == "3", "\(r)")
             #expect(lines["nucleus"]?.hasPrefix("-1.754877666246692") == true, "\(r)")
             #expect(lines["zoom"].flatMap(Double.init).map { (30...50).contains($0) } == true, "\(r)")

@@ -1,4 +1,3 @@
-import CMPFR
 import Foundation
 import GlintCore
 import GlintWorkloads
@@ -56,39 +55,10 @@ import Testing
     @Test(arguments: 3...8)
     func locationsHoldThePoints(_ n: Int) throws {
         let point = DeepLocations.multibrotMisiurewicz[n - 3]
-        let v = UnsafeMutablePointer<__mpfr_struct>.allocate(capacity: 10)
-        for i in 0..<10 { mpfr_init2(v + i, 3700) }
-        defer { for i in 0..<10 { mpfr_clear(v + i) }; v.deallocate(); MPFRNumber.releaseThreadCaches() }
-        let cr = v, ci = v + 1, x = v + 2, y = v + 3, pr = v + 4, pi = v + 5, t = v + 6, m = v + 7
-        let x2 = v + 8, y2 = v + 9
-        #expect(mpfr_set_str(cr, point.re, 10, MPFR_RNDN) == 0 && mpfr_set_str(ci, point.im, 10, MPFR_RNDN) == 0)
-        /// z ← z^n + c, z^n as n − 1 complex products.
-        func step() {
-            mpfr_set(pr, x, MPFR_RNDN)
-            mpfr_set(pi, y, MPFR_RNDN)
-            for _ in 1..<n {
-                mpfr_mul(t, pr, y, MPFR_RNDN)
-                mpfr_mul(pr, pr, x, MPFR_RNDN)
-                mpfr_mul(m, pi, y, MPFR_RNDN)
-                mpfr_sub(pr, pr, m, MPFR_RNDN)
-                mpfr_mul(pi, pi, x, MPFR_RNDN)
-                mpfr_add(pi, pi, t, MPFR_RNDN)
-            }
-            mpfr_add(x, pr, cr, MPFR_RNDN)
-            mpfr_add(y, pi, ci, MPFR_RNDN)
-        }
-        mpfr_set(x, cr, MPFR_RNDN)
-        mpfr_set(y, ci, MPFR_RNDN)
-        step()   // z2
-        mpfr_set(x2, x, MPFR_RNDN)
-        mpfr_set(y2, y, MPFR_RNDN)
-        let z2 = (mpfr_get_d(x, MPFR_RNDN), mpfr_get_d(y, MPFR_RNDN))
-        step()   // z3
-        mpfr_sub(x, x, x2, MPFR_RNDN)
-        mpfr_sub(y, y, y2, MPFR_RNDN)
-        #expect(mpfr_zero_p(x) != 0 || mpfr_get_exp(x) < -3300, "power \(n): z3 - z2 re")
-        #expect(mpfr_zero_p(y) != 0 || mpfr_get_exp(y) < -3300, "power \(n): z3 - z2 im")
-        let c = (mpfr_get_d(cr, MPFR_RNDN), mpfr_get_d(ci, MPFR_RNDN))
+        let r = DirectMPFRFormula.preperiodicCheck(re: point.re, im: point.im, power: n, bits: 3700)
+        #expect(r.residualExponent < -3300, "power \(n): |z3 - z2| about 2^\(r.residualExponent)")
+        let z2 = r.z2
+        let c = (Double(point.re.prefix(20))!, Double(point.im.prefix(20))!)
         #expect(((z2.0 - c.0) * (z2.0 - c.0) + (z2.1 - c.1) * (z2.1 - c.1)).squareRoot() > 0.1, "z2 is not z1")
         // |n z2^(n−1)| = n |z2|^(n−1) > 1
         #expect(Double(n) * pow((z2.0 * z2.0 + z2.1 * z2.1).squareRoot(), Double(n - 1)) > 1)

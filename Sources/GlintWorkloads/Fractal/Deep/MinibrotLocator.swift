@@ -58,28 +58,19 @@ public enum MinibrotLocator {
     /// more than 4 view radii away.
     public static func locate(centerRe: DeepNumber, centerIm: DeepNumber, zoom: DeepNumber, period: Int? = nil,
                               maxPeriod: Int = defaultMaxPeriod, digits: Int = 0) throws(GlintError) -> Minibrot {
-        guard !zoom.isZero, !zoom.isNegative, let log2Zoom = zoom.log2Magnitude else {
-            throw GlintError(field: "zoom", "must be a positive number (got \(DeepNumber.quoted(zoom.text)))")
-        }
-        guard log2Zoom < Double(DeepView.maxLog2Zoom) else {
-            throw GlintError(field: "zoom", "\(DeepNumber.quoted(zoom.text)) is beyond the deepest zoom Glint renders")
-        }
+        let view = try LocatorView(centerRe: centerRe, centerIm: centerIm, zoom: zoom)
         if let period, !(1...maxPeriodLimit).contains(period) {
             throw GlintError(field: "period", "must be between 1 and \(maxPeriodLimit) (got \(period))")
         }
         guard (1...maxPeriodLimit).contains(maxPeriod) else {
             throw GlintError(field: "max-period", "must be between 1 and \(maxPeriodLimit) (got \(maxPeriod))")
         }
-        let bits = ReferenceOrbit.precisionBits(zoom: zoom, centerRe: centerRe, centerIm: centerIm)
-        let c = Complex(MPFRNumber(centerRe, precision: bits), MPFRNumber(centerIm, precision: bits))
-        // r = 1/zoom, at low precision: only magnitudes are compared with it.
-        let radius = MPFRNumber(zoom, precision: 64)
-        radius.setQuotient(1, radius)
+        let (bits, c, radius) = (view.bits, view.centre, view.radius)
         let p: Int
         if let period { p = period } else { p = try findPeriod(c, radius: radius, maxPeriod: maxPeriod, bits: bits) }
 
         // Bits for the digits asked for, when more than the view's.
-        let digitBits = Int(Double(digits) * 3.321928094887362) + 32
+        let digitBits = LocatorView.bits(forDigits: digits)
         var (nucleus, steps) = try newton(start: c, period: p, bits: max(bits + 64, digitBits))
         var s = size(nucleus, period: p)
         // A minibrot far smaller than the view needs more bits than the view: polish the
@@ -90,22 +81,19 @@ public enum MinibrotLocator {
             (nucleus, steps) = (more.0, steps + more.1)
             s = size(nucleus, period: p)
         }
-        let offset = Complex(MPFRNumber(precision: 64), MPFRNumber(precision: 64))
-        offset.re.setDifference(nucleus.re, c.re)
-        offset.im.setDifference(nucleus.im, c.im)
-        let distance = offset.magnitude(over: radius)
+        let distance = view.distance(to: nucleus)
         guard distance <= 4 else {
-            throw GlintError(field: "center", "Newton's method for period \(p) left the view (the root it found is \(format(distance)) view radii away): zoom in, or give --period")
+            throw GlintError(field: "center", "Newton's method for period \(p) left the view (the root it found is \(LocatorView.format(distance)) view radii away): zoom in, or give --period")
         }
         let (sm, se) = s.magnitudeDecimal()
         let sizeLog10 = log10(sm) + Double(se)
         let answerDigits = digits > 0 ? digits : max(17, Int((-sizeLog10).rounded(.up)) + 10)
         let outBits = max(bits, Int(Double(answerDigits) * 3.321928094887362) + 16)
         // centre = nucleus − 0.75·s, zoom = framing / |s|.
-        let centre = Complex(MPFRNumber(precision: outBits), MPFRNumber(precision: outBits))
+        let centre = MPFRComplex(precision: outBits)
         centre.re.set(nucleus.re)
         centre.im.set(nucleus.im)
-        let shift = Complex(MPFRNumber(precision: outBits), MPFRNumber(precision: outBits))
+        let shift = MPFRComplex(precision: outBits)
         shift.re.setProduct(s.re, MPFRNumber(0.75, precision: outBits))
         shift.im.setProduct(s.im, MPFRNumber(0.75, precision: outBits))
         centre.re.setDifference(centre.re, shift.re)
@@ -113,9 +101,8 @@ public enum MinibrotLocator {
         let zoomOut = s.magnitudeNumber(precision: 64)
         zoomOut.setQuotient(1, zoomOut)
         mpfr_mul_d(zoomOut.raw, zoomOut.raw, framing, MPFR_RNDN)
-        // Written plainly where that is short, as --center and --zoom take them.
         func number(_ x: MPFRNumber, _ digits: Int, _ field: String) throws(GlintError) -> DeepNumber {
-            try DeepNumber(parsing: DeepNumber(parsing: x.decimalString(digits: digits), field: field).plainText, field: field)
+            try LocatorView.decimal(x, digits: digits, field: field)
         }
         return Minibrot(period: p, nucleusRe: try number(nucleus.re, answerDigits, "nucleus re"),
                         nucleusIm: try number(nucleus.im, answerDigits, "nucleus im"),
@@ -127,13 +114,13 @@ public enum MinibrotLocator {
     }
 
     /// The ball method's period (see the type's documentation).
-    static func findPeriod(_ c: Complex, radius: MPFRNumber, maxPeriod: Int, bits: Int) throws(GlintError) -> Int {
-        let z = Complex(MPFRNumber(precision: bits), MPFRNumber(precision: bits))
-        let t = Complex(MPFRNumber(precision: bits), MPFRNumber(precision: bits))
+    static func findPeriod(_ c: MPFRComplex, radius: MPFRNumber, maxPeriod: Int, bits: Int) throws(GlintError) -> Int {
+        let z = MPFRComplex(precision: bits)
+        let t = MPFRComplex(precision: bits)
         // The derivative and the test need magnitudes only: 64 bits, MPFR's exponent range.
-        let d = Complex(MPFRNumber(precision: 64), MPFRNumber(precision: 64))
-        let zl = Complex(MPFRNumber(precision: 64), MPFRNumber(precision: 64))
-        let u = Complex(MPFRNumber(precision: 64), MPFRNumber(precision: 64))
+        let d = MPFRComplex(precision: 64)
+        let zl = MPFRComplex(precision: 64)
+        let u = MPFRComplex(precision: 64)
         let lhs = MPFRNumber(precision: 64), rhs = MPFRNumber(precision: 64)
         let r2 = radius.squared()
         defer { MPFRNumber.releaseThreadCaches() }
@@ -157,52 +144,39 @@ public enum MinibrotLocator {
     }
 
     /// Newton's method for z_p(c) = 0 from `start`, at `bits`; (nucleus, steps).
-    static func newton(start: Complex, period p: Int, bits: Int) throws(GlintError) -> (Complex, Int) {
-        let c = Complex(MPFRNumber(precision: bits), MPFRNumber(precision: bits))
-        c.re.set(start.re); c.im.set(start.im)
-        let z = Complex(MPFRNumber(precision: bits), MPFRNumber(precision: bits))
-        let d = Complex(MPFRNumber(precision: bits), MPFRNumber(precision: bits))
-        let t = Complex(MPFRNumber(precision: bits), MPFRNumber(precision: bits))
-        let q = Complex(MPFRNumber(precision: bits), MPFRNumber(precision: bits))
-        let step2 = MPFRNumber(precision: 64), c2 = MPFRNumber(precision: 64)
+    static func newton(start: MPFRComplex, period p: Int, bits: Int) throws(GlintError) -> (MPFRComplex, Int) {
+        let c = MPFRComplex(start, precision: bits)
+        let z = MPFRComplex(precision: bits)
+        let d = MPFRComplex(precision: bits)
+        let t = MPFRComplex(precision: bits)
+        let q = MPFRComplex(precision: bits)
         defer { MPFRNumber.releaseThreadCaches() }
         for k in 1...maxNewtonSteps {
-            mpfr_set_zero(z.re.raw, 1); mpfr_set_zero(z.im.raw, 1)
-            mpfr_set_zero(d.re.raw, 1); mpfr_set_zero(d.im.raw, 1)
-            for _ in 0..<p {
-                t.multiply(z, d)
-                d.re.setScaled(t.re, byPowerOfTwo: 1)
-                d.im.setScaled(t.im, byPowerOfTwo: 1)
-                d.re.setSum(d.re, 1.0)
-                z.squarePlus(c, scratch: t)
-            }
+            z.setZero()
+            d.setZero()
+            for _ in 0..<p { MPFRComplex.step(z, derivative: d, c: c, scratch: t) }
             guard q.divide(z, d, scratch: t) else {
                 throw GlintError(field: "period", "Newton's method for period \(p) met a zero derivative: give another --period or move the centre")
             }
             c.re.setDifference(c.re, q.re)
             c.im.setDifference(c.im, q.im)
             guard c.re.isFinite, c.im.isFinite else { break }
-            // Converged when the step is below 2^-(bits - 16) relative to |c| (or to 1 near 0).
-            q.squaredMagnitude(into: step2)
-            c.squaredMagnitude(into: c2)
-            if c2.compare(1) < 0 { c2.set(1.0) }
-            mpfr_mul_2si(c2.raw, c2.raw, -2 * (bits - 16), MPFR_RNDN)
-            if mpfr_lessequal_p(step2.raw, c2.raw) != 0 { return (c, k) }
+            if LocatorView.newtonConverged(step: q, at: c, bits: bits) { return (c, k) }
         }
         throw GlintError(field: "period", "Newton's method for period \(p) did not converge in \(maxNewtonSteps) steps: give another --period or zoom in")
     }
 
     /// The size estimate s (see the type's documentation), at 64 bits after rounding c.
-    static func size(_ nucleus: Complex, period p: Int) -> Complex {
+    static func size(_ nucleus: MPFRComplex, period p: Int) -> MPFRComplex {
         let bits = nucleus.re.precision
-        let z = Complex(MPFRNumber(precision: bits), MPFRNumber(precision: bits))
-        let t = Complex(MPFRNumber(precision: bits), MPFRNumber(precision: bits))
-        let zl = Complex(MPFRNumber(precision: 64), MPFRNumber(precision: 64))
-        let l = Complex(MPFRNumber(1, precision: 64), MPFRNumber(precision: 64))
-        let b = Complex(MPFRNumber(1, precision: 64), MPFRNumber(precision: 64))
-        let u = Complex(MPFRNumber(precision: 64), MPFRNumber(precision: 64))
-        let v = Complex(MPFRNumber(precision: 64), MPFRNumber(precision: 64))
-        let one = Complex(MPFRNumber(1, precision: 64), MPFRNumber(precision: 64))
+        let z = MPFRComplex(precision: bits)
+        let t = MPFRComplex(precision: bits)
+        let zl = MPFRComplex(precision: 64)
+        let l = MPFRComplex(MPFRNumber(1, precision: 64), MPFRNumber(precision: 64))
+        let b = MPFRComplex(MPFRNumber(1, precision: 64), MPFRNumber(precision: 64))
+        let u = MPFRComplex(precision: 64)
+        let v = MPFRComplex(precision: 64)
+        let one = MPFRComplex(MPFRNumber(1, precision: 64), MPFRNumber(precision: 64))
         defer { MPFRNumber.releaseThreadCaches() }
         if p > 1 {
             for _ in 1..<p {
@@ -219,112 +193,8 @@ public enum MinibrotLocator {
         // s = 1 / (b·l²)
         u.multiply(l, l)
         v.multiply(b, u)
-        let s = Complex(MPFRNumber(precision: 64), MPFRNumber(precision: 64))
+        let s = MPFRComplex(precision: 64)
         _ = s.divide(one, v, scratch: u)
         return s
-    }
-
-    static func format(_ x: Double) -> String {
-        x.isFinite ? String(Double(Int(x * 10)) / 10) : "infinitely many"
-    }
-
-    /// A complex number of two MPFR numbers, with the few operations the locator needs.
-    final class Complex {
-        let re: MPFRNumber
-        let im: MPFRNumber
-        /// Working space for the operations below, allocated once: they run every iteration.
-        private let t: MPFRNumber
-        init(_ re: MPFRNumber, _ im: MPFRNumber) {
-            self.re = re
-            self.im = im
-            t = MPFRNumber(precision: max(re.precision, im.precision))
-        }
-
-        /// self = a·b (self may not be a or b).
-        func multiply(_ a: Complex, _ b: Complex) {
-            re.setProduct(a.re, b.re)
-            t.setProduct(a.im, b.im)
-            re.setDifference(re, t)
-            im.setProduct(a.re, b.im)
-            t.setProduct(a.im, b.re)
-            im.setSum(im, t)
-        }
-
-        /// self = self² + c, with `scratch` for the old value.
-        func squarePlus(_ c: Complex, scratch t: Complex) {
-            t.re.setSquare(re)
-            t.im.setSquare(im)
-            im.setProduct(re, im)
-            im.setScaled(im, byPowerOfTwo: 1)
-            im.setSum(im, c.im)
-            re.setDifference(t.re, t.im)
-            re.setSum(re, c.re)
-        }
-
-        /// self = a / b; false when b is 0.
-        func divide(_ a: Complex, _ b: Complex, scratch t: Complex) -> Bool {
-            let n = MPFRNumber(precision: max(re.precision, b.re.precision))
-            b.squaredMagnitude(into: n)
-            guard n.sign != 0 else { return false }
-            // (a.re b.re + a.im b.im, a.im b.re − a.re b.im) / |b|²
-            let u = MPFRNumber(precision: n.precision)
-            t.re.setProduct(a.re, b.re)
-            u.setProduct(a.im, b.im)
-            t.re.setSum(t.re, u)
-            t.im.setProduct(a.im, b.re)
-            u.setProduct(a.re, b.im)
-            t.im.setDifference(t.im, u)
-            mpfr_div(re.raw, t.re.raw, n.raw, MPFR_RNDN)
-            mpfr_div(im.raw, t.im.raw, n.raw, MPFR_RNDN)
-            return true
-        }
-
-        /// |self|² into `out` (not self's parts).
-        func squaredMagnitude(into out: MPFRNumber) {
-            out.setSquare(re)
-            t.setSquare(im)
-            out.setSum(out, t)
-        }
-
-        /// |self| / r as a Double.
-        func magnitude(over r: MPFRNumber) -> Double {
-            let m = MPFRNumber(precision: 64)
-            squaredMagnitude(into: m)
-            mpfr_sqrt(m.raw, m.raw, MPFR_RNDN)
-            mpfr_div(m.raw, m.raw, r.raw, MPFR_RNDN)
-            return m.toDouble()
-        }
-
-        /// |self| at `precision` bits.
-        func magnitudeNumber(precision: Int) -> MPFRNumber {
-            let m = MPFRNumber(precision: precision)
-            squaredMagnitude(into: m)
-            mpfr_sqrt(m.raw, m.raw, MPFR_RNDN)
-            return m
-        }
-
-        /// |self| as mantissa in [1, 10) × 10^exponent.
-        func magnitudeDecimal() -> (Double, Int) {
-            let text = magnitudeNumber(precision: 64).decimalString(digits: 17)
-            guard let e = text.firstIndex(of: "e"), let m = Double(text[..<e]), let x = Int(text[text.index(after: e)...]) else {
-                return (0, 0)
-            }
-            return (m, x)
-        }
-
-        /// log2 |self| (−infinity for 0).
-        func log2Magnitude() -> Double {
-            let m = magnitudeNumber(precision: 64)
-            guard m.sign != 0 else { return -.infinity }
-            let (mantissa, exponent) = m.toDoubleExponent()
-            return log2(mantissa) + Double(exponent)
-        }
-
-        /// arg self in degrees.
-        func argumentDegrees() -> Double {
-            let a = MPFRNumber(precision: 64)
-            mpfr_atan2(a.raw, im.raw, re.raw, MPFR_RNDN)
-            return a.toDouble() * 180 / Double.pi
-        }
     }
 }
