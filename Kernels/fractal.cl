@@ -113,6 +113,14 @@ inline REAL Fractal_Im(const Fractal_View v, REAL sy) {
     return v.im_hi + (v.im_lo - off);
 }
 
+/* (pr, pi) = z^n, z = (x, y) multiplied by itself n - 1 times (the powers' steps). */
+#define FRACTAL_ZPOW(pr, pi, n) \
+        REALV pr = x, pi = y; \
+        for (int k = 1; k < (n); k++) { \
+            REALV t = pr * x - pi * y; \
+            pi = pr * y + pi * x; \
+            pr = t; }
+
 /* One escape step, z -> f(z), with x2 and y2 (the squares) updated. */
 #if FORMULA == GLINT_FORMULA_SIERPINSKI_JULIA
 /* z^2 + 0.5c/z^2 */
@@ -127,11 +135,7 @@ inline REAL Fractal_Im(const Fractal_View v, REAL sy) {
 #elif FORMULA == GLINT_FORMULA_MANDELBROT && POWER > 2
 /* z^POWER + c: z multiplied by itself POWER - 1 times, then c added. */
 #define FRACTAL_STEP { \
-        REALV pr = x, pi = y; \
-        for (int k = 1; k < POWER; k++) { \
-            REALV t = pr * x - pi * y; \
-            pi = pr * y + pi * x; \
-            pr = t; } \
+        FRACTAL_ZPOW(pr, pi, POWER) \
         x = pr + cr; y = pi + ci; \
         x2 = x * x; y2 = y * y; }
 #elif FORMULA == GLINT_FORMULA_BURNING_SHIP
@@ -152,11 +156,7 @@ inline REAL Fractal_Im(const Fractal_View v, REAL sy) {
    for Mandelbrot (c moves with the pixel), 0 for Julia. */
 #if DERIV && FORMULA == GLINT_FORMULA_MANDELBROT && POWER > 2
 #define FRACTAL_DSTEP { \
-        REALV qr = x, qi = y; \
-        for (int k = 2; k < POWER; k++) { \
-            REALV t = qr * x - qi * y; \
-            qi = qr * y + qi * x; \
-            qr = t; } \
+        FRACTAL_ZPOW(qr, qi, POWER - 1) \
         REALV ndr = (REAL)POWER * (qr * dr - qi * di) + ds; \
         di = (REAL)POWER * (qr * di + qi * dr); dr = ndr; }
 #elif DERIV

@@ -40,10 +40,23 @@
 #define DEEP_U_ARG
 #define DEEP_U 0
 #endif
+#ifndef EXPMAP
+#define EXPMAP 0
+#endif
+/* EXPMAP 1: an exp-map strip, each sample's offset from the host's per-column and per-row tables. */
+#if EXPMAP
+#define DEEP_STRIP_ARGS __global const double* strip_cols, __global const double* strip_row_m, \
+                        __global const int* strip_row_e,
+#define DEEP_STRIP strip_cols, strip_row_m, strip_row_e
+#else
+#define DEEP_STRIP_ARGS
+#define DEEP_STRIP 0, 0, 0
+#endif
 
 __kernel void perturb_escape(__global uint* counts,        /* escape count per sample         */
                              __global float* mag2_out,     /* |z|^2 at escape (smooth)        */
                              DEEP_U_ARG
+                             DEEP_STRIP_ARGS
                              __global const double* orbit_re,
                              __global const double* orbit_im,
                              const int orbit_count,        /* points in the orbit, at least 2 */
@@ -56,7 +69,7 @@ __kernel void perturb_escape(__global uint* counts,        /* escape count per s
                              const int row0,               /* first sample row of this strip  */
                              const int rows)               /* sample rows in this strip       */
 {
-    Deep_Escape(DEEP_MANDELBROT, counts, mag2_out, DEEP_U, orbit_re, orbit_im, orbit_count, orbit_count,
+    Deep_Escape(DEEP_MANDELBROT, counts, mag2_out, DEEP_U, DEEP_STRIP, orbit_re, orbit_im, orbit_count, orbit_count,
                 bla_r, bla_i, bla_lv, levels, spacing_exp, p, row0, rows);
 }
 
@@ -72,7 +85,7 @@ __kernel void perturb_julia_escape(__global uint* counts,        /* escape count
                                    const int row0,               /* first sample row of this strip   */
                                    const int rows)               /* sample rows in this strip        */
 {
-    Deep_Escape(DEEP_JULIA, counts, mag2_out, DEEP_U, orbit_re, orbit_im, main_count, orbit_count,
+    Deep_Escape(DEEP_JULIA, counts, mag2_out, DEEP_U, 0, 0, 0, orbit_re, orbit_im, main_count, orbit_count,
                 0, 0, 0, 0, spacing_exp, p, row0, rows);
 }
 
@@ -88,6 +101,6 @@ __kernel void perturb_burning_ship_escape(__global uint* counts,
                                           const int row0,
                                           const int rows)
 {
-    Deep_Escape(DEEP_BURNING_SHIP, counts, mag2_out, DEEP_U, orbit_re, orbit_im, main_count, orbit_count,
+    Deep_Escape(DEEP_BURNING_SHIP, counts, mag2_out, DEEP_U, 0, 0, 0, orbit_re, orbit_im, main_count, orbit_count,
                 0, 0, 0, 0, spacing_exp, p, row0, rows);
 }

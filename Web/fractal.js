@@ -21,6 +21,7 @@ export const fractalView = {
   formula: "mandelbrot",
   palette: "tutorial",
   smooth: false,
+  colouring: "count",       // --color: count, de or slope
   iterations: "auto",       // a count, or "auto": the server finds the count each view needs
   chosen: null,            // the count "auto" found for the picture shown
   ss: 1,
@@ -60,6 +61,9 @@ export const fractalView = {
     };
     $("fractal-palette").onchange = (e) => { this.palette = e.target.value; this.send(true); this.inset.stale = true; this.showInset(); };
     $("fractal-smooth").onchange = (e) => { this.smooth = e.target.checked; this.send(true); };
+    $("fractal-color").onchange = (e) => { this.colouring = e.target.value; this.send(true); };
+    $("fractal-locate-minibrot").onclick = () => this.locate("minibrot");
+    $("fractal-locate-misiurewicz").onclick = () => this.locate("misiurewicz");
     onValidChange("fractal-iterations", iterationsIn, "iterations: auto, or a whole number from 1 to 16777216", () => this.iterations,
       (n) => { this.iterations = n; this.send(true); });
     onValidChange("fractal-ss", wholeIn(1, 16), "supersampling: 1 to 16", () => this.ss, (n) => { this.ss = n; this.send(true); });
@@ -90,6 +94,26 @@ export const fractalView = {
     this.syncControls();
   },
 
+  /** Asks the server for the nearest minibrot or Misiurewicz point (glint locate) and goes there. */
+  async locate(feature) {
+    const args = this.args();
+    try {
+      const res = await postJSON("/api/locate", { workload: "fractal", args, feature });
+      if (!res.ok) throw new Error(await failure(res));
+      const found = await res.json();
+      const p = parsePoint(found.center), z = parseZoom(found.zoom);
+      if (!p || !z) throw new Error("the server's answer is not a view");
+      this.center = p;
+      this.zoom = z;
+      if (this.iterations !== "auto" && this.iterations < found.iterations) this.iterations = found.iterations;
+      notify(found.summary, "info");
+      this.resetShown();
+      this.send(true);
+    } catch (e) {
+      notify("locate " + feature + ": " + e.message);
+    }
+  },
+
   go() {
     const p = parsePoint($("fractal-center").value);
     const z = parseZoom($("fractal-zoom").value);
@@ -115,6 +139,7 @@ export const fractalView = {
     if (this.iterations !== 128) a.push("--iterations", String(this.iterations));
     if (this.palette !== "tutorial") a.push("--palette", this.palette);
     if (this.smooth) a.push("--smooth");
+    if (this.colouring !== "count") a.push("--color", this.colouring);
     if (this.ss !== 1) a.push("--ss", String(this.ss));
     if (this.formula === "image-julia" && this.texture) a.push("--texture", this.texture);
     return a.concat(this.extra);
@@ -186,6 +211,7 @@ export const fractalView = {
     $("fractal-formula").value = this.formula;
     $("fractal-palette").value = this.palette;
     $("fractal-smooth").checked = this.smooth;
+    $("fractal-color").value = this.colouring;
     $("fractal-iterations").value = this.iterations;
     this.showChosen();
     $("fractal-ss").value = this.ss;
@@ -203,7 +229,7 @@ export const fractalView = {
   /** Takes a command line's options (from a link): the view they describe. */
   fromArgs(words) {
     const v = {
-      formula: "mandelbrot", palette: "tutorial", smooth: false, iterations: 128, ss: 1, size: { w: 640, h: 400 },
+      formula: "mandelbrot", palette: "tutorial", smooth: false, colouring: "count", iterations: 128, ss: 1, size: { w: 640, h: 400 },
       center: null, zoom: { m: 1n, e: 0 }, c: parsePoint(DEFAULT_C), texture: null,
     };
     v.extra = readOptions(words, (w, value) => {
@@ -216,6 +242,7 @@ export const fractalView = {
       case "--palette": v.palette = value(); return true;
       case "--smooth": v.smooth = true; return true;
       case "--no-smooth": v.smooth = false; return true;
+      case "--color": v.colouring = value(); return true;
       case "--ss": v.ss = parseInt(value(), 10); return true;
       case "--size": { const s = parseSize(value()); if (!s) throw new Error("--size: WxH"); v.size = s; return true; }
       case "--texture": v.texture = value(); return true;

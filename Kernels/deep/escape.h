@@ -97,6 +97,20 @@ DEEP_INLINE void Deep_TableMaps(__global const double* bla_r, __global const int
     b->re = bla_r[entry * 5 + 2]; b->im = bla_r[entry * 5 + 3]; b->e = bla_i[entry * 4 + 1];
 }
 
+/* d over the next step from z: a table step's d <- A d + B s (s the spacing sc), else one
+   iteration's (Deep_DerivativeStep). */
+DEEP_INLINE FloatExpC Deep_DerivativeAdvance(const int formula, __global const double* bla_r, __global const int* bla_i,
+                                             const int table, const int entry, const DoubleC z, const FloatExpC d,
+                                             const FloatExpC sc)
+{
+    if (table > 0) {
+        FloatExpC a, b;
+        Deep_TableMaps(bla_r, bla_i, entry, &a, &b);
+        return FloatExpC_Norm(FloatExpC_Add(FloatExpC_Mul(a, d), FloatExpC_Mul(b, sc)));
+    }
+    return Deep_DerivativeStep(formula, z, d, sc.re, sc.e);
+}
+
 /* A sample between steps. */
 typedef struct {
     int m;       /* its reference's index                              */
@@ -145,6 +159,8 @@ DEEP_INLINE int Deep_EndStep(const int formula, __global const double* orbit_re,
    the tiny phase's values in registers. */
 DEEP_INLINE void Deep_Escape(const int formula,
                              __global uint* counts, __global float* mag2_out, __global float* u_out,
+                             __global const double* strip_cols, __global const double* strip_row_m,
+                             __global const int* strip_row_e,
                              __global const double* orbit_re, __global const double* orbit_im,
                              const int main_count, const int orbit_count,
                              __global const double* bla_r, __global const int* bla_i,
@@ -155,8 +171,16 @@ DEEP_INLINE void Deep_Escape(const int formula,
     const int ly = (int)get_global_id(1);
     const int sw = p.width * p.ss;
     if (sx >= sw || ly >= rows) return;
+#if EXPMAP
+    /* An exp-map strip: the column's (cos, sin) times the row's radius mantissa, at the row's
+       power of two (the host's tables, ExpMapTables). */
+    const double rm = strip_row_m[row0 + ly];
+    const DoubleC d = { strip_cols[2 * sx] * rm, strip_cols[2 * sx + 1] * rm };
+    const FloatExpC c = { d.re, d.im, strip_row_e[row0 + ly] };
+#else
     const DoubleC d = Deep_SampleOffset(p, sx, row0 + ly);
     const FloatExpC c = { d.re, d.im, spacing_exp };  /* the offset d 2^E: dc, and dz at the start */
+#endif
     const DoubleC dc = FloatExpC_ToDouble(c);
     const int xd = FloatExpC_Exponent(c);
     const double b2 = (double)p.bailout2;
@@ -199,13 +223,7 @@ DEEP_INLINE void Deep_Escape(const int formula,
                 ? Deep_TableSearch(bla_r, bla_i, bla_lv, levels, s.m, s.count, max_iter, 1, w.e, xd, s.dz, &entry) : 0;
             const int step = table > 0 ? table : 1;
 #if DERIV
-            if (table > 0) {
-                FloatExpC a, b;
-                Deep_TableMaps(bla_r, bla_i, entry, &a, &b);
-                dd = FloatExpC_Norm(FloatExpC_Add(FloatExpC_Mul(a, dd), FloatExpC_Mul(b, sc)));
-            } else {
-                dd = Deep_DerivativeStep(formula, zc, dd, spacing, spacing_exp);
-            }
+            dd = Deep_DerivativeAdvance(formula, bla_r, bla_i, table, entry, zc, dd, sc);
 #endif
             s.m += step;
             s.count += step - 1;
@@ -249,13 +267,7 @@ DEEP_INLINE void Deep_Escape(const int formula,
             ? Deep_TableSearch(bla_r, bla_i, bla_lv, levels, s.m, s.count, max_iter, 0, 0, xd, s.dz, &entry) : 0;
         const int step = table > 0 ? table : 1;
 #if DERIV
-        if (table > 0) {
-            FloatExpC a, b;
-            Deep_TableMaps(bla_r, bla_i, entry, &a, &b);
-            dd = FloatExpC_Norm(FloatExpC_Add(FloatExpC_Mul(a, dd), FloatExpC_Mul(b, sc)));
-        } else {
-            dd = Deep_DerivativeStep(formula, zc, dd, spacing, spacing_exp);
-        }
+        dd = Deep_DerivativeAdvance(formula, bla_r, bla_i, table, entry, zc, dd, sc);
 #endif
         s.m += step;
         s.count += step - 1;

@@ -151,6 +151,13 @@ struct Fractal: PassSource {
                                discussion: "Maximum value 65535 whatever the limit; points that never escape hold the iteration limit; a count is the number of steps that stayed within the bailout, so points outside |z| <= R after the first step read 0. Counts above 65535 are clamped."))
     var counts: String?
 
+    @Option(name: .customLong("exp-map"), parsing: .unconditional,
+            help: ArgumentHelp("Render the zoom from 1 to --zoom at --center as an exponential-map strip of this many columns, for glint zoomvideo (mandelbrot, by perturbation; 8 to \(ExpMapLayout.maxColumns)).",
+                               discussion: "Column x is the angle 2π(x + 0.5)/columns, row y the radius 4·2^(-(y + 0.5)/R) with R = columns·ln 2/(2π) rows an octave (square pixels in log-polar terms); the rows run 2^12 past 1/zoom. The PNG records the layout (a glint:expmap text chunk). A 1080p frame's rim needs about 6,900 columns for one strip pixel a frame pixel; 1024 or 2048 columns soften the outer frame a little. The image limits bound the rows: 1024 columns reach about 2^270, 256 columns 2^1150.",
+                               valueName: "columns"),
+            transform: wholeNumber("--exp-map", 8...ExpMapLayout.maxColumns))
+    var expMapColumns: Int?
+
     @Option(name: .customLong("de"),
             help: ArgumentHelp("Also write each pixel's distance estimate as a grey PFM, in pixels (mandelbrot and julia).",
                                discussion: "The mean over the pixel's escaping samples of |z| ln|z|^2 / |dz/dc|, in pixel spacings; 0 where no sample escapes. Raw data for colouring elsewhere; works with any --color.",
@@ -182,6 +189,12 @@ struct Fractal: PassSource {
         if let location, (try? FractalLocation.load(location)) == nil { return }
         if formulaArgument == nil && location == nil {
             throw ValidationError("missing the formula: glint fractal \(FractalFormula.allCases.map(\.name).joined(separator: "|")) [options], or --location FILE (see 'glint fractal --help')")
+        }
+        if expMapColumns != nil {
+            if animation.isAnimation || shard != nil || !Chain.passes.isEmpty || counts != nil || distanceFile != nil
+                || bitDepth == 16 || printLocation || zoomTo != nil || sizeOption != nil {
+                throw ValidationError("--exp-map renders one strip, its size from the columns and the zoom: not with --size, --frames, --shard, --then, --counts, --de, --bit-depth 16, --zoom-to or --print-location")
+            }
         }
         if printLocation && animation.isAnimation {
             throw ValidationError("--print-location prints one view; it does not go with --frames")
@@ -284,6 +297,14 @@ struct Fractal: PassSource {
             job.texture = try PNG.read(texture)
         }
         if let zoomTo { try zoom(to: zoomTo, &job) }
+        if let columns = expMapColumns {
+            // The strip: its size from the columns and the zoom, by perturbation at any depth.
+            guard let log2Zoom = job.exactZoom.log2Magnitude, !job.exactZoom.isNegative else {
+                throw GlintError(field: "zoom", "must be a positive number")
+            }
+            let layout = try ExpMapLayout(columns: columns, zoomLog2: log2Zoom)
+            (job.expMap, job.width, job.height, job.precision) = (layout, layout.columns, layout.rows, .perturbation)
+        }
         return job
     }
 

@@ -149,8 +149,8 @@ extension Fractal {
         bar.finish()
         // The image and the counts are replaced together or not at all.
         let outputs = OutputSet()
-        // Each PNG records its view (a tEXt chunk, read back by --location).
-        let view = [FractalLocation(job: job).textEntry]
+        // Each PNG records its view (a tEXt chunk, read back by --location); a strip its layout.
+        let view = [job.expMap.map { ExpMapRecord.entry(job: job, layout: $0) } ?? FractalLocation(job: job).textEntry]
         if bitDepth == 16, let colour = result.colour {
             // The 16-bit PNG holds linear light: the palette's sRGB values decoded.
             if let tile {

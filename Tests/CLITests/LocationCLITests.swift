@@ -237,4 +237,30 @@ struct LocationCLITests {
             #expect(!box.exists("x.png"))
         }
     }
+
+    @Test("--color and --light: recorded in the PNG and rendered again from it; --de writes a grey PFM of distances")
+    func distanceColouring() throws {
+        try withSandbox { box in
+            let a = try box.run(Self.deep + ["--color", "slope", "--light", "120,0.75", "-o", "a.png", "--de", "a.pfm"])
+            try #require(a.status == 0, "\(a)")
+            let view = try Self.record(box, "a.png")
+            #expect(view["color"] == "slope" && view["light"] == "120.0,0.75", "\(view)")
+            let b = try box.run(["fractal", "--location", "a.png", "-o", "b.png"])
+            #expect(b.status == 0, "\(b)")
+            #expect(try box.bytes("a.png") == box.bytes("b.png"), "--location renders the slope-shaded PNG again")
+            let pfm = try PFM.read(box.path("a.pfm"))
+            #expect(pfm.width == 24 && pfm.height == 16)
+            #expect(pfm.pixels.contains { $0 > 0 }, "the view has distances")
+            #expect(String(decoding: try box.bytes("a.pfm").prefix(3), as: UTF8.self) == "Pf\n", "a grey PFM")
+            // A count-coloured PNG records neither.
+            let c = try box.run(Self.deep + ["-o", "c.png"])
+            #expect(c.status == 0, "\(c)")
+            #expect(try Self.record(box, "c.png")["color"] == nil)
+            let bad = try box.run(["fractal", "burning-ship", "--color", "de", "-o", "x.png"])
+            expectCleanFailure(bad, kind: .runtime, mentions: ["mandelbrot and julia"])
+            let frames = try box.run(Self.deep + ["--frames", "2", "--de", "x.pfm", "-o", "f"])
+            expectCleanFailure(frames, kind: .validation, mentions: ["--de"])
+            #expect(!box.exists("x.png") && !box.exists("x.pfm"))
+        }
+    }
 }

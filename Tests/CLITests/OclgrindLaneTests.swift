@@ -124,6 +124,22 @@ private let fractalCases: [OclgrindCase] = fractalPrecisionCases() + fractalForm
                         "--center", DeepLocations.misiurewicz41.re + "," + DeepLocations.misiurewicz41.im]),
     OclgrindCase(name: "fractal julia perturbation 1e20 (interior)", args: juliaPerturbationArgs),
     OclgrindCase(name: "fractal burning-ship perturbation 1e100 ss2", args: burningShipPerturbationArgs),
+    // The power step and the derivative (distance and slope colouring), plain (the GPU form: one
+    // sample a work-item, float escape blocks) and perturbed.
+    OclgrindCase(name: "fractal power 5 slope", args: ["fractal", "mandelbrot", "--power", "5", "--center", "0,0", "--size", "16x12",
+                                                       "--iterations", "48", "--color", "slope", "--smooth"]),
+    OclgrindCase(name: "fractal julia double de ss2", args: ["fractal", "julia", "--size", "12x8", "--iterations", "60",
+                                                             "--precision", "double", "--color", "de", "--ss", "2"]),
+    OclgrindCase(name: "fractal power 3 perturbation 1e1000 de",
+                 args: ["fractal", "mandelbrot", "--power", "3", "--size", "12x8", "--iterations", "3000", "--zoom", "1e1000",
+                        "--color", "de", "--center",
+                        DeepLocations.multibrotMisiurewicz[0].re + "," + DeepLocations.multibrotMisiurewicz[0].im]),
+    OclgrindCase(name: "fractal exp-map strip to 1e30",
+                 args: ["fractal", "mandelbrot", "--exp-map", "8", "--iterations", "300", "--zoom", "1e30",
+                        "--center", DeepLocations.misiurewicz41.re + "," + DeepLocations.misiurewicz41.im]),
+    OclgrindCase(name: "fractal mandelbrot perturbation 1e300 slope without BLA",
+                 args: ["fractal", "mandelbrot", "--size", "12x8", "--iterations", "4000", "--zoom", "1e300", "--color", "slope",
+                        "--no-bla", "--center", DeepLocations.misiurewicz41.re + "," + DeepLocations.misiurewicz41.im]),
 ] + cpuFormFractalCases
 
 /// The fractal kernels' CPU forms (what PoCL runs: LANES samples or pixels per work-item) on the
@@ -144,6 +160,9 @@ private let cpuFormFractalCases: [OclgrindCase] = ["16", "4"].flatMap { lanes in
                      env: ["GLINT_KERNEL_LANES": lanes]),
         OclgrindCase(name: "fractal \(lanes) lanes ss2 table",
                      args: ["fractal", "julia", "--size", "21x9", "--iterations", "50", "--ss", "2", "--palette", "tutorial"],
+                     env: ["GLINT_KERNEL_LANES": lanes]),
+        OclgrindCase(name: "fractal \(lanes) lanes de",
+                     args: ["fractal", "mandelbrot", "--size", "21x9", "--iterations", "60", "--color", "de"],
                      env: ["GLINT_KERNEL_LANES": lanes]),
         OclgrindCase(name: "fractal \(lanes) lanes smooth 16-bit grey",
                      args: ["fractal", "mandelbrot", "--size", "21x9", "--iterations", "60", "--smooth", "--palette", "grey",

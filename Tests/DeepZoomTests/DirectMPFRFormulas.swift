@@ -52,19 +52,7 @@ struct DirectMPFRFormula {
         var count: UInt32 = 0
         for _ in 0..<maxIterations {
             if power > 2 {
-                // p = z^power, then z = p + c
-                mpfr_set(pr, x, MPFR_RNDN)
-                mpfr_set(pi, y, MPFR_RNDN)
-                for _ in 1..<power {
-                    mpfr_mul(t, pr, y, MPFR_RNDN)
-                    mpfr_mul(pr, pr, x, MPFR_RNDN)
-                    mpfr_mul(m, pi, y, MPFR_RNDN)
-                    mpfr_sub(pr, pr, m, MPFR_RNDN)
-                    mpfr_mul(pi, pi, x, MPFR_RNDN)
-                    mpfr_add(pi, pi, t, MPFR_RNDN)
-                }
-                mpfr_add(x, pr, cr, MPFR_RNDN)
-                mpfr_add(y, pi, ci, MPFR_RNDN)
+                Self.powerStep(x, y, cr, ci, power: power, scratch: (pr, pi, t, m))
                 mpfr_sqr(x2, x, MPFR_RNDN)
                 mpfr_sqr(y2, y, MPFR_RNDN)
                 mpfr_add(m, x2, y2, MPFR_RNDN)
@@ -98,25 +86,12 @@ struct DirectMPFRFormula {
     /// power − 1 complex products); the binary exponent of the larger part of z3 − z2 (a large
     /// negative number where z2 is a fixed point) and z2 as Doubles.
     static func preperiodicCheck(re: String, im: String, power: Int, bits: Int) -> (residualExponent: Int, z2: (Double, Double)) {
-        let v = UnsafeMutablePointer<__mpfr_struct>.allocate(capacity: 9)
-        for i in 0..<9 { mpfr_init2(v + i, mpfr_prec_t(bits)) }
-        defer { for i in 0..<9 { mpfr_clear(v + i) }; v.deallocate(); MPFRNumber.releaseThreadCaches() }
-        let cr = v, ci = v + 1, x = v + 2, y = v + 3, pr = v + 4, pi = v + 5, t = v + 6, x2 = v + 7, y2 = v + 8
+        let v = UnsafeMutablePointer<__mpfr_struct>.allocate(capacity: 10)
+        for i in 0..<10 { mpfr_init2(v + i, mpfr_prec_t(bits)) }
+        defer { for i in 0..<10 { mpfr_clear(v + i) }; v.deallocate(); MPFRNumber.releaseThreadCaches() }
+        let cr = v, ci = v + 1, x = v + 2, y = v + 3, pr = v + 4, pi = v + 5, t = v + 6, x2 = v + 7, y2 = v + 8, u = v + 9
         precondition(mpfr_set_str(cr, re, 10, MPFR_RNDN) == 0 && mpfr_set_str(ci, im, 10, MPFR_RNDN) == 0)
-        func step() {
-            mpfr_set(pr, x, MPFR_RNDN)
-            mpfr_set(pi, y, MPFR_RNDN)
-            for _ in 1..<power {
-                mpfr_mul(t, pr, y, MPFR_RNDN)
-                mpfr_mul(pr, pr, x, MPFR_RNDN)
-                mpfr_mul(x2, pi, y, MPFR_RNDN)
-                mpfr_sub(pr, pr, x2, MPFR_RNDN)
-                mpfr_mul(pi, pi, x, MPFR_RNDN)
-                mpfr_add(pi, pi, t, MPFR_RNDN)
-            }
-            mpfr_add(x, pr, cr, MPFR_RNDN)
-            mpfr_add(y, pi, ci, MPFR_RNDN)
-        }
+        func step() { powerStep(x, y, cr, ci, power: power, scratch: (pr, pi, t, u)) }
         mpfr_set(x, cr, MPFR_RNDN)
         mpfr_set(y, ci, MPFR_RNDN)
         step()
@@ -128,5 +103,24 @@ struct DirectMPFRFormula {
         mpfr_sub(y, y, y2, MPFR_RNDN)
         func exponent(_ a: UnsafeMutablePointer<__mpfr_struct>) -> Int { mpfr_zero_p(a) != 0 ? Int.min / 2 : Int(mpfr_get_exp(a)) }
         return (max(exponent(x), exponent(y)), z2)
+    }
+
+    typealias MPFR = UnsafeMutablePointer<__mpfr_struct>
+
+    /// z ← z^power + c in place, z^power as power − 1 complex products, with four scratch numbers.
+    static func powerStep(_ x: MPFR, _ y: MPFR, _ cr: MPFR, _ ci: MPFR, power: Int, scratch: (MPFR, MPFR, MPFR, MPFR)) {
+        let (pr, pi, t, u) = scratch
+        mpfr_set(pr, x, MPFR_RNDN)
+        mpfr_set(pi, y, MPFR_RNDN)
+        for _ in 1..<power {
+            mpfr_mul(t, pr, y, MPFR_RNDN)
+            mpfr_mul(pr, pr, x, MPFR_RNDN)
+            mpfr_mul(u, pi, y, MPFR_RNDN)
+            mpfr_sub(pr, pr, u, MPFR_RNDN)
+            mpfr_mul(pi, pi, x, MPFR_RNDN)
+            mpfr_add(pi, pi, t, MPFR_RNDN)
+        }
+        mpfr_add(x, pr, cr, MPFR_RNDN)
+        mpfr_add(y, pi, ci, MPFR_RNDN)
     }
 }

@@ -127,6 +127,29 @@ import Testing
         }
     }
 
+    /// POST /api/locate: the period-3 minibrot near −1.75, and a one-line refusal off mandelbrot.
+    @Test func locateFindsTheMinibrot() async throws {
+        try await withApp { client in
+            try await client.execute(uri: "/api/locate", method: .post,
+                                     body: Self.jobBody("fractal", ["mandelbrot", "--center", "-1.75,0", "--zoom", "10"],
+                                                        extra: [("feature", .string("minibrot"))])) { response in
+                #expect(response.status == .ok, "\(Self.text(response))")
+                let doc = try #require(Self.json(response))
+                #expect(doc["summary"]?.stringValue?.contains("period 3") == true, "\(Self.text(response))")
+                #expect(doc["center"]?.stringValue?.hasPrefix("-1.7") == true, "\(Self.text(response))")
+                #expect((doc["iterations"]?.intValue ?? 0) >= 300)
+            }
+            try await client.execute(uri: "/api/locate", method: .post,
+                                     body: Self.jobBody("fractal", ["julia"], extra: [("feature", .string("minibrot"))])) { response in
+                Self.expectError(response, 400, "Mandelbrot set")
+            }
+            try await client.execute(uri: "/api/locate", method: .post,
+                                     body: Self.jobBody("fractal", ["mandelbrot"], extra: [("feature", .string("bulb"))])) { response in
+                Self.expectError(response, 400, "minibrot or misiurewicz")
+            }
+        }
+    }
+
     @Test func refusalsAreOneLineJSON() async throws {
         try await withApp(maxPixels: 20000, maxBody: 4096) { client in
             try await client.execute(uri: "/api/render", method: .post,

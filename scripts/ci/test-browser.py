@@ -493,6 +493,7 @@ class PageTest:
         cli_box = self.el("fractal-cli").get_attribute("value")
         self.check(cli_box == frame["command"], f"the CLI box does not show the server's command: {cli_box!r} vs {frame['command']!r}")
         self.auto_iterations(view)
+        self.locate_and_colour(view)
         # The picture for the screenshot.
         self.go(view, ["mandelbrot", "--size", "640x400"] + FIXED_FRACTAL[3:5] + ["--zoom", "500"] + FIXED_FRACTAL[6:])
         self.screenshot("serve-fractal.png")
@@ -513,6 +514,25 @@ class PageTest:
         fixed = args[:-1] + [str(n)]
         self.same_as_cli(view, "fractal", fixed, "fractal-auto")
         log(f"  fractal: --iterations auto at 1e9 found {n}; the .kfr records it and the CLI with it gives the same picture")
+
+    def locate_and_colour(self, view):
+        """"Nearest minibrot" goes to the view glint locate finds; the colouring menu adds --color,
+        and the distance-estimate picture is the command line's."""
+        self.go(view, ["mandelbrot", "--size", "96x60", "--center", "-1.75,0", "--zoom", "10", "--iterations", "300"])
+        n = self.current(view)
+        self.el("fractal-locate-minibrot").click()
+        self.finished(view, n)
+        args = self.args(view)
+        zoom = float(args[args.index("--zoom") + 1])
+        self.check(zoom > 20 and args[args.index("--center") + 1] != "-1.75,0", f"Nearest minibrot did not move the view: {args}")
+        n = self.current(view)
+        Select(self.el("fractal-color")).select_by_visible_text("de")
+        self.finished(view, n)
+        args = self.args(view)
+        self.check("--color" in args and args[args.index("--color") + 1] == "de", f"the colouring menu did not add --color de: {args}")
+        self.same_as_cli(view, "fractal", args, "fractal-de")
+        Select(self.el("fractal-color")).select_by_visible_text("count")
+        log(f"  fractal: Nearest minibrot went to --zoom {zoom:g}; --color de equals the command line's")
 
     def rtow(self):
         view = "rtow"

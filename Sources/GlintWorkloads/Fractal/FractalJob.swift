@@ -118,6 +118,9 @@ public struct FractalJob: Sendable {
     /// its height (`--light ANGLE,HEIGHT`).
     public var lightAngle = 45.0
     public var lightHeight = 1.5
+    /// An exponential-map strip (`--exp-map`) of the zoom from 1 to this view's, instead of the
+    /// view: width and height are then the strip's columns and rows (mandelbrot, perturbation).
+    public var expMap: ExpMapLayout?
     /// Samples per pixel side (ss x ss samples per pixel).
     public var supersampling = 1
     public var precision: Precision = .float
@@ -155,6 +158,14 @@ public struct FractalJob: Sendable {
         }
         guard power == 2 || formula == .mandelbrot else {
             throw GlintError(field: "power", "\(power) is for mandelbrot only (\(formula.name) is quadratic)")
+        }
+        if let expMap {
+            guard formula == .mandelbrot, precision == .perturbation, supersampling == 1, colouring == .count else {
+                throw GlintError(field: "exp-map", "a strip renders mandelbrot by perturbation, one sample a pixel, coloured by count")
+            }
+            guard width == expMap.columns, height == expMap.rows else {
+                throw GlintError(field: "exp-map", "the strip is \(expMap.columns)x\(expMap.rows) (got \(width)x\(height))")
+            }
         }
         if colouring != .count {
             guard formula == .mandelbrot || formula == .julia else {
@@ -319,6 +330,7 @@ extension FractalJob: PixelIdentifiable {
         identity.add("colour", fields: maxIterations, bailout, palette.name, smooth, supersampling, precision.rawValue, bla)
         identity.add("power", fields: power)
         identity.add("shading", fields: colouring.rawValue, lightAngle, lightHeight)
+        identity.add("expMap", fields: expMap?.columns ?? 0)
         identity.add("texture", texture)
     }
 }

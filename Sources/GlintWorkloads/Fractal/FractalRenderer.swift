@@ -93,6 +93,7 @@ public enum FractalRenderer {
         let distanceOut = SharedBuffer(distance)
         let formula = job.formula, precision = job.precision, skip = job.skipInterior
         let deriv = job.colouring != .count || outputs.distance
+        let strip = job.expMap.map { ExpMapTables($0) }
         let palette = job.palette, texture = job.texture
         let lut = FractalCPU.usesLUT(p) ? FractalCPU.paletteLUT(p, formula: formula, palette: palette) : nil
         // One sample per pixel from the palette table, no texture and no float colour: each
@@ -126,7 +127,7 @@ public enum FractalRenderer {
                                              counts: sampleCounts + o, mags: mags + o, u: u.map { $0 + 2 * o })
                 } else if let orbit {
                     PerturbationCPU.row(orbit: orbit, table: table, width: w, height: h, supersampling: ss, sy: sy,
-                                        counts: sampleCounts + o, mags: mags + o, u: u.map { $0 + 2 * o })
+                                        counts: sampleCounts + o, mags: mags + o, u: u.map { $0 + 2 * o }, strip: strip)
                 } else {
                     FractalCPU.escapeRow(p, formula: formula, precision: precision, skip: skip, sy: sy,
                                          counts: sampleCounts + o, mags: mags + o, u: u.map { $0 + 2 * o })
@@ -174,7 +175,9 @@ public enum FractalRenderer {
                                        power: job.power)
         p.scale_bits = orbit.spacingMantissa.bitPattern
         p.scale = 0
-        let table = job.bla ? BLATable(orbit: orbit, dcMax: PerturbationCPU.dcMax(orbit: orbit, width: view.width, height: view.height)) : nil
+        // A strip's samples reach out to its top radius.
+        let dcMax = job.expMap.map { $0.radius } ?? PerturbationCPU.dcMax(orbit: orbit, width: view.width, height: view.height)
+        let table = job.bla ? BLATable(orbit: orbit, dcMax: dcMax) : nil
         return (p, orbit, table)
     }
 
@@ -248,6 +251,12 @@ public enum FractalRenderer {
         ] + powerDefines(job.power))
         let formulaEscape = try formulaOrbit.map { try formulaKernel($0, on: cc, derivative: deriv) }
         let perturbDefines = PerturbationCPU.kernelDefines + powerDefines(job.power) + ["DERIV=\(deriv ? 1 : 0)"]
+            + (job.expMap == nil ? [] : ["EXPMAP=1"])
+        // An exp-map strip's per-column angles and per-row radii (one dummy element each otherwise).
+        let expStrip = job.expMap.map { ExpMapTables($0) }
+        let stripCols = try Buffer<Double>(queue: cc.queue, copying: expStrip?.columns ?? [0])
+        let stripRowM = try Buffer<Double>(queue: cc.queue, copying: expStrip?.rowMantissa ?? [0])
+        let stripRowE = try Buffer<Int32>(queue: cc.queue, copying: expStrip?.rowExponent ?? [0])
         let escape = try formulaEscape ?? (orbit == nil ? try program.kernel(isTexture ? "fractal_escape_texture" : "fractal_escape")
                                                         : try cc.program("perturb.cl", defines: perturbDefines).kernel("perturb_escape"))
         // The reference orbit, uploaded once for every strip.
@@ -301,7 +310,7 @@ public enum FractalRenderer {
             let sampleRows = Int32(rows * ss)
             let firstSampleRow = Int32((y0 + row) * ss)
             // The derivative's output, for distance and slope colouring.
-            let uArgument: [any KernelArgument] = deriv ? [u] : []
+            let uArgument: [any KernelArgument] = (deriv ? [u] : []) + (expStrip == nil ? [] : [stripCols, stripRowM, stripRowE])
             if let formulaOrbit {
                 try escape.setArguments([counts, mags] + uArgument + [orbitRe, orbitIm, Int32(formulaOrbit.mainCount),
                                         Int32(formulaOrbit.count), Int32(formulaOrbit.spacingExponent), StructArgument(p),

@@ -37,6 +37,7 @@ struct ServeRoutes: Sendable {
             .post("compare") { request, _ in try await compare(request) }
             .post("upload") { request, _ in try await upload(request) }
             .post("location") { request, _ in try await location(request) }
+            .post("locate") { request, _ in try await locate(request) }
     }
 
     // MARK: Answers
@@ -183,6 +184,47 @@ struct ServeRoutes: Sendable {
         let bytes = try await body(request)
         let added = try context.uploads.add(bytes, maxPixels: context.maxPixels)
         return Self.json(.object([("id", .string(added.token)), ("width", .int(Int64(added.width))), ("height", .int(Int64(added.height)))]))
+    }
+
+    /// The minibrot or Misiurewicz point nearest a Mandelbrot view (glint locate), found in a
+    /// render slot within the render time limit: the view that shows it.
+    func locate(_ request: Request) async throws -> Response {
+        let doc = try JSON.requestObject(try await body(request))
+        let job = try job(doc)
+        guard let fractal = job.command as? Fractal else { throw ServeError.bad("locate finds features of a fractal view; this job is \(job.workload)") }
+        let feature = try doc.optionalString("feature") ?? ZoomTarget.minibrot.rawValue
+        guard let target = ZoomTarget(rawValue: feature) else {
+            throw ServeError.bad("\"feature\" is minibrot or misiurewicz (got \(JSON.printable(feature, limit: 20)))")
+        }
+        let view: FractalJob
+        do {
+            try fractal.loadLocation()
+            view = fractal.baseJob()
+        } catch { throw ServeError.from(error, preparing: true) }
+        guard view.formula == .mandelbrot, view.power == 2 else {
+            throw ServeError.bad("locate finds the Mandelbrot set's features (got \(view.formula.name)\(view.power == 2 ? "" : " --power \(view.power)"))")
+        }
+        let (re, im, zoom) = (view.exactCenter.re, view.exactCenter.im, view.exactZoom)
+        let found: (center: DeepComplex, zoom: DeepNumber, iterations: Int, summary: String)
+        do {
+            found = try await context.gate.run(timeout: context.renderTimeout) {
+                switch target {
+                case .minibrot:
+                    let m = try MinibrotLocator.locate(centerRe: re, centerIm: im, zoom: zoom)
+                    return (DeepComplex(re: m.centerRe, im: m.centerIm), m.zoom, 100 * m.period,
+                            "minibrot of period \(m.period), size \(m.sizeMantissa)e\(m.sizeExponent10)")
+                case .misiurewicz:
+                    let m = try MisiurewiczLocator.locate(centerRe: re, centerIm: im, zoom: zoom)
+                    return (DeepComplex(re: m.re, im: m.im), m.zoom, m.iterations,
+                            "Misiurewicz point M(\(m.preperiod),\(m.period)), multiplier \(m.multiplierText)")
+                }
+            }
+        } catch let e as GlintError {
+            throw ServeError.bad(e.flagged.message)
+        } catch { throw ServeError.from(error, preparing: false) }
+        return Self.json(.object([("center", .string(found.center.description)), ("zoom", .string(found.zoom.plainText)),
+                                  ("iterations", .int(Int64(min(found.iterations, FractalJob.maxIterationLimit)))),
+                                  ("summary", .string(found.summary))]))
     }
 
     func location(_ request: Request) async throws -> Response {

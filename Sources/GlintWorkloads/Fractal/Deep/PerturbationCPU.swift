@@ -106,7 +106,7 @@ public enum PerturbationCPU {
     /// iterates step by step.
     public static func row(orbit: ReferenceOrbit, table: BLATable?, width: Int, height: Int, supersampling: Int, sy: Int,
                            counts: UnsafeMutablePointer<UInt32>, mags: UnsafeMutablePointer<Float>,
-                           u: UnsafeMutablePointer<Float>? = nil) {
+                           u: UnsafeMutablePointer<Float>? = nil, strip: ExpMapTables? = nil) {
         let b2 = bailout2(orbit.bailout)
         let sw = width * supersampling
         let E = orbit.spacingExponent
@@ -131,6 +131,18 @@ public enum PerturbationCPU {
                                                        dRe: d.re, dIm: d.im, exponent: E, spacing: orbit.spacingMantissa,
                                                        bailout2: b2, maxIterations: orbit.maxIterations, power: orbit.power)
                                         (counts[sx], mags[sx], u[2 * sx], u[2 * sx + 1]) = r
+                                    }
+                                    return
+                                }
+                                if let strip {
+                                    // An exp-map strip: each row its own radius and power of two.
+                                    for sx in 0..<sw {
+                                        let d = strip.offset(sx: sx, sy: sy)
+                                        let r = escape(orbitRe: re.baseAddress!, orbitIm: im.baseAddress!, orbitCount: orbit.count,
+                                                       table: view, dRe: d.re, dIm: d.im, exponent: d.exponent, bailout2: b2,
+                                                       maxIterations: orbit.maxIterations, power: orbit.power)
+                                        counts[sx] = r.count
+                                        mags[sx] = r.mag
                                     }
                                     return
                                 }
