@@ -75,6 +75,7 @@ struct Glint: AsyncParsableCommand {
               glint pulse -o pulse --frames 240 --ramp hue=0:1
               glint fractal julia --smooth --then blur --sigma 3 --then iso --depth 30 -o chain.png
               glint fractal mandelbrot --frames 120 --ramp zoom=1:1e4 -o zoom --video zoom.mp4
+              glint zoomvideo strip.png --size 1920x1080 --seconds 60 --video zoom.mp4   (strip.png from glint fractal --exp-map)
               glint compare --a cpu --b opencl fractal julia --size 800x600
               glint bench --quick
               glint fractal mandelbrot --size 7680x4320 --shard auto -o tiles/part-{shard}.png   (one Slurm array task)
@@ -84,7 +85,7 @@ struct Glint: AsyncParsableCommand {
             tolerance), 2 a usage error.
             """,
         version: "\(GlintBuild.version) (\(GlintBuild.commit.prefix(12)))",
-        subcommands: [Devices.self] + Workloads.all.map { $0 as ParsableCommand.Type } + [Merge.self, Compare.self, Bench.self, Locate.self] + serveCommands)
+        subcommands: [Devices.self] + Workloads.all.map { $0 as ParsableCommand.Type } + [ZoomVideo.self, Merge.self, Compare.self, Bench.self, Locate.self] + serveCommands)
 }
 
 #if Serve
