@@ -32,8 +32,8 @@ struct ZoomVideo: AsyncParsableCommand {
             (--video), or both; nothing is written unless every frame is.
 
             Examples:
-              glint fractal mandelbrot --center X,Y --zoom 1e100 --exp-map 1024 \\
-                  -o strip.png
+              glint fractal mandelbrot --center X,Y --zoom 1e60 --exp-map 1024 \\
+                  --iterations 20000 -o strip.png
               glint zoomvideo strip.png --size 1920x1080 --seconds 60 --video zoom.mp4
               glint zoomvideo strip.png --size 640x360 --frames 240 -o frames
             """)

@@ -50,6 +50,8 @@ public enum AutoIterations {
         p.width = max(1, Int((Double(job.width) * scale).rounded()))
         p.height = max(1, Int((Double(job.height) * scale).rounded()))
         p.supersampling = 1
+        // An exp-map strip is probed as the view at its deepest zoom.
+        p.expMap = nil
         return p
     }
 

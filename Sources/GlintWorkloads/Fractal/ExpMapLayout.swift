@@ -83,16 +83,13 @@ public struct ExpMapTables: Sendable {
     }
 }
 
-/// A strip's `glint:expmap` text chunk: the layout and the zoom it covers, for glint zoomvideo.
+/// A strip's `glint:expmap` text chunk (ExpMapStrip's record), for glint zoomvideo.
 public enum ExpMapRecord {
-    public static let keyword = "glint:expmap"
-
-    /// `key=value` lines: version, columns, rows, rows-per-octave, radius, zoom-start, zoom-end,
-    /// center.
+    /// The layout and the zoom the strip covers, from 1 to the job's.
     public static func entry(job: FractalJob, layout: ExpMapLayout) -> PNG.TextEntry {
-        let lines = ["version=1", "columns=\(layout.columns)", "rows=\(layout.rows)",
-                     "rows-per-octave=\(layout.rowsPerOctave)", "radius=\(layout.radius)", "zoom-start=1",
-                     "zoom-end=\(job.exactZoom.text)", "center=\(job.exactCenter.description)"]
-        return PNG.TextEntry(keyword: keyword, text: lines.joined(separator: "\n") + "\n")
+        PNG.TextEntry(keyword: ExpMapStrip.keyword,
+                      text: ExpMapStrip.recordText(columns: layout.columns, rows: layout.rows, rowsPerOctave: layout.rowsPerOctave,
+                                                   radius: layout.radius, zoomStart: DeepNumber(1.0), zoomEnd: job.exactZoom,
+                                                   center: job.exactCenter))
     }
 }

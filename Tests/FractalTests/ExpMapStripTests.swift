@@ -9,7 +9,7 @@ import Glibc
 
 /// Exponential-map strips (`glint fractal --exp-map`): the layout, and the Swift path against
 /// OpenCL (the strip's per-row powers of two through both perturbation phases).
-@Suite struct ExpMapTests {
+@Suite struct ExpMapStripTests {
     @Test func layout() throws {
         let l = try ExpMapLayout(columns: 1024, zoomLog2: 100)
         #expect(abs(l.rowsPerOctave - 1024 * M_LN2 / (2 * Double.pi)) < 1e-12)
