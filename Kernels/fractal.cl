@@ -259,7 +259,7 @@ __kernel void fractal_escape(__global uint* counts,      /* escape count per sam
     REALV ex = (REALV)((REAL)0), ey = ex, edr = ex, edi = ex;
 #endif
 
-#if BLOCK > 1 && FORMULA != GLINT_FORMULA_SIERPINSKI_JULIA
+#if BLOCK > 1 && FORMULA != GLINT_FORMULA_SIERPINSKI_JULIA && POWER == 2
     /* Steps in blocks of BLOCK with no escape test or count, keeping only the largest |z|^2: a
        block in which no active sample passed the bailout adds BLOCK to their counts; otherwise
        it is stepped again from its start as below, so counts and magnitudes are the same. (A

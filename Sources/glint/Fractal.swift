@@ -195,6 +195,9 @@ struct Fractal: PassSource {
                 || bitDepth == 16 || printLocation || zoomTo != nil || sizeOption != nil {
                 throw ValidationError("--exp-map renders one strip, its size from the columns and the zoom: not with --size, --frames, --shard, --then, --counts, --de, --bit-depth 16, --zoom-to or --print-location")
             }
+            if let p = precisionOption, p != "auto", p != Precision.perturbation.rawValue {
+                throw ValidationError("--exp-map renders by perturbation (every row a zoom of its own): not with --precision \(p)")
+            }
         }
         if printLocation && animation.isAnimation {
             throw ValidationError("--print-location prints one view; it does not go with --frames")

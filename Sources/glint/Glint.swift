@@ -85,7 +85,7 @@ struct Glint: AsyncParsableCommand {
             tolerance), 2 a usage error.
             """,
         version: "\(GlintBuild.version) (\(GlintBuild.commit.prefix(12)))",
-        subcommands: [Devices.self] + Workloads.all.map { $0 as ParsableCommand.Type } + [ZoomVideo.self, Merge.self, Compare.self, Bench.self, Locate.self] + serveCommands)
+        subcommands: [Devices.self] + Workloads.all.map { $0 as ParsableCommand.Type } + [Merge.self, Compare.self, Bench.self, Locate.self, ZoomVideo.self] + serveCommands)
 }
 
 #if Serve

@@ -47,6 +47,8 @@ struct ExpMapCLITests {
             expectCleanFailure(deep, kind: .runtime, mentions: ["rows"])
             let julia = try box.run(["fractal", "julia", "--zoom", "1e6", "--exp-map", "64", "-o", "s.png"])
             expectCleanFailure(julia, kind: .runtime, mentions: ["mandelbrot"])
+            let double = try box.run(["fractal", "mandelbrot", "--zoom", "1e6", "--exp-map", "64", "--precision", "double", "-o", "s.png"])
+            expectCleanFailure(double, kind: .validation, mentions: ["perturbation"])
             #expect(!box.exists("s.png"))
         }
     }

@@ -50,8 +50,11 @@ public enum AutoIterations {
         p.width = max(1, Int((Double(job.width) * scale).rounded()))
         p.height = max(1, Int((Double(job.height) * scale).rounded()))
         p.supersampling = 1
-        // An exp-map strip is probed as the view at its deepest zoom.
-        p.expMap = nil
+        // An exp-map strip is probed as a square view at its zoom (its rows past that may want more).
+        if job.expMap != nil {
+            p.expMap = nil
+            (p.width, p.height) = (side, side)
+        }
         return p
     }
 

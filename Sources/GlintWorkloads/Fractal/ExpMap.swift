@@ -11,11 +11,11 @@ import Glibc
 ///
 ///     version=1
 ///     columns=1024                  (W: the image's width)
-///     rows=37600                    (H: the image's height)
+///     rows=8359                     (H: the image's height)
 ///     rows-per-octave=112.9620...   (R = W·ln2/(2π): strip pixels are square in log-polar)
-///     radius=2                      (r0: the radius in the plane at the top edge, v = 0)
+///     radius=4.0                    (r0: the radius in the plane at the top edge, v = 0)
 ///     zoom-start=1                  (Z0: the first frame's zoom, Glint's convention)
-///     zoom-end=1e100                (Z1: the last frame's zoom, larger than Z0)
+///     zoom-end=1e18                 (Z1: the last frame's zoom, larger than Z0)
 ///     center=-0.743...,0.131...     (the zoom's centre: recorded, not used to assemble frames)
 ///
 /// `radius`, `zoom-start` and `zoom-end` are decimal texts of any size (1e1000), read as

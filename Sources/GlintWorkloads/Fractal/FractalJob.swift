@@ -171,9 +171,9 @@ public struct FractalJob: Sendable {
             guard formula == .mandelbrot || formula == .julia else {
                 throw GlintError(field: "color", "\(colouring.rawValue) colours mandelbrot and julia (it needs the complex derivative, which \(formula.name) has not)")
             }
-            guard lightAngle.isFinite, abs(lightAngle) <= 360, lightHeight.isFinite, (0...100).contains(lightHeight) else {
-                throw GlintError(field: "light", "the angle must be within ±360 degrees and the height 0 to 100 (got \(lightAngle),\(lightHeight))")
-            }
+        }
+        guard lightAngle.isFinite, abs(lightAngle) <= 360, lightHeight.isFinite, (0...100).contains(lightHeight) else {
+            throw GlintError(field: "light", "the angle must be within ±360 degrees and the height 0 to 100 (got \(lightAngle),\(lightHeight))")
         }
         if precision == .perturbation {
             guard formula.perturbs else {

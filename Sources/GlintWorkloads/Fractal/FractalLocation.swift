@@ -221,9 +221,9 @@ public struct FractalLocation: Sendable {
             colouring = c
         }
         if let v = seen["light"] {
-            let parts = v.split(separator: ",").compactMap { Double($0) }
-            guard parts.count == 2, parts.allSatisfy(\.isFinite) else { throw Self.bad("light", v) }
-            light = (parts[0], parts[1])
+            let parts = v.split(separator: ",", omittingEmptySubsequences: false).map { Double($0) }
+            guard parts.count == 2, let a = parts[0], let h = parts[1], a.isFinite, h.isFinite else { throw Self.bad("light", v) }
+            light = (a, h)
         }
     }
 

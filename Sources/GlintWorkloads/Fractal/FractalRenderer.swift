@@ -48,6 +48,11 @@ public enum FractalRenderer {
     public static func render(_ job: FractalJob, on backend: Backend, outputs: Outputs = Outputs(),
                               progress: Progress? = nil) async throws -> FractalResult {
         try job.validate()
+        if outputs.distance {
+            guard job.formula == .mandelbrot || job.formula == .julia, job.expMap == nil else {
+                throw GlintError(field: "de", "distances are mandelbrot's and julia's (got \(job.formula.name)\(job.expMap == nil ? "" : " as a strip"))")
+            }
+        }
         let start = Clock.now()
         var result: FractalResult
         switch backend {
@@ -247,7 +252,9 @@ public enum FractalRenderer {
             "FORMULA=\(job.formula.rawValue)", "DOUBLE=\(job.precision == .double ? 1 : 0)",
             "LANES=\(lanes)", "SKIP=\(job.skipInterior && job.power == 2 ? 1 : 0)",
             "TRACK_MAG=\(job.smooth || deriv ? 1 : 0)", "DERIV=\(deriv ? 1 : 0)",
-            "BLOCK=\(escapeBlock(lanes: lanes, double: job.precision == .double))",
+            // Blocks rely on z²'s orbit passing inf before NaN; a higher power can overflow to NaN
+            // in one step, which a block's peak would miss.
+            "BLOCK=\(job.power == 2 ? escapeBlock(lanes: lanes, double: job.precision == .double) : 1)",
         ] + powerDefines(job.power))
         let formulaEscape = try formulaOrbit.map { try formulaKernel($0, on: cc, derivative: deriv) }
         let perturbDefines = PerturbationCPU.kernelDefines + powerDefines(job.power) + ["DERIV=\(deriv ? 1 : 0)"]

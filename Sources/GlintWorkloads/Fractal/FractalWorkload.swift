@@ -25,6 +25,8 @@ public enum FractalWorkload: Workload {
         var exactZoom: String? = nil
         var bla = true
         var colouring = Colouring.count
+        /// An exp-map strip of this many columns instead of a view (the size from the zoom).
+        var stripColumns: Int? = nil
     }
 
     /// Perturbation at zoom `zoom` into `point` (DeepLocations), with BLA or step by step
@@ -45,7 +47,16 @@ public enum FractalWorkload: Workload {
                 make(deep("", DeepLocations.elephant30b, "1e300", iterations: 50000), w, h),
                 make(deep("", DeepLocations.elephant30b, "1e300", iterations: 50000, bla: false), sw, sh),
                 make(deep("", DeepLocations.misiurewicz41, "1e1000", iterations: 10000), w, h),
-                make(deepDistance, w, h)]
+                make(deepDistance, w, h),
+                make(strip(columns: 16 * scale), 0, 0)]
+    }
+
+    /// An exp-map strip from zoom 1 to 1e300 at M(4,1) (`--exp-map`): rows from zoom 1 down to
+    /// deltas in the tiny phase, every row a zoom of its own.
+    static func strip(columns: Int) -> Spec {
+        var s = deep("", DeepLocations.misiurewicz41, "1e300", iterations: 5000)
+        (s.name, s.stripColumns) = ("mandelbrot-expmap-1e300", columns)
+        return s
     }
 
     /// The 1e1000 case with the derivative carried (distance-estimate colouring).
@@ -117,6 +128,12 @@ public enum FractalWorkload: Workload {
         job.bla = s.bla
         job.colouring = s.colouring
         if let z = s.exactZoom { job.exactZoom = try! DeepNumber(parsing: z) }
+        var (width, height) = (width, height)
+        if let columns = s.stripColumns, let log2Zoom = job.exactZoom.log2Magnitude {
+            let layout = try! ExpMapLayout(columns: columns, zoomLog2: log2Zoom)
+            (job.expMap, job.width, job.height) = (layout, layout.columns, layout.rows)
+            (width, height) = (layout.columns, layout.rows)
+        }
         let frozen = job
         let parameters = JSON.object([
             ("formula", .string(s.formula.name)), ("precision", .string(s.precision.rawValue)),
