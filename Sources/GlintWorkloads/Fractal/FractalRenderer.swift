@@ -259,11 +259,12 @@ public enum FractalRenderer {
         let formulaEscape = try formulaOrbit.map { try formulaKernel($0, on: cc, derivative: deriv) }
         let perturbDefines = PerturbationCPU.kernelDefines + powerDefines(job.power) + ["DERIV=\(deriv ? 1 : 0)"]
             + (job.expMap == nil ? [] : ["EXPMAP=1"])
-        // An exp-map strip's per-column angles and per-row radii (one dummy element each otherwise).
-        let expStrip = job.expMap.map { ExpMapTables($0) }
-        let stripCols = try Buffer<Double>(queue: cc.queue, copying: expStrip?.columns ?? [0])
-        let stripRowM = try Buffer<Double>(queue: cc.queue, copying: expStrip?.rowMantissa ?? [0])
-        let stripRowE = try Buffer<Int32>(queue: cc.queue, copying: expStrip?.rowExponent ?? [0])
+        // An exp-map strip's per-column angles and per-row radii, uploaded only for a strip.
+        let stripArguments: [any KernelArgument] = try job.expMap.map { layout in
+            let t = ExpMapTables(layout)
+            return [try Buffer<Double>(queue: cc.queue, copying: t.columns), try Buffer<Double>(queue: cc.queue, copying: t.rowMantissa),
+                    try Buffer<Int32>(queue: cc.queue, copying: t.rowExponent)]
+        } ?? []
         let escape = try formulaEscape ?? (orbit == nil ? try program.kernel(isTexture ? "fractal_escape_texture" : "fractal_escape")
                                                         : try cc.program("perturb.cl", defines: perturbDefines).kernel("perturb_escape"))
         // The reference orbit, uploaded once for every strip.
@@ -283,7 +284,7 @@ public enum FractalRenderer {
         let q = cc.queue
         let counts = try Buffer<UInt32>(context: cc.context, count: samples)
         let mags = try Buffer<Float>(context: cc.context, count: samples)
-        let u = try Buffer<Float>(context: cc.context, count: deriv ? 2 * samples : 1)
+        let u: Buffer<Float>? = deriv ? try Buffer<Float>(context: cc.context, count: 2 * samples) : nil
         let texels = try Buffer<Int32>(context: cc.context, count: isTexture ? samples : 1)
         let texture = try Buffer<UInt8>(queue: q, copying: job.texture?.pixels ?? [0, 0, 0, 0])
         let strip = try Buffer<UInt8>(context: cc.context, count: stripRows * w * 4, access: .writeOnly)
@@ -317,7 +318,7 @@ public enum FractalRenderer {
             let sampleRows = Int32(rows * ss)
             let firstSampleRow = Int32((y0 + row) * ss)
             // The derivative's output, for distance and slope colouring.
-            let uArgument: [any KernelArgument] = (deriv ? [u] : []) + (expStrip == nil ? [] : [stripCols, stripRowM, stripRowE])
+            let uArgument: [any KernelArgument] = (u.map { [$0] } ?? []) + stripArguments
             if let formulaOrbit {
                 try escape.setArguments([counts, mags] + uArgument + [orbitRe, orbitIm, Int32(formulaOrbit.mainCount),
                                         Int32(formulaOrbit.count), Int32(formulaOrbit.spacingExponent), StructArgument(p),
@@ -330,7 +331,7 @@ public enum FractalRenderer {
                 try escape.setArguments(counts, mags, texels, texture, StructArgument(p), firstSampleRow, sampleRows)
             } else if fused {
                 try escape.setArguments(counts, mags, lut8, strip, StructArgument(p), firstSampleRow, sampleRows, writeCounts)
-            } else if deriv {
+            } else if let u {
                 try escape.setArguments(counts, mags, u, StructArgument(p), firstSampleRow, sampleRows, writeCounts)
             } else {
                 try escape.setArguments(counts, mags, StructArgument(p), firstSampleRow, sampleRows, writeCounts)
@@ -339,7 +340,7 @@ public enum FractalRenderer {
             if wantColour || !fused {
                 // fractal_color's arguments; its CPU form takes no texels (no image-julia), and
                 // out_f32 is there only with COLOR_F32.
-                var arguments: [any KernelArgument] = [counts, mags] + (deriv ? [u] : []) + (colorV ? [] : [texels, texture]) + [lut, strip]
+                var arguments: [any KernelArgument] = [counts, mags] + (u.map { [$0] } ?? []) + (colorV ? [] : [texels, texture]) + [lut, strip]
                 if wantColour { arguments.append(stripF32) }
                 try color.setArguments(arguments + [StructArgument(p), Int32(rows), Int32(useLUT ? 1 : 0)])
                 events.append(try cc.launch(color, items: [colorV ? (w + lanes - 1) / lanes : w, rows]))
@@ -359,7 +360,7 @@ public enum FractalRenderer {
                 }
             }
             for e in events { kernelNs += try e.durationNanoseconds() }
-            if outputs.distance {
+            if outputs.distance, let u {
                 // Every sample's count, |z|² and u for the pixels' distances.
                 let (c, m, uv) = (try counts.read(queue: q), try mags.read(queue: q), try u.read(queue: q))
                 c.withUnsafeBufferPointer { cp in
