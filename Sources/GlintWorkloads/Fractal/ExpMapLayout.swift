@@ -23,7 +23,7 @@ public struct ExpMapLayout: Sendable, Equatable {
     public let rows: Int
 
     /// Rows an octave of radius: columns·ln 2/(2π).
-    public var rowsPerOctave: Double { Double(columns) * M_LN2 / (2 * Double.pi) }
+    public var rowsPerOctave: Double { ExpMapStrip.Record.squareRowsPerOctave(columns: columns) }
     /// The radius at the top edge.
     public var radius: Double { exp2(Self.topRadiusLog2) }
 
@@ -37,8 +37,7 @@ public struct ExpMapLayout: Sendable, Equatable {
         }
         self.columns = columns
         let octaves = Self.topRadiusLog2 + Self.centreOctaves + zoomLog2
-        let r = Double(columns) * M_LN2 / (2 * Double.pi)
-        let rows = (r * octaves).rounded(.up)
+        let rows = (ExpMapStrip.Record.squareRowsPerOctave(columns: columns) * octaves).rounded(.up)
         guard rows <= Double(ImageLimits.maxSide), Double(columns) * rows <= Double(ImageLimits.maxPixels) else {
             throw GlintError(field: "exp-map", "\(columns) columns to 2^\(Int(zoomLog2)) take \(Int(min(rows, 1e15))) rows, over the image limits (\(ImageLimits.maxSide) a side, \(ImageLimits.maxPixels) pixels): use fewer columns or a shallower zoom")
         }

@@ -40,26 +40,28 @@ enum Power8: FractalPower { static var n: Int { 8 } }
 
 /// z^n + c: z multiplied by itself n - 1 times, then c added (fractal.cl's POWER step).
 enum PowerStep<P: FractalPower>: EscapeStep {
+    /// z^k as k − 1 products (fractal.cl's FRACTAL_ZPOW).
     @inline(__always)
-    static func step<L: Lanes>(x: L, y: L, x2: L, y2: L, cr: L, ci: L, hr: L, hi: L) -> (L, L) {
+    static func power<L: Lanes>(_ x: L, _ y: L, _ k: Int) -> (L, L) {
         var pr = x, pi = y
-        for _ in 1..<P.n {
+        for _ in 1..<k {
             let t = pr * x - pi * y
             pi = pr * y + pi * x
             pr = t
         }
+        return (pr, pi)
+    }
+
+    @inline(__always)
+    static func step<L: Lanes>(x: L, y: L, x2: L, y2: L, cr: L, ci: L, hr: L, hi: L) -> (L, L) {
+        let (pr, pi) = power(x, y, P.n)
         return (pr + cr, pi + ci)
     }
 
-    /// d' = n·z^(n−1)·d + ds, z^(n−1) as n − 2 products.
+    /// d' = n·z^(n−1)·d + ds.
     @inline(__always)
     static func derivative<L: Lanes>(x: L, y: L, dr: L, di: L, ds: L) -> (L, L) {
-        var qr = x, qi = y
-        for _ in 2..<P.n {
-            let t = qr * x - qi * y
-            qi = qr * y + qi * x
-            qr = t
-        }
+        let (qr, qi) = power(x, y, P.n - 1)
         let n = L(repeating: L.Scalar(P.n))
         return (n * (qr * dr - qi * di) + ds, n * (qr * di + qi * dr))
     }
@@ -216,10 +218,10 @@ enum FractalCPU {
                           sy: Int, counts: UnsafeMutablePointer<UInt32>, mags: UnsafeMutablePointer<Float>,
                           u: UnsafeMutablePointer<Float>? = nil) {
         if let u {
-            // Distance and slope colouring (mandelbrot and julia: FractalJob.validate)
+            // Distance and slope colouring (mandelbrot and julia: FractalJob.validate), |z|² always tracked.
             switch precision {
-            case .float: derivRow(FloatLanes16.self, View<Float>(p), p, formula, skip, sy, counts, mags, u)
-            case .double: derivRow(DoubleLanes8.self, View<Double>(p), p, formula, skip, sy, counts, mags, u)
+            case .float: row(FloatLanes16.self, View<Float>(p), p, formula, skip, true, sy, counts, mags, u)
+            case .double: row(DoubleLanes8.self, View<Double>(p), p, formula, skip, true, sy, counts, mags, u)
             case .perturbation: preconditionFailure("perturbation rows are PerturbationCPU.row's")
             }
             return
@@ -233,61 +235,42 @@ enum FractalCPU {
         }
     }
 
+    /// `u` (distance and slope colouring) carries the derivative and gets z/d at escape, 2 floats a sample.
     @inline(__always)
     private static func row<L: Lanes>(_: L.Type, _ v: View<L.Scalar>, _ p: GlintFractalParams, _ formula: FractalFormula,
                                       _ skip: Bool, _ trackMag: Bool, _ sy: Int,
-                                      _ counts: UnsafeMutablePointer<UInt32>, _ mags: UnsafeMutablePointer<Float>) {
+                                      _ counts: UnsafeMutablePointer<UInt32>, _ mags: UnsafeMutablePointer<Float>,
+                                      _ u: UnsafeMutablePointer<Float>? = nil) {
         switch formula {
         case .julia, .imageJulia:
-            row(L.self, QuadraticStep.self, v, p, formula, skip, trackMag, sy, counts, mags)
+            row(L.self, QuadraticStep.self, v, p, formula, skip, trackMag, sy, counts, mags, u)
         case .mandelbrot:
             // The cardioid and bulb test is power 2's.
             switch p.power {
-            case 3: row(L.self, PowerStep<Power3>.self, v, p, formula, false, trackMag, sy, counts, mags)
-            case 4: row(L.self, PowerStep<Power4>.self, v, p, formula, false, trackMag, sy, counts, mags)
-            case 5: row(L.self, PowerStep<Power5>.self, v, p, formula, false, trackMag, sy, counts, mags)
-            case 6: row(L.self, PowerStep<Power6>.self, v, p, formula, false, trackMag, sy, counts, mags)
-            case 7: row(L.self, PowerStep<Power7>.self, v, p, formula, false, trackMag, sy, counts, mags)
-            case 8: row(L.self, PowerStep<Power8>.self, v, p, formula, false, trackMag, sy, counts, mags)
-            default: row(L.self, QuadraticStep.self, v, p, formula, skip, trackMag, sy, counts, mags)
+            case 3: row(L.self, PowerStep<Power3>.self, v, p, formula, false, trackMag, sy, counts, mags, u)
+            case 4: row(L.self, PowerStep<Power4>.self, v, p, formula, false, trackMag, sy, counts, mags, u)
+            case 5: row(L.self, PowerStep<Power5>.self, v, p, formula, false, trackMag, sy, counts, mags, u)
+            case 6: row(L.self, PowerStep<Power6>.self, v, p, formula, false, trackMag, sy, counts, mags, u)
+            case 7: row(L.self, PowerStep<Power7>.self, v, p, formula, false, trackMag, sy, counts, mags, u)
+            case 8: row(L.self, PowerStep<Power8>.self, v, p, formula, false, trackMag, sy, counts, mags, u)
+            default: row(L.self, QuadraticStep.self, v, p, formula, skip, trackMag, sy, counts, mags, u)
             }
         case .burningShip:
-            row(L.self, BurningShipStep.self, v, p, formula, skip, trackMag, sy, counts, mags)
+            row(L.self, BurningShipStep.self, v, p, formula, skip, trackMag, sy, counts, mags, u)
         case .sierpinskiJulia:
-            row(L.self, SierpinskiStep.self, v, p, formula, skip, trackMag, sy, counts, mags)
+            row(L.self, SierpinskiStep.self, v, p, formula, skip, trackMag, sy, counts, mags, u)
         }
     }
 
     @inline(__always)
     private static func row<L: Lanes, F: EscapeStep>(_: L.Type, _: F.Type, _ v: View<L.Scalar>, _ p: GlintFractalParams,
                                                      _ formula: FractalFormula, _ skip: Bool, _ trackMag: Bool, _ sy: Int,
-                                                     _ counts: UnsafeMutablePointer<UInt32>, _ mags: UnsafeMutablePointer<Float>) {
+                                                     _ counts: UnsafeMutablePointer<UInt32>, _ mags: UnsafeMutablePointer<Float>,
+                                                     _ u: UnsafeMutablePointer<Float>?) {
         let sw = Int(p.width * p.ss)
         for x in stride(from: 0, to: sw, by: L.count) {
             escape(L.self, F.self, view: v, formula: formula, skip: skip, trackMag: trackMag, maxIter: Int(p.max_iter),
-                   x0: x, sy: sy, sw: sw, counts: counts + x, mags: mags + x)
-        }
-    }
-
-    /// A sample row with the derivative (fractal_escape built with DERIV), |z|² always tracked.
-    private static func derivRow<L: Lanes>(_: L.Type, _ v: View<L.Scalar>, _ p: GlintFractalParams, _ formula: FractalFormula,
-                                           _ skip: Bool, _ sy: Int, _ counts: UnsafeMutablePointer<UInt32>, _ mags: UnsafeMutablePointer<Float>,
-                                           _ u: UnsafeMutablePointer<Float>) {
-        let sw = Int(p.width * p.ss)
-        func run<F: EscapeStep>(_: F.Type, skip: Bool) {
-            for x in stride(from: 0, to: sw, by: L.count) {
-                escape(L.self, F.self, view: v, formula: formula, skip: skip, trackMag: true, maxIter: Int(p.max_iter),
-                       x0: x, sy: sy, sw: sw, counts: counts + x, mags: mags + x, deriv: true, u: u + 2 * x)
-            }
-        }
-        switch p.power {
-        case 3: run(PowerStep<Power3>.self, skip: false)
-        case 4: run(PowerStep<Power4>.self, skip: false)
-        case 5: run(PowerStep<Power5>.self, skip: false)
-        case 6: run(PowerStep<Power6>.self, skip: false)
-        case 7: run(PowerStep<Power7>.self, skip: false)
-        case 8: run(PowerStep<Power8>.self, skip: false)
-        default: run(QuadraticStep.self, skip: skip)
+                   x0: x, sy: sy, sw: sw, counts: counts + x, mags: mags + x, deriv: u != nil, u: u.map { $0 + 2 * x })
         }
     }
 

@@ -121,39 +121,29 @@ public enum PerturbationCPU {
                                 let view = table == nil || t.levels == 0 ? nil
                                     : Table(reals: tr.baseAddress!, ints: ti.baseAddress!, offsets: to.baseAddress!,
                                             counts: tc.baseAddress!, levels: t.levels, maxR2: t.maxR2)
-                                if let u {
-                                    // Distance and slope colouring: the derivative too, z/d at escape.
+                                /// Every sample of the row: its offset from the strip's tables or the view's
+                                /// grid, and with `u` the derivative too (z/d at escape).
+                                func samples<D: PerturbationEscape.DerivativeMode>(_: D.Type) {
                                     for sx in 0..<sw {
-                                        let d = sampleDelta(sx: sx, sy: sy, width: width, height: height,
-                                                            supersampling: supersampling, spacing: orbit.spacingMantissa)
-                                        let r = escape(PerturbationEscape.WithDerivative.self, orbitRe: re.baseAddress!,
-                                                       orbitIm: im.baseAddress!, orbitCount: orbit.count, table: view,
-                                                       dRe: d.re, dIm: d.im, exponent: E, spacing: orbit.spacingMantissa,
-                                                       bailout2: b2, maxIterations: orbit.maxIterations, power: orbit.power)
-                                        (counts[sx], mags[sx], u[2 * sx], u[2 * sx + 1]) = r
-                                    }
-                                    return
-                                }
-                                if let strip {
-                                    // An exp-map strip: each row its own radius and power of two.
-                                    for sx in 0..<sw {
-                                        let d = strip.offset(sx: sx, sy: sy)
-                                        let r = escape(orbitRe: re.baseAddress!, orbitIm: im.baseAddress!, orbitCount: orbit.count,
-                                                       table: view, dRe: d.re, dIm: d.im, exponent: d.exponent, bailout2: b2,
+                                        let d: (re: Double, im: Double, exponent: Int)
+                                        if let strip {
+                                            d = strip.offset(sx: sx, sy: sy)
+                                        } else {
+                                            let o = sampleDelta(sx: sx, sy: sy, width: width, height: height,
+                                                                supersampling: supersampling, spacing: orbit.spacingMantissa)
+                                            d = (o.re, o.im, E)
+                                        }
+                                        let r = escape(D.self, orbitRe: re.baseAddress!, orbitIm: im.baseAddress!,
+                                                       orbitCount: orbit.count, table: view, dRe: d.re, dIm: d.im,
+                                                       exponent: d.exponent, spacing: orbit.spacingMantissa, bailout2: b2,
                                                        maxIterations: orbit.maxIterations, power: orbit.power)
                                         counts[sx] = r.count
                                         mags[sx] = r.mag
+                                        if let u { (u[2 * sx], u[2 * sx + 1]) = (r.ur, r.ui) }
                                     }
-                                    return
                                 }
-                                for sx in 0..<sw {
-                                    let d = sampleDelta(sx: sx, sy: sy, width: width, height: height,
-                                                        supersampling: supersampling, spacing: orbit.spacingMantissa)
-                                    let r = escape(orbitRe: re.baseAddress!, orbitIm: im.baseAddress!, orbitCount: orbit.count,
-                                                   table: view, dRe: d.re, dIm: d.im, exponent: E, bailout2: b2,
-                                                   maxIterations: orbit.maxIterations, power: orbit.power)
-                                    counts[sx] = r.count
-                                    mags[sx] = r.mag
+                                if u != nil { samples(PerturbationEscape.WithDerivative.self) } else {
+                                    samples(PerturbationEscape.NoDerivative.self)
                                 }
                             }
                         }

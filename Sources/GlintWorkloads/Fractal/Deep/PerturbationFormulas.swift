@@ -23,27 +23,33 @@ public enum PerturbationFormulas {
         let b2 = PerturbationCPU.bailout2(orbit.bailout)
         return orbit.re.withUnsafeBufferPointer { re in
             orbit.im.withUnsafeBufferPointer { im in
-                escape(orbit.formula, re.baseAddress!, im.baseAddress!, orbit.mainCount, orbit.count, dRe, dIm, exponent,
-                       b2, orbit.maxIterations)
+                let r = escape(PerturbationEscape.NoDerivative.self, orbit.formula, re.baseAddress!, im.baseAddress!,
+                               orbit.mainCount, orbit.count, dRe, dIm, exponent, 0, b2, orbit.maxIterations)
+                return (r.count, r.mag)
             }
         }
     }
 
+    /// One sample, with the derivative when `D` says so (julia: FractalJob.validate refuses it for
+    /// burning-ship); `spacing` is the pixel spacing's mantissa.
     @inline(__always)
-    private static func escape(_ formula: FractalFormula, _ re: UnsafePointer<Double>, _ im: UnsafePointer<Double>,
-                               _ mainCount: Int, _ orbitCount: Int, _ dRe: Double, _ dIm: Double, _ E: Int,
-                               _ b2: Double, _ maxIterations: Int) -> (count: UInt32, mag: Float) {
+    private static func escape<D: PerturbationEscape.DerivativeMode>(
+        _: D.Type, _ formula: FractalFormula, _ re: UnsafePointer<Double>, _ im: UnsafePointer<Double>,
+        _ mainCount: Int, _ orbitCount: Int, _ dRe: Double, _ dIm: Double, _ E: Int, _ spacing: Double,
+        _ b2: Double, _ maxIterations: Int
+    ) -> PerturbationEscape.Outcome {
         precondition(mainCount >= 2 && orbitCount >= mainCount + 2, "each reference orbit has at least 2 points")
         let orbit = PerturbationEscape.Orbit(re: re, im: im, mainStart: 0, mainLast: mainCount - 1,
                                              criticalStart: mainCount, criticalLast: orbitCount - 1)
         return formula == .julia
-            ? PerturbationEscape.escape(JuliaDelta.self, orbit, nil, dRe: dRe, dIm: dIm, E: E, bailout2: b2,
-                                        maxIterations: maxIterations)
-            : PerturbationEscape.escape(BurningShipDelta.self, orbit, nil, dRe: dRe, dIm: dIm, E: E, bailout2: b2,
-                                        maxIterations: maxIterations)
+            ? PerturbationEscape.escape(JuliaDelta.self, D.self, orbit, nil, dRe: dRe, dIm: dIm, E: E, spacing: spacing,
+                                        bailout2: b2, maxIterations: maxIterations)
+            : PerturbationEscape.escape(BurningShipDelta.self, D.self, orbit, nil, dRe: dRe, dIm: dIm, E: E, spacing: spacing,
+                                        bailout2: b2, maxIterations: maxIterations)
     }
 
-    /// One sample row `sy` of a view: `width × supersampling` counts and mags.
+    /// One sample row `sy` of a view: `width × supersampling` counts and mags, and with `u` (julia's
+    /// distance and slope colouring) z/d at escape, 2 floats a sample.
     public static func row(orbit: FormulaOrbit, width: Int, height: Int, supersampling: Int, sy: Int,
                            counts: UnsafeMutablePointer<UInt32>, mags: UnsafeMutablePointer<Float>,
                            u: UnsafeMutablePointer<Float>? = nil) {
@@ -52,28 +58,19 @@ public enum PerturbationFormulas {
         let E = orbit.spacingExponent
         orbit.re.withUnsafeBufferPointer { re in
             orbit.im.withUnsafeBufferPointer { im in
-                if let u {
-                    // Distance and slope colouring (julia): the derivative dz/dz0 too.
-                    precondition(orbit.formula == .julia, "the derivative is julia's and mandelbrot's")
-                    let o = PerturbationEscape.Orbit(re: re.baseAddress!, im: im.baseAddress!, mainStart: 0,
-                                                     mainLast: orbit.mainCount - 1, criticalStart: orbit.mainCount,
-                                                     criticalLast: orbit.count - 1)
+                func samples<D: PerturbationEscape.DerivativeMode>(_: D.Type) {
                     for sx in 0..<sw {
                         let d = PerturbationCPU.sampleDelta(sx: sx, sy: sy, width: width, height: height,
                                                             supersampling: supersampling, spacing: orbit.spacingMantissa)
-                        (counts[sx], mags[sx], u[2 * sx], u[2 * sx + 1]) = PerturbationEscape.escape(
-                            JuliaDelta.self, PerturbationEscape.WithDerivative.self, o, nil, dRe: d.re, dIm: d.im, E: E,
-                            spacing: orbit.spacingMantissa, bailout2: b2, maxIterations: orbit.maxIterations)
+                        let r = escape(D.self, orbit.formula, re.baseAddress!, im.baseAddress!, orbit.mainCount, orbit.count,
+                                       d.re, d.im, E, orbit.spacingMantissa, b2, orbit.maxIterations)
+                        counts[sx] = r.count
+                        mags[sx] = r.mag
+                        if let u { (u[2 * sx], u[2 * sx + 1]) = (r.ur, r.ui) }
                     }
-                    return
                 }
-                for sx in 0..<sw {
-                    let d = PerturbationCPU.sampleDelta(sx: sx, sy: sy, width: width, height: height, supersampling: supersampling,
-                                        spacing: orbit.spacingMantissa)
-                    let r = escape(orbit.formula, re.baseAddress!, im.baseAddress!, orbit.mainCount, orbit.count,
-                                   d.re, d.im, E, b2, orbit.maxIterations)
-                    counts[sx] = r.count
-                    mags[sx] = r.mag
+                if u != nil { samples(PerturbationEscape.WithDerivative.self) } else {
+                    samples(PerturbationEscape.NoDerivative.self)
                 }
             }
         }
