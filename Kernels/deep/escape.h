@@ -199,8 +199,14 @@ DEEP_INLINE void Deep_Escape(const int formula,
     s.mag = 0.0f;
     int tiny = xd < PERTURB_TINY_LIMIT;
 #if DERIV
+#if EXPMAP
+    /* A strip row's pixel side, its radius times 2π/columns (ExpMapTables.spacing). */
+    const double angle = 2.0 * M_PI / (double)sw;
+    const FloatExpC sc = { rm * angle, 0.0, strip_row_e[row0 + ly] };
+#else
     const double spacing = as_double(p.scale_bits);
     const FloatExpC sc = { spacing, 0.0, spacing_exp };  /* the pixel spacing: d's step by c */
+#endif
     DoubleC zc;                                         /* the sample's z                 */
     zc.re = orbit_re[s.m] + dc.re;
     zc.im = orbit_im[s.m] + dc.im;

@@ -153,10 +153,16 @@ struct Fractal: PassSource {
 
     @Option(name: .customLong("exp-map"), parsing: .unconditional,
             help: ArgumentHelp("Render the zoom from 1 to --zoom at --center as an exponential-map strip of this many columns, for glint zoomvideo (mandelbrot, by perturbation; 8 to \(ExpMapLayout.maxColumns)).",
-                               discussion: "Column x is the angle 2π(x + 0.5)/columns, row y the radius 4·2^(-(y + 0.5)/R) with R = columns·ln 2/(2π) rows an octave (square pixels in log-polar terms); the rows run 2^12 past 1/zoom. The PNG records the layout (a glint:expmap text chunk). A 1080p frame's rim needs about 6,900 columns for one strip pixel a frame pixel; 1024 or 2048 columns soften the outer frame a little. The image limits bound the rows: 1024 columns reach about 2^270, 256 columns 2^1150.",
+                               discussion: "Column x is the angle 2π(x + 0.5)/columns, row y the radius 4·2^(-(y + 0.5)/R) with R = columns·ln 2/(2π) rows an octave (square pixels in log-polar terms); the rows run 2^12 past 1/zoom. The PNG records the layout (a glint:expmap text chunk). A 1080p frame's rim needs about 6,900 columns for one strip pixel a frame pixel; 1024 or 2048 columns soften the outer frame a little. One PNG holds \(ImageLimits.maxSide) rows (1024 columns reach about 2^276, 256 columns 2^1150); a deeper strip is written as segments NAME-01.png, NAME-02.png, ... from -o NAME.png, consecutive ones sharing the 14 octaves one frame reads, which glint zoomvideo takes together. --color de and slope shade a strip too (distances in strip pixels).",
                                valueName: "columns"),
             transform: wholeNumber("--exp-map", 8...ExpMapLayout.maxColumns))
     var expMapColumns: Int?
+
+    @Option(name: .customLong("segment-rows"), parsing: .unconditional,
+            help: ArgumentHelp("With --exp-map, cut the strip into segments of this many rows (default: as many as one PNG holds).",
+                               discussion: "Each segment is a strip PNG of its own (NAME-01.png, ...), smaller to hold and to move; it must be longer than the 14 octaves consecutive segments share (14·R + 3 rows)."),
+            transform: wholeNumber("--segment-rows", 2...ImageLimits.maxSide))
+    var segmentRows: Int?
 
     @Option(name: .customLong("de"),
             help: ArgumentHelp("Also write each pixel's distance estimate as a grey PFM, in pixels (mandelbrot and julia).",
@@ -189,6 +195,9 @@ struct Fractal: PassSource {
         if let location, (try? FractalLocation.load(location)) == nil { return }
         if formulaArgument == nil && location == nil {
             throw ValidationError("missing the formula: glint fractal \(FractalFormula.allCases.map(\.name).joined(separator: "|")) [options], or --location FILE (see 'glint fractal --help')")
+        }
+        if segmentRows != nil && expMapColumns == nil {
+            throw ValidationError("--segment-rows cuts an exp-map strip: give --exp-map COLUMNS")
         }
         if expMapColumns != nil {
             if animation.isAnimation || shard != nil || !Chain.passes.isEmpty || counts != nil || distanceFile != nil
@@ -305,10 +314,23 @@ struct Fractal: PassSource {
             guard let log2Zoom = job.exactZoom.log2Magnitude, !job.exactZoom.isNegative else {
                 throw GlintError(field: "zoom", "must be a positive number")
             }
-            let layout = try ExpMapLayout(columns: columns, zoomLog2: log2Zoom)
+            let layout = try ExpMapLayout.segments(columns: columns, zoomLog2: log2Zoom, segmentRows: segmentRows)[0]
             (job.expMap, job.width, job.height, job.precision) = (layout, layout.columns, layout.rows, .perturbation)
         }
         return job
+    }
+
+    /// The strip's segments for `job` (one: the whole strip), with the files they go to: -o
+    /// itself for a whole strip, else NAME-01.png, NAME-02.png, ... beside it.
+    func stripSegments(_ job: FractalJob) throws -> [(layout: ExpMapLayout, file: String)] {
+        guard let columns = expMapColumns, let log2Zoom = job.exactZoom.log2Magnitude else { return [] }
+        let layouts = try ExpMapLayout.segments(columns: columns, zoomLog2: log2Zoom, segmentRows: segmentRows)
+        if layouts.count == 1 { return [(layouts[0], outputFile)] }
+        let stem = String(outputFile.dropLast(4)), digits = max(2, String(layouts.count).count)
+        return layouts.enumerated().map { k, layout in
+            let number = String(k + 1)
+            return (layout, stem + "-" + String(repeating: "0", count: digits - number.count) + number + ".png")
+        }
     }
 
     /// -o, or a default; with --shard, {shard} in it becomes the shard's number.
@@ -332,6 +354,10 @@ struct Fractal: PassSource {
             }
             try given.validate()
             let job = try await resolvingIterations(given)
+            if expMapColumns != nil, case let segments = try stripSegments(job), segments.count > 1 {
+                try await renderSegments(job, segments)
+                return
+            }
             if !Chain.passes.isEmpty {
                 try await runChain(job)
                 return

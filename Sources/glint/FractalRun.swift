@@ -127,6 +127,37 @@ extension Fractal {
         }
     }
 
+    /// An exp-map strip too deep for one PNG: its segments one after the other on one backend,
+    /// written together or not at all.
+    func renderSegments(_ job: FractalJob, _ segments: [(layout: ExpMapLayout, file: String)]) async throws {
+        for (_, file) in segments { try checkWritable(file, option: "-o") }
+        let backend = try await device.backend(forFractal: job)
+        let bar = ProgressBar("fractal", quiet: out.quiet)
+        let start = Clock.now()
+        let outputs = OutputSet()
+        let total = Double(segments.reduce(0) { $0 + $1.layout.rows })
+        var done = 0, kernels = 0.0
+        for (layout, file) in segments {
+            var part = job
+            (part.expMap, part.height) = (layout, layout.rows)
+            let before = Double(done)
+            let result = try await FractalRenderer.render(part, on: backend, progress: { bar.update((before + $0 * Double(layout.rows)) / total) })
+            kernels += result.kernelSeconds
+            try outputs.stage(file, PNG.encode(result.image, alpha: false, text: [ExpMapRecord.entry(job: part, layout: layout)]))
+            done += layout.rows
+        }
+        try outputs.commit()
+        bar.finish()
+        if !out.quiet {
+            let how = job.bla ? "perturbation" : "perturbation without BLA"
+            var summary = RunSummary(wrote: "\(segments[0].file) to \(segments[segments.count - 1].file)")
+            for part in ["\(segments.count) segments of \(job.width) columns, \(segments[0].layout.wholeRows) rows in all",
+                         "\(job.formula.name), \(how)", backend.label, "\(fmt((Clock.now() - start) * 1000, 1)) ms"] { summary.add(part) }
+            summary.kernels(kernels, on: backend)
+            print(summary.line)
+        }
+    }
+
     /// One image (or with --shard its band), with its counts where asked: written together or not at all.
     func renderStill(_ job: FractalJob) async throws {
         let file = outputFile, countsFile = self.countsFile

@@ -28,6 +28,12 @@ struct ZoomVideo: AsyncParsableCommand {
             octave a frame wants 0.69 x D rows an octave (763 at 1080p), which square pixels give \
             exactly when the columns suffice.
 
+            Depth: one PNG holds at most \(ImageLimits.maxSide) rows, so glint fractal cuts a \
+            strip that needs more (1024 columns past about 1e83, 1920 past 1e42) into segments, \
+            strip-01.png, strip-02.png, ..., consecutive ones sharing the 14 octaves one frame \
+            reads. Give them all (strip-*.png, in any order): each frame is assembled from the \
+            segment that holds it, and one segment is decoded at a time.
+
             Frames are written as DIR/frame_00000.png, ... (-o), encoded as a video by ffmpeg \
             (--video), or both; nothing is written unless every frame is.
 
@@ -36,10 +42,11 @@ struct ZoomVideo: AsyncParsableCommand {
                   --iterations 20000 -o strip.png
               glint zoomvideo strip.png --size 1920x1080 --seconds 60 --video zoom.mp4
               glint zoomvideo strip.png --size 640x360 --frames 240 -o frames
+              glint zoomvideo strip-*.png --size 1920x1080 --seconds 90 --video deep.mp4
             """)
 
-    @Argument(help: ArgumentHelp("The strip: a PNG from glint fractal --exp-map.", valueName: "strip.png"))
-    var strip: String
+    @Argument(help: ArgumentHelp("The strip: a PNG from glint fractal --exp-map, or all the segments of one.", valueName: "strip.png"))
+    var strips: [String]
 
     @Option(parsing: .unconditional, help: "Frame size WxH (sides 1 to \(ImageLimits.maxSide)).", transform: imageSize("--size"))
     var size: ImageSize
@@ -87,8 +94,8 @@ struct ZoomVideo: AsyncParsableCommand {
         if let output { try checkFrameFolder(output, option: "-o") }
         if let video {
             try checkWritable(video, option: "--video")
-            if FileIO.exists(strip) && canonical(video) == canonical(strip) {
-                throw ValidationError("--video \(video) is the strip itself: give the video another name")
+            for strip in strips where FileIO.exists(strip) && canonical(video) == canonical(strip) {
+                throw ValidationError("--video \(video) is the strip \(strip) itself: give the video another name")
             }
         }
     }
@@ -103,15 +110,23 @@ struct ZoomVideo: AsyncParsableCommand {
         try await reportingErrors(verbose: out.verbose) {
             png.apply()
             let n = try frameCount()
-            let strip = try ExpMapStrip(contentsOf: self.strip)
+            let sequence = try ExpMapSequence(paths: strips)
             let (w, h) = (size.width, size.height)
-            if out.verbose { print(resolutionNote(strip, width: w, height: h)) }
+            if out.verbose { print(resolutionNote(sequence.first, width: w, height: h)) }
             let sink = try ZoomOutput(folder: output, video: video, width: w, height: h, fps: fps)
             let bar = ProgressBar("zoomvideo", quiet: out.quiet)
             let start = Clock.now()
-            let frames = await ExpMapFrames(strip: strip, width: w, height: h)
+            // Frames zoom in, so each segment is decoded once, when its first frame comes.
+            var loaded = 0
+            var frames = await ExpMapFrames(strip: try sequence.load(0), width: w, height: h)
             for k in 0..<n {
-                let image = await frames.frame(zoomLog2: strip.zoomLog2(frame: k, of: n))
+                let zoomLog2 = sequence.zoomLog2(frame: k, of: n)
+                let part = sequence.part(zoomLog2: zoomLog2)
+                if part != loaded {
+                    frames = frames.reading(try sequence.load(part))
+                    loaded = part
+                }
+                let image = await frames.frame(zoomLog2: zoomLog2)
                 try sink.write(image, frame: k)
                 bar.update(Double(k + 1) / Double(n))
             }
@@ -121,9 +136,10 @@ struct ZoomVideo: AsyncParsableCommand {
                 let wall = Clock.now() - start
                 var summary = output.map { RunSummary(frames: n, shard: nil, to: $0) } ?? RunSummary(wrote: video ?? "")
                 if output == nil { summary.add("\(n) frames") }
-                let r = strip.record
-                for part in ["\(w)x\(h)", "strip \(r.columns)x\(r.rows)",
-                             "zoom \(JSON.printable(r.zoomStart.text, limit: 24)) to \(JSON.printable(r.zoomEnd.text, limit: 24))",
+                let (r, parts) = (sequence.first, sequence.parts.count)
+                let stripText = parts == 1 ? "strip \(r.columns)x\(r.rows)" : "strip of \(r.columns) columns in \(parts) segments"
+                for part in ["\(w)x\(h)", stripText,
+                             "zoom \(JSON.printable(r.zoomStart.text, limit: 24)) to \(JSON.printable(sequence.last.zoomEnd.text, limit: 24))",
                              "\(fmt(wall * 1000, 1)) ms", "\(fmt(Double(n) / wall, 1)) frames/s"] { summary.add(part) }
                 if let video, output != nil { summary.extend("; video \(video)") }
                 print(summary.line)
@@ -132,15 +148,15 @@ struct ZoomVideo: AsyncParsableCommand {
     }
 
     /// How sharp the frames can be from this strip (--verbose).
-    func resolutionNote(_ strip: ExpMapStrip, width: Int, height: Int) -> String {
+    func resolutionNote(_ record: ExpMapStrip.Record, width: Int, height: Int) -> String {
         let d = (Double(width * width + height * height)).squareRoot() / 2
         let wanted = 2 * Double.pi * d
-        let columns = Double(strip.record.columns)
+        let columns = Double(record.columns)
         let sharp = columns / (2 * Double.pi)
         if columns >= wanted {
-            return "strip: \(strip.record.columns) columns, at least one a frame pixel to the rim (\(Int(wanted.rounded(.up))) needed)"
+            return "strip: \(record.columns) columns, at least one a frame pixel to the rim (\(Int(wanted.rounded(.up))) needed)"
         }
-        return "strip: \(strip.record.columns) columns, sharp within \(Int(sharp)) pixels of the centre; the rim (\(Int(d)) pixels out) is \(fmt(wanted / columns, 1))x softer (\(Int(wanted.rounded(.up))) columns would be sharp to it)"
+        return "strip: \(record.columns) columns, sharp within \(Int(sharp)) pixels of the centre; the rim (\(Int(d)) pixels out) is \(fmt(wanted / columns, 1))x softer (\(Int(wanted.rounded(.up))) columns would be sharp to it)"
     }
 }
 

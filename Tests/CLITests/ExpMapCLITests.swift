@@ -39,12 +39,49 @@ struct ExpMapCLITests {
         }
     }
 
+    /// A strip cut into segments (--segment-rows) on OpenCL, assembled by zoomvideo from its
+    /// segments given in any order, makes the very frames the whole strip on the Swift path
+    /// makes (BLA off: the segments' tables are sized to their own rows). A missing segment, or
+    /// a strip of another zoom among them, is refused in one line.
+    @Test func segmentsMakeTheWholeStripsFrames() throws {
+        try withSandbox { box in
+            let view = ["fractal", "mandelbrot", "--center", Self.centre, "--zoom", "1e30", "--exp-map", "32", "--no-bla",
+                        "--iterations", "1500", "-q"]
+            let whole = try box.run(view + ["--device", "cpu", "-o", "whole.png"])
+            try #require(whole.status == 0, "\(whole)")
+            let cut = try box.run(view + ["--device", "opencl", "--segment-rows", "120", "-o", "strip.png"])
+            try #require(cut.status == 0, "\(cut)")
+            let parts = try FileIO.folderEntries(box.path(".")).filter { $0.hasPrefix("strip-") }.sorted()
+            #expect(parts == (1...parts.count).map { "strip-0\($0).png" } && parts.count >= 5, "\(parts)")
+            #expect(!box.exists("strip.png"))
+            let frames = ["--size", "80x45", "--frames", "12", "-q"]
+            let a = try box.run(["zoomvideo", "whole.png", "-o", "fw"] + frames)
+            let b = try box.run(["zoomvideo"] + parts.reversed() + ["-o", "fs"] + frames)
+            try #require(a.status == 0 && b.status == 0, "\(a)\n\(b)")
+            for k in 0..<12 {
+                let name = "frame_" + String(repeating: "0", count: 5 - String(k).count) + String(k) + ".png"
+                #expect(try PNG.read(box.path("fw/" + name)).pixels == PNG.read(box.path("fs/" + name)).pixels, "frame \(k)")
+            }
+            let gap = try box.run(["zoomvideo", parts[0], parts[2], "-o", "gap"] + frames)
+            expectCleanFailure(gap, kind: .runtime, mentions: ["missing", parts[0], parts[2]])
+            let end = try box.run(["zoomvideo"] + parts.dropLast() + ["-o", "end"] + frames)
+            expectCleanFailure(end, kind: .runtime, mentions: ["last segment is missing"])
+            let other = try box.run(["fractal", "mandelbrot", "--zoom", "1e4", "--exp-map", "32", "-q", "-o", "other.png"])
+            try #require(other.status == 0, "\(other)")
+            let mixed = try box.run(["zoomvideo", parts[0], "other.png", "-o", "mixed"] + frames)
+            expectCleanFailure(mixed, kind: .runtime, mentions: ["not a segment"])
+            #expect(!box.exists("gap") && !box.exists("end") && !box.exists("mixed"))
+        }
+    }
+
     @Test func refusals() throws {
         try withSandbox { box in
             let size = try box.run(["fractal", "mandelbrot", "--zoom", "1e6", "--exp-map", "64", "--size", "64x64", "-o", "s.png"])
             expectCleanFailure(size, kind: .validation, mentions: ["--exp-map"])
-            let deep = try box.run(["fractal", "mandelbrot", "--zoom", "1e1000", "--exp-map", "1024", "-o", "s.png"])
-            expectCleanFailure(deep, kind: .runtime, mentions: ["rows"])
+            let short = try box.run(["fractal", "mandelbrot", "--zoom", "1e1000", "--exp-map", "1024", "--segment-rows", "1500", "-o", "s.png"])
+            expectCleanFailure(short, kind: .runtime, mentions: ["segment-rows", "14 octaves"])
+            let alone = try box.run(["fractal", "mandelbrot", "--zoom", "1e6", "--segment-rows", "500", "-o", "s.png"])
+            expectCleanFailure(alone, kind: .validation, mentions: ["--exp-map"])
             let julia = try box.run(["fractal", "julia", "--zoom", "1e6", "--exp-map", "64", "-o", "s.png"])
             expectCleanFailure(julia, kind: .runtime, mentions: ["mandelbrot"])
             let double = try box.run(["fractal", "mandelbrot", "--zoom", "1e6", "--exp-map", "64", "--precision", "double", "-o", "s.png"])

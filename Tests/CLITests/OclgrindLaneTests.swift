@@ -137,6 +137,10 @@ private let fractalCases: [OclgrindCase] = fractalPrecisionCases() + fractalForm
     OclgrindCase(name: "fractal exp-map strip to 1e30",
                  args: ["fractal", "mandelbrot", "--exp-map", "8", "--iterations", "300", "--zoom", "1e30",
                         "--center", DeepLocations.misiurewicz41.re + "," + DeepLocations.misiurewicz41.im]),
+    // A strip's derivative in each row's own pixels (the row's radius times 2π/columns).
+    OclgrindCase(name: "fractal exp-map strip to 1e30 de",
+                 args: ["fractal", "mandelbrot", "--exp-map", "8", "--iterations", "300", "--zoom", "1e30", "--color", "de",
+                        "--center", DeepLocations.misiurewicz41.re + "," + DeepLocations.misiurewicz41.im]),
     OclgrindCase(name: "fractal mandelbrot perturbation 1e300 slope without BLA",
                  args: ["fractal", "mandelbrot", "--size", "12x8", "--iterations", "4000", "--zoom", "1e300", "--color", "slope",
                         "--no-bla", "--center", DeepLocations.misiurewicz41.re + "," + DeepLocations.misiurewicz41.im]),

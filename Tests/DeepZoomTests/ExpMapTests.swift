@@ -191,6 +191,17 @@ import Glibc
                                                          PNG.TextEntry(keyword: "Comment", text: "x"),
                                                          PNG.TextEntry(keyword: "glint:expmap", text: small.text)])
         #expect(strip.record == small)
+        // A segment's first row and whole strip's rows print and read back; bad ones are refused.
+        var segment = r
+        (segment.firstRow, segment.wholeRows) = (12_000, 400_000)
+        #expect(segment.text.hasSuffix("\nfirst-row=12000\nwhole-rows=400000"))
+        #expect(try ExpMapStrip.Record(parsing: segment.text) == segment)
+        for (bad, key) in [("first-row=-1", "first-row"), ("first-row=x", "first-row"), ("first-row=1e3", "first-row"),
+                           ("whole-rows=100", "whole-rows"), ("whole-rows=2000000000000", "whole-rows")] {
+            #expect { try ExpMapStrip.Record(parsing: text + "\n" + bad) } throws: {
+                ($0 as? GlintError)?.message.contains(key) == true
+            }
+        }
     }
 
     @Test("records that are refused, each with one line", arguments: [

@@ -17,14 +17,21 @@ import Glibc
 ///     zoom-start=1                  (Z0: the first frame's zoom, Glint's convention)
 ///     zoom-end=1e18                 (Z1: the last frame's zoom, larger than Z0)
 ///     center=-0.743...,0.131...     (the zoom's centre: recorded, not used to assemble frames)
+///     first-row=0                   (a: for a segment of a longer strip, its first row's index
+///                                    in the whole strip; absent means 0)
+///     whole-rows=377000             (for a segment: the whole strip's rows; absent for a whole strip)
 ///
 /// `radius`, `zoom-start` and `zoom-end` are decimal texts of any size (1e1000), read as
 /// `DeepNumber`s and used only through their log2, so nothing underflows at any depth. Unknown
 /// keys are ignored.
 ///
 /// Geometry: at strip position (u, v), u in [0, W) and v in [0, H), the radius is
-/// r0·2^(−v/R) and the angle 2π·u/W, counter-clockwise from +re (+re to the right of the picture,
-/// +im up). Strip pixel (x, y) is the sample at u = x + 0.5, v = y + 0.5.
+/// r0·2^(−(a + v)/R) and the angle 2π·u/W, counter-clockwise from +re (+re to the right of the
+/// picture, +im up). Strip pixel (x, y) is the sample at u = x + 0.5, v = y + 0.5.
+///
+/// A zoom deeper than one image's rows reach is written as segments, each a strip of its own
+/// with `first-row` set and the zooms it serves whole (ExpMapLayout.segments); `ExpMapSequence`
+/// reads them together.
 public struct ExpMapStrip: Sendable {
     /// The PNG text keyword of the record.
     public static let keyword = "glint:expmap"
@@ -34,6 +41,10 @@ public struct ExpMapStrip: Sendable {
     public struct Record: Sendable, Equatable {
         public var columns: Int
         public var rows: Int
+        /// a: the first row's index in the whole strip (0 but for a segment).
+        public var firstRow: Int
+        /// A segment's whole strip's rows (nil for a whole strip).
+        public var wholeRows: Int?
         /// R: rows per halving of the radius.
         public var rowsPerOctave: Double
         /// r0: the radius at the top edge, in plane units.
@@ -42,16 +53,16 @@ public struct ExpMapStrip: Sendable {
         public var zoomEnd: DeepNumber
         public var center: DeepComplex
 
-        public init(columns: Int, rows: Int, rowsPerOctave: Double, radius: DeepNumber,
+        public init(columns: Int, rows: Int, firstRow: Int = 0, wholeRows: Int? = nil, rowsPerOctave: Double, radius: DeepNumber,
                     zoomStart: DeepNumber, zoomEnd: DeepNumber, center: DeepComplex) {
-            (self.columns, self.rows, self.rowsPerOctave) = (columns, rows, rowsPerOctave)
+            (self.columns, self.rows, self.firstRow, self.wholeRows, self.rowsPerOctave) = (columns, rows, firstRow, wholeRows, rowsPerOctave)
             (self.radius, self.zoomStart, self.zoomEnd, self.center) = (radius, zoomStart, zoomEnd, center)
         }
 
         /// The `key=value` text, one field a line, each decimal as given.
         public var text: String {
-            ExpMapStrip.recordText(columns: columns, rows: rows, rowsPerOctave: rowsPerOctave, radius: radius,
-                                   zoomStart: zoomStart, zoomEnd: zoomEnd, center: center)
+            ExpMapStrip.recordText(columns: columns, rows: rows, firstRow: firstRow, wholeRows: wholeRows, rowsPerOctave: rowsPerOctave,
+                                   radius: radius, zoomStart: zoomStart, zoomEnd: zoomEnd, center: center)
         }
 
         /// R for square strip pixels: W·ln2/(2π).
@@ -83,6 +94,21 @@ public struct ExpMapStrip: Sendable {
             do throws(GlintError) { try ImageLimits.check(width: columns, height: rows) } catch {
                 throw Self.garbled("columns=\(columns), rows=\(rows): \(error.message)")
             }
+            var firstRow = 0
+            if let a = seen["first-row"] {
+                // 2^40 rows bound any strip (ExpMapLayout): larger is no strip's.
+                guard let n = Int(a), (0...(1 << 40)).contains(n) else {
+                    throw Self.garbled("first-row=\(JSON.printable(a, limit: 20)) is not a whole number from 0 to 2^40")
+                }
+                firstRow = n
+            }
+            var wholeRows: Int?
+            if let t = seen["whole-rows"] {
+                guard let n = Int(t), n >= firstRow + rows, n <= 1 << 40 else {
+                    throw Self.garbled("whole-rows=\(JSON.printable(t, limit: 20)) is not a whole number from first-row + rows to 2^40")
+                }
+                wholeRows = n
+            }
             let r = try value("rows-per-octave")
             guard let rowsPerOctave = Double(r), rowsPerOctave.isFinite, rowsPerOctave > 0 else {
                 throw Self.garbled("rows-per-octave=\(JSON.printable(r, limit: 40)) is not a positive finite number")
@@ -98,7 +124,7 @@ public struct ExpMapStrip: Sendable {
             guard parts.count == 2, let re = try? DeepNumber(parsing: parts[0]), let im = try? DeepNumber(parsing: parts[1]) else {
                 throw Self.garbled("center=\(JSON.printable(c, limit: 40)) is not two decimal numbers RE,IM")
             }
-            self.init(columns: columns, rows: rows, rowsPerOctave: rowsPerOctave, radius: radius,
+            self.init(columns: columns, rows: rows, firstRow: firstRow, wholeRows: wholeRows, rowsPerOctave: rowsPerOctave, radius: radius,
                       zoomStart: zoomStart, zoomEnd: zoomEnd, center: DeepComplex(re: re, im: im))
         }
 
@@ -173,9 +199,10 @@ public struct ExpMapStrip: Sendable {
 
     /// The record's text for a strip, as the strip's renderer writes it (the tEXt chunk's text
     /// under `keyword`): one `key=value` line each, LF-separated, decimals as given.
-    public static func recordText(columns: Int, rows: Int, rowsPerOctave: Double, radius: DeepNumber,
+    /// `first-row` and `whole-rows` are written for segments only (a whole strip reads the same without them).
+    public static func recordText(columns: Int, rows: Int, firstRow: Int = 0, wholeRows: Int? = nil, rowsPerOctave: Double, radius: DeepNumber,
                                   zoomStart: DeepNumber, zoomEnd: DeepNumber, center: DeepComplex) -> String {
-        [
+        ([
             "version=\(version)",
             "columns=\(columns)",
             "rows=\(rows)",
@@ -184,28 +211,112 @@ public struct ExpMapStrip: Sendable {
             "zoom-start=\(zoomStart.text)",
             "zoom-end=\(zoomEnd.text)",
             "center=\(center.re.text),\(center.im.text)",
-        ].joined(separator: "\n")
+        ] + (firstRow == 0 ? [] : ["first-row=\(firstRow)"]) + (wholeRows.map { ["whole-rows=\($0)"] } ?? [])).joined(separator: "\n")
     }
 
     /// As above with the top edge's radius a Double (finite and positive).
-    public static func recordText(columns: Int, rows: Int, rowsPerOctave: Double, radius: Double,
+    public static func recordText(columns: Int, rows: Int, firstRow: Int = 0, wholeRows: Int? = nil, rowsPerOctave: Double, radius: Double,
                                   zoomStart: DeepNumber, zoomEnd: DeepNumber, center: DeepComplex) -> String {
-        recordText(columns: columns, rows: rows, rowsPerOctave: rowsPerOctave, radius: DeepNumber(radius),
+        recordText(columns: columns, rows: rows, firstRow: firstRow, wholeRows: wholeRows, rowsPerOctave: rowsPerOctave, radius: DeepNumber(radius),
                    zoomStart: zoomStart, zoomEnd: zoomEnd, center: center)
     }
 
     /// log2 of frame k's zoom in a sequence of `count` (at least 2) from Z0 to Z1: equal steps
     /// in log2, a zoom at constant speed.
     public func zoomLog2(frame k: Int, of count: Int) -> Double {
+        Self.zoomLog2(frame: k, of: count, from: zoomStartLog2, to: zoomEndLog2)
+    }
+
+    static func zoomLog2(frame k: Int, of count: Int, from start: Double, to end: Double) -> Double {
         precondition(count >= 2 && (0..<count).contains(k), "frame \(k) of \(count)")
-        if k == count - 1 { return zoomEndLog2 }
-        return zoomStartLog2 + (zoomEndLog2 - zoomStartLog2) * Double(k) / Double(count - 1)
+        if k == count - 1 { return end }
+        return start + (end - start) * Double(k) / Double(count - 1)
     }
 
     /// The frame at the zoom 2^`zoomLog2`, `width` x `height` pixels (Glint's zoom: at zoom 1 the
     /// height spans 2 units), resampled bilinearly from the strip (`ExpMapFrames`).
     public func frame(zoomLog2: Double, width: Int, height: Int) async -> Image8 {
         await ExpMapFrames(strip: self, width: width, height: height).frame(zoomLog2: zoomLog2)
+    }
+}
+
+/// The strips of one zoom read together: one strip, or the segments `glint fractal --exp-map`
+/// writes when the zoom needs more rows than one image holds, in any order. Only their records
+/// are read here; each strip's pixels are decoded when its first frame is assembled (`load`),
+/// so a long zoom holds one segment in memory at a time.
+public struct ExpMapSequence: Sendable {
+    public struct Part: Sendable {
+        public let path: String
+        public let record: ExpMapStrip.Record
+        /// log2 of the first and last frame zooms the part serves whole.
+        public let zoomStartLog2: Double
+        public let zoomEndLog2: Double
+    }
+
+    /// The parts by first row.
+    public let parts: [Part]
+
+    /// The records of the PNGs at `paths`, checked to be parts of one zoom that join up (same
+    /// columns, rows an octave, radius and centre; no gap between one's last zoom and the next
+    /// one's first). Every error is one line naming the file.
+    public init(paths: [String]) throws(GlintError) {
+        guard !paths.isEmpty else { throw GlintError("no strip given") }
+        var parts: [Part] = []
+        for path in paths {
+            let head = try FileIO.readHead(path, count: 8)
+            guard head == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] else {
+                throw GlintError("\(path) is not a PNG file (a strip is the PNG glint fractal --exp-map writes)")
+            }
+            guard let entry = try PNG.readText(path).last(where: { $0.keyword == ExpMapStrip.keyword }) else {
+                throw GlintError("\(path) has no exp-map record (no \(ExpMapStrip.keyword) text chunk): not a strip from glint fractal --exp-map")
+            }
+            let record: ExpMapStrip.Record
+            do throws(GlintError) { record = try ExpMapStrip.Record(parsing: entry.text) } catch { throw GlintError("\(path): \(error.message)") }
+            parts.append(Part(path: path, record: record, zoomStartLog2: record.zoomStart.log2Magnitude ?? 0,
+                              zoomEndLog2: record.zoomEnd.log2Magnitude ?? 0))
+        }
+        parts.sort { $0.record.firstRow < $1.record.firstRow }
+        for (a, b) in zip(parts, parts.dropFirst()) {
+            let (ra, rb) = (a.record, b.record)
+            guard ra.columns == rb.columns, ra.rowsPerOctave == rb.rowsPerOctave, ra.radius.text == rb.radius.text,
+                  ra.center.re.text == rb.center.re.text, ra.center.im.text == rb.center.im.text else {
+                throw GlintError("\(b.path) is not a segment of the zoom \(a.path) belongs to (its columns, radius or centre differ)")
+            }
+            guard ra.wholeRows == rb.wholeRows else {
+                throw GlintError("\(a.path) and \(b.path) are segments of two strips (\(ra.wholeRows.map(String.init) ?? "whole") and \(rb.wholeRows.map(String.init) ?? "whole") rows): give one render's segments")
+            }
+            guard ra.firstRow != rb.firstRow else { throw GlintError("\(a.path) and \(b.path) are the same segment (first row \(ra.firstRow))") }
+            // The record's decimals keep 15 digits: a rounding's worth of overlap is no gap.
+            guard b.zoomStartLog2 <= a.zoomEndLog2 + 1e-9 * max(1, abs(a.zoomEndLog2)) else {
+                throw GlintError("a segment is missing between \(a.path) (to zoom \(JSON.printable(ra.zoomEnd.text, limit: 24))) and \(b.path) (from \(JSON.printable(rb.zoomStart.text, limit: 24)))")
+            }
+        }
+        if let whole = parts[parts.count - 1].record.wholeRows, parts[parts.count - 1].record.firstRow + parts[parts.count - 1].record.rows != whole {
+            throw GlintError("the strip's last segment is missing: \(parts[parts.count - 1].path) ends at row \(parts[parts.count - 1].record.firstRow + parts[parts.count - 1].record.rows) of \(whole)")
+        }
+        self.parts = parts
+    }
+
+    public var zoomStartLog2: Double { parts[0].zoomStartLog2 }
+    public var zoomEndLog2: Double { parts[parts.count - 1].zoomEndLog2 }
+    public var first: ExpMapStrip.Record { parts[0].record }
+    public var last: ExpMapStrip.Record { parts[parts.count - 1].record }
+
+    /// log2 of frame k's zoom of `count`, from the first part's first zoom to the last part's last.
+    public func zoomLog2(frame k: Int, of count: Int) -> Double {
+        ExpMapStrip.zoomLog2(frame: k, of: count, from: zoomStartLog2, to: zoomEndLog2)
+    }
+
+    /// The part a frame at 2^zoomLog2 is assembled from: the last one that starts at or before it.
+    public func part(zoomLog2: Double) -> Int {
+        parts.lastIndex(where: { $0.zoomStartLog2 <= zoomLog2 }) ?? 0
+    }
+
+    /// Part i's strip, pixels and all; its record must still be the one read first.
+    public func load(_ i: Int) throws(GlintError) -> ExpMapStrip {
+        let strip = try ExpMapStrip(contentsOf: parts[i].path)
+        guard strip.record == parts[i].record else { throw GlintError("\(parts[i].path) changed while the video was made") }
+        return strip
     }
 }
 
@@ -225,6 +336,9 @@ public struct ExpMapFrames: Sendable {
     public let height: Int
     /// Per pixel: u − 0.5, the strip column in pixel-centre coordinates.
     private let column: [Float]
+    /// The strip's first row in the whole strip, subtracted from each whole-strip row (exactly:
+    /// the row is below 2^40, so a segment reads the very rows and weights the whole strip would).
+    private let firstRow: Double
     /// Per pixel: −R·log2 |(a, b)| − 0.5, the strip row at the shift 0 (+infinity at the centre
     /// of a frame with odd sides, which then reads the last row).
     private let row: [Float]
@@ -232,6 +346,7 @@ public struct ExpMapFrames: Sendable {
     public init(strip: ExpMapStrip, width: Int, height: Int) async {
         precondition(width >= 1 && height >= 1 && width * height <= ImageLimits.maxPixels, "frame size \(width)x\(height)")
         (self.strip, self.width, self.height) = (strip, width, height)
+        firstRow = Double(strip.record.firstRow)
         let n = width * height
         let columnStore = UnsafeMutableBufferPointer<Float>.allocate(capacity: n)
         let rowStore = UnsafeMutableBufferPointer<Float>.allocate(capacity: n)
@@ -253,6 +368,19 @@ public struct ExpMapFrames: Sendable {
         row = Array(rowStore)
     }
 
+    private init(strip: ExpMapStrip, sharing other: ExpMapFrames) {
+        (self.strip, width, height, column, row) = (strip, other.width, other.height, other.column, other.row)
+        firstRow = Double(strip.record.firstRow)
+    }
+
+    /// The same frames from another strip of the same columns and rows an octave (the next
+    /// segment of a zoom): the per-pixel tables are shared, not computed again.
+    public func reading(_ strip: ExpMapStrip) -> ExpMapFrames {
+        precondition(strip.record.columns == self.strip.record.columns && strip.record.rowsPerOctave == self.strip.record.rowsPerOctave,
+                     "a strip of another geometry")
+        return ExpMapFrames(strip: strip, sharing: self)
+    }
+
     /// v at zoom 1 for |(a, b)| = 1 pixel: R·(log2 r0 − log2(2/Hf)); a frame adds R·log2 z.
     var baseShift: Double {
         strip.record.rowsPerOctave * (strip.radiusLog2 - (1 - log2(Double(height))))
@@ -267,7 +395,7 @@ public struct ExpMapFrames: Sendable {
         let store = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: w * h * 4)
         defer { store.deallocate() }
         let out = SharedBuffer(store)
-        let (column, row, pixels) = (column, row, strip.image.pixels)
+        let (column, row, pixels, firstRow) = (column, row, strip.image.pixels, firstRow)
         await CPUParallel.forEach(h) { py in
             column.withUnsafeBufferPointer { column in
                 row.withUnsafeBufferPointer { row in
@@ -282,7 +410,7 @@ public struct ExpMapFrames: Sendable {
                             var x1 = x0 + 1
                             if x1 >= columns { x1 -= columns }
                             // Beyond the ends the first or last row; NaN (no zoom) reads the first.
-                            var y = Double(row[i]) + shift
+                            var y = (Double(row[i]) + shift) - firstRow
                             if !(y > 0) { y = 0 }
                             if y > lastRow { y = lastRow }
                             let y0 = Int(y)

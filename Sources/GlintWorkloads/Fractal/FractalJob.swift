@@ -160,8 +160,8 @@ public struct FractalJob: Sendable {
             throw GlintError(field: "power", "\(power) is for mandelbrot only (\(formula.name) is quadratic)")
         }
         if let expMap {
-            guard formula == .mandelbrot, precision == .perturbation, supersampling == 1, colouring == .count else {
-                throw GlintError(field: "exp-map", "a strip renders mandelbrot by perturbation, one sample a pixel, coloured by count")
+            guard formula == .mandelbrot, precision == .perturbation, supersampling == 1 else {
+                throw GlintError(field: "exp-map", "a strip renders mandelbrot by perturbation, one sample a pixel")
             }
             guard width == expMap.columns, height == expMap.rows else {
                 throw GlintError(field: "exp-map", "the strip is \(expMap.columns)x\(expMap.rows) (got \(width)x\(height))")

@@ -49,8 +49,9 @@ public enum FractalRenderer {
                               progress: Progress? = nil) async throws -> FractalResult {
         try job.validate()
         if outputs.distance {
-            guard job.formula == .mandelbrot || job.formula == .julia, job.expMap == nil else {
-                throw GlintError(field: "de", "distances are mandelbrot's and julia's (got \(job.formula.name)\(job.expMap == nil ? "" : " as a strip"))")
+            // A strip's distances are in its own pixels, each row's side its radius times 2π/columns.
+            guard job.formula == .mandelbrot || job.formula == .julia else {
+                throw GlintError(field: "de", "distances are mandelbrot's and julia's (got \(job.formula.name))")
             }
         }
         let start = Clock.now()

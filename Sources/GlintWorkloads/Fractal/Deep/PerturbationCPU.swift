@@ -126,16 +126,20 @@ public enum PerturbationCPU {
                                 func samples<D: PerturbationEscape.DerivativeMode>(_: D.Type) {
                                     for sx in 0..<sw {
                                         let d: (re: Double, im: Double, exponent: Int)
+                                        // The derivative's unit: the view's pixel spacing, or a strip row's pixel side.
+                                        let spacing: Double
                                         if let strip {
                                             d = strip.offset(sx: sx, sy: sy)
+                                            spacing = strip.spacing(sy: sy)
                                         } else {
                                             let o = sampleDelta(sx: sx, sy: sy, width: width, height: height,
                                                                 supersampling: supersampling, spacing: orbit.spacingMantissa)
                                             d = (o.re, o.im, E)
+                                            spacing = orbit.spacingMantissa
                                         }
                                         let r = escape(D.self, orbitRe: re.baseAddress!, orbitIm: im.baseAddress!,
                                                        orbitCount: orbit.count, table: view, dRe: d.re, dIm: d.im,
-                                                       exponent: d.exponent, spacing: orbit.spacingMantissa, bailout2: b2,
+                                                       exponent: d.exponent, spacing: spacing, bailout2: b2,
                                                        maxIterations: orbit.maxIterations, power: orbit.power)
                                         counts[sx] = r.count
                                         mags[sx] = r.mag
