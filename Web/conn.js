@@ -138,8 +138,10 @@ function onPicture(buffer) {
   const req = conn.requests.get(frame.id);
   if (!req) return;
   const t = now();
-  // A render's final picture is what upload:last names from now on (docs/SERVE.md).
-  if (frame.stage === "final") state.lastPicture = { view: req.view, width: frame.width, height: frame.height };
+  // A render's final picture is what upload:last names from now on (docs/SERVE.md), unless it
+  // was made from upload:last itself: iso applied again applies to the view, not to its result.
+  const fromLast = (req.message.args || []).includes("upload:last");
+  if (frame.stage === "final" && !fromLast) state.lastPicture = { view: req.view, width: frame.width, height: frame.height };
   // A superseded job's late picture is not shown.
   if (current[req.view] !== req.id) return;
   const live = frame.stage === "live";

@@ -135,7 +135,7 @@ struct Fractal: PassSource {
     var texture: String?
 
     @Flag(name: .customLong("bla"), inversion: .prefixedNo,
-          help: ArgumentHelp("Perturbation: skip iterations by bilinear approximation (default: on).",
+          help: ArgumentHelp("Perturbation: skip iterations by bilinear approximation.",
                              discussion: "--no-bla iterates every step of every pixel: much slower at depth, for comparing the two. Escape counts can differ in a few pixels."))
     var bla = true
 

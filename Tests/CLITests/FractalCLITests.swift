@@ -204,6 +204,25 @@ struct CLITests {
     }
 
     // Help.
+    @Test("every command's --help states an option's default once")
+    func defaultsOnce() throws {
+        try withSandbox { box in
+            for command in [["fractal"], ["rtow"], ["blur"], ["mist"], ["iso"], ["pulse"], ["bench"], ["compare"], ["merge"],
+                            ["devices"], ["serve"], ["zoomvideo"], ["locate", "minibrot"], ["locate", "misiurewicz"]] {
+                let r = try box.run(command + ["--help"])
+                #expect(r.status == 0, "\(command): \(r)")
+                // An option's block: its first line starts with "  -", the lines after it are indented further.
+                var blocks: [String] = []
+                for line in r.stdout.split(separator: "\n", omittingEmptySubsequences: false) {
+                    if line.hasPrefix("  -") || blocks.isEmpty { blocks.append(String(line)) } else { blocks[blocks.count - 1] += "\n" + line }
+                }
+                for block in blocks where block.components(separatedBy: "(default:").count > 2 {
+                    Issue.record("\(command.joined(separator: " ")) --help states a default twice:\n\(block)")
+                }
+            }
+        }
+    }
+
     @Test("glint fractal --help names every formula and the view formula")
     func fractalHelp() throws {
         try withSandbox { box in

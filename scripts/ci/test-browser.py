@@ -699,6 +699,18 @@ class PageTest:
         self.same_as_cli(view, "iso", [last] + args[1:], "iso", opaque_frames=True)
         self.latency["iso"] = {"final_ms": frame["latencyMs"], "server_wall_ms": frame["wallMs"],
                                "size": f"{frame['width']}x{frame['height']}"}
+        # Applied again with other settings: iso of the view still, not of the first result.
+        for field, value in (("iso-depth", "60"), ("iso-radius", "24")):
+            self.el(field).clear()
+            self.el(field).send_keys(value, Keys.TAB)
+        n = self.current(view)
+        self.el("iso-apply").click()
+        self.finished(view, n)
+        again = self.args(view)
+        self.check(again[0] == "upload:last" and "60" in again and "24" in again, f"iso's second apply: {again}")
+        cli = self.el("iso-cli").get_attribute("value")
+        self.check(cli.startswith("glint iso view.png") and "--depth 60" in cli, f"the CLI box after re-apply: {cli}")
+        self.same_as_cli(view, "iso", [last] + again[1:], "iso-again", opaque_frames=True)
         self.screenshot("serve-iso.png")
 
     def compare(self):

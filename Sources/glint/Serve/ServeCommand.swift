@@ -40,7 +40,7 @@ struct Serve: AsyncParsableCommand {
             transform: wholeNumber("--port", 0...65535))
     var port = 8080
 
-    @Option(help: "Address to listen on: 127.0.0.1 (loopback only), ::1, or 0.0.0.0 for every interface. (default: 127.0.0.1)")
+    @Option(help: "Address to listen on: 127.0.0.1 (loopback only), ::1, or 0.0.0.0 for every interface.")
     var host = "127.0.0.1"
 
     @Option(parsing: .unconditional, help: "Renders at once (1 to 64). (default: 2)", transform: wholeNumber("--max-renders", 1...64))

@@ -239,7 +239,10 @@ final class ServeSession: Sendable {
             if isCurrent(gen) { sendFrame(out, id: id, gen: gen, stage: "preview", command: job.cli, keep: false) }
         }
         let out = try await context.render(job, device: device)
-        if isCurrent(gen) { sendFrame(out, id: id, gen: gen, stage: "final", command: job.cli, keep: true) }
+        // A picture made from the last one (iso of the view) does not replace it: applied again,
+        // the pass works on the view, not on its own result.
+        let keep = !job.args.contains("upload:last")
+        if isCurrent(gen) { sendFrame(out, id: id, gen: gen, stage: "final", command: job.cli, keep: keep) }
     }
 
     /// The ray tracer pass by pass: the running image after each pass, then the final one.
