@@ -79,6 +79,14 @@ export function request(view, message, extra = {}) {
 export function stopLive(view) {
   sendControl({ type: "stop" });
   view.setLive(false);
+  // Frames already on their way are not shown, and the status line says it stopped.
+  const name = Object.keys(views).find((k) => views[k] === view);
+  const req = name && conn.requests.get(current[name]);
+  if (req) {
+    req.stopped = true;
+    view.status = `${name} #${req.id} stopped`;
+    showStatus();
+  }
 }
 
 /** A message that is not a job (wipe, gravity, stop); dropped while the socket is down. */
@@ -142,8 +150,8 @@ function onPicture(buffer) {
   // was made from upload:last itself: iso applied again applies to the view, not to its result.
   const fromLast = (req.message.args || []).includes("upload:last");
   if (frame.stage === "final" && !fromLast) state.lastPicture = { view: req.view, width: frame.width, height: frame.height };
-  // A superseded job's late picture is not shown.
-  if (current[req.view] !== req.id) return;
+  // A superseded or stopped job's late picture is not shown.
+  if (current[req.view] !== req.id || req.stopped) return;
   const live = frame.stage === "live";
   const latency = live && req.lastAt !== null ? t - req.lastAt : t - req.sentAt;
   if (req.firstAt === null) req.firstAt = t;

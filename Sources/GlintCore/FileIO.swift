@@ -13,20 +13,14 @@ public enum FileIO {
 
     /// Reads a file whose header says how long it may be: first up to `head` bytes (fewer when
     /// the file is shorter), then `limit(headBytes)` tells the most bytes the whole file may hold
-    /// (throwing for a bad header), and the rest is read only up to that bound. A regular file
-    /// longer than the bound is refused before its body is read; a stream (a pipe, /dev/zero) is
-    /// refused once it passes the bound, so nothing reads without end or allocates what a header
-    /// merely claims.
+    /// (throwing for a bad header), and the rest is read only up to that bound. A file longer than
+    /// the bound is refused before its body is read, and one that grows past it while read (or
+    /// whose size says nothing, as /proc's) once it passes it, so nothing reads without end or
+    /// allocates what a header merely claims. Streams are refused at open (`openForReading`).
     public static func read(_ path: String, head: Int,
                             limit: ([UInt8]) throws(GlintError) -> Int) throws(GlintError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw GlintError("cannot open \(path): \(errnoText())") }
+        let (fd, size) = try openForReading(path)
         defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw GlintError("cannot read \(path): \(errnoText())") }
-        if (st.st_mode & S_IFMT) == S_IFDIR { throw GlintError("\(path) is a directory, not a file") }
-        let regular = (st.st_mode & S_IFMT) == S_IFREG
-        let size = Int(st.st_size)
 
         // `bytes[..<done]` is what has been read; the buffer grows by doubling (from what a
         // regular file's size promises), never past what the caller allows.
@@ -36,7 +30,7 @@ public enum FileIO {
         func fill(to target: Int) throws(GlintError) -> Bool {
             while done < target {
                 if done == bytes.count {
-                    let grow = max(bytes.count, regular ? size - done + 1 : 1 << 16, 4096)
+                    let grow = max(bytes.count, size - done + 1, 4096)
                     var bigger = [UInt8](repeating: 0, count: bytes.count + min(target - done, grow))
                     bigger.withUnsafeMutableBytes { to in bytes.withUnsafeBytes { to.copyMemory(from: $0) } }
                     bytes = bigger
@@ -54,7 +48,7 @@ public enum FileIO {
         }
         if head > 0 { _ = try fill(to: head) }
         let bound = try limit(Array(bytes[..<done]))
-        if regular && size > bound {
+        if size > bound {
             throw GlintError("\(path) is \(size) bytes, over the \(bound)-byte limit\(head > 0 ? " its header allows" : "")")
         }
         // One byte past the bound tells a stream that is too long from one that fits exactly.
@@ -67,11 +61,36 @@ public enum FileIO {
 
     /// The first `count` bytes of a file (fewer when it is shorter).
     public static func readHead(_ path: String, count: Int) throws(GlintError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw GlintError("cannot open \(path): \(errnoText())") }
+        let (fd, _) = try openForReading(path)
         defer { close(fd) }
-        if isDirectory(path) { throw GlintError("\(path) is a directory, not a file") }
         return try read(fd, count: count, path: path)
+    }
+
+    /// Opens an input file and returns it with its size, refusing in one line anything but a
+    /// regular file: a folder, and a FIFO, socket or device (a stream has no size to bound its
+    /// read by, and a FIFO's open would wait for a writer for ever, so it is opened without
+    /// blocking and refused before any read). Reads block as usual once it is open.
+    public static func openForReading(_ path: String) throws(GlintError) -> (fd: Int32, size: Int) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { throw GlintError("cannot open \(path): \(errnoText())") }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            let why = errnoText()
+            close(fd)
+            throw GlintError("cannot read \(path): \(why)")
+        }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG:
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+            return (fd, Int(st.st_size))
+        case S_IFDIR:
+            close(fd)
+            throw GlintError("\(path) is a directory, not a file")
+        default:
+            close(fd)
+            let kind = (st.st_mode & S_IFMT) == S_IFIFO ? "a FIFO" : (st.st_mode & S_IFMT) == S_IFSOCK ? "a socket" : "a device"
+            throw GlintError("\(path) is \(kind), not a regular file: inputs are read from files (a stream only as '-' where an option takes one)")
+        }
     }
 
     /// Up to `count` bytes of `fd`, at `offset` (pread) or at its position when nil, retrying

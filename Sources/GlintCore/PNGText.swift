@@ -54,19 +54,8 @@ extension PNG {
     /// one-line error naming `path`. Other chunks are not checked; a file that ends early
     /// yields the text chunks before the cut.
     public static func readText(_ path: String) throws(GlintError) -> [TextEntry] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw GlintError("cannot open \(path): \(FileIO.errnoText())") }
+        let (fd, _) = try FileIO.openForReading(path)
         defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw GlintError("cannot read \(path): \(FileIO.errnoText())") }
-        if (st.st_mode & S_IFMT) == S_IFDIR { throw GlintError("\(path) is a directory, not a file") }
-        guard (st.st_mode & S_IFMT) == S_IFREG else {
-            // A pipe or device cannot be read at offsets: read it whole, as bounded as PNG.read.
-            let bytes = try FileIO.read(path, head: 33) { head throws(GlintError) in
-                maxPlausibleBytes(try header(head, name: path))
-            }
-            return try text(in: bytes, name: path)
-        }
         return try walkText(name: path) { (offset: Int, count: Int) throws(GlintError) -> [UInt8] in
             try FileIO.read(fd, count: count, offset: offset, path: path)
         }

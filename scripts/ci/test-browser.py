@@ -627,6 +627,9 @@ class PageTest:
         self.check((frame["width"], frame["height"]) == (320, 200), f"the mist on the upload is {frame['width']}x{frame['height']}")
         self.screenshot("serve-mist.png")
         self.el("mist-stop").click()
+        time.sleep(1)   # frames already sent arrive after the stop
+        status = self.el("status-text").text
+        self.check("stopped" in status and "live" not in status, f"the status after Stop: {status}")
         log("  mist: on an uploaded picture, wiped")
         # The camera (the browser's made-up one): frames drawn, sent as raw RGBA, misted.
         Select(self.el("mist-source")).select_by_value("camera")
