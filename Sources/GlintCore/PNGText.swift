@@ -61,6 +61,25 @@ extension PNG {
         }
     }
 
+    /// A hash (StableHash) of the image data of a PNG held in memory: its IDAT chunks' bytes in
+    /// order. Text chunks do not enter it, so a tile records the hash of its own pixels.
+    public static func imageDataHash(_ png: [UInt8], name: String) throws(GlintError) -> String {
+        guard png.count >= 33, png[0..<8].elementsEqual(signature) else { throw GlintError("\(name) is not a PNG file") }
+        var h = StableHash()
+        var offset = 8
+        while offset + 8 <= png.count {
+            let length = Int(be32(png, offset))
+            let type = Array(png[(offset + 4)..<(offset + 8)])
+            guard length <= png.count - offset - 12 else { throw GlintError("cannot read \(name): truncated PNG (chunk at byte \(offset))") }
+            if type == Array("IEND".utf8) { break }
+            if type == Array("IDAT".utf8) {
+                for i in (offset + 8)..<(offset + 8 + length) { h.update(png[i]) }
+            }
+            offset += 12 + length
+        }
+        return h.hex
+    }
+
     // MARK: - Internals
 
     /// Walks the chunks after the signature through `read(offset, count)` (which returns fewer

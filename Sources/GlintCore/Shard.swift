@@ -161,9 +161,12 @@ public struct TileInfo: Sendable, Equatable {
     /// False for a snapshot of a render that had not finished (rtow's --partial, a stopped
     /// render): a merge and --skip-existing take complete tiles only.
     public var complete: Bool
+    /// A hash of the tile's pixels as stored (a PNG's image data, `PNG.imageDataHash`; a PFM's or
+    /// PGM's whole file), so that a record moved to another tile is caught by a merge.
+    public var pixels: String
 
     public init(job: String, shard: Shard, width: Int, height: Int, y: Int, rows: Int, format: Format,
-                device: String, alpha: Bool, compression: String, command: String, complete: Bool = true) {
+                device: String, alpha: Bool, compression: String, command: String, complete: Bool = true, pixels: String = "") {
         self.job = job
         self.shard = shard
         self.width = width
@@ -176,6 +179,7 @@ public struct TileInfo: Sendable, Equatable {
         self.compression = compression
         self.command = command
         self.complete = complete
+        self.pixels = pixels
     }
 
     public var json: JSON {
@@ -185,7 +189,7 @@ public struct TileInfo: Sendable, Equatable {
             ("width", .int(Int64(width))), ("height", .int(Int64(height))),
             ("y", .int(Int64(y))), ("rows", .int(Int64(rows))),
             ("format", .string(format.rawValue)), ("alpha", .bool(alpha)), ("compression", .string(compression)),
-            ("device", .string(device)), ("complete", .bool(complete)),
+            ("device", .string(device)), ("complete", .bool(complete)), ("pixels", .string(pixels)),
         ])
     }
 
@@ -222,6 +226,7 @@ public struct TileInfo: Sendable, Equatable {
         command = try string("command")
         guard let c = j["complete"]?.boolValue else { throw bad("no complete") }
         complete = c
+        pixels = try string("pixels")
     }
 
     /// The band's rows as a range of the full image.

@@ -124,10 +124,13 @@ struct Blur: PassCommand {
                 let r = try await BlurRenderer.blur(image, job, on: backend)
                 if let tile {
                     let band = r.image.rows(tile.rows)
-                    if bitDepth == 16 { try FileIO.writeAtomically(output, tile.png16(linear: band, device: backend)) } else {
+                    if bitDepth == 16 {
+                        let png = try tile.png16(linear: band, device: backend)
+                        try tile.place([output]) { try FileIO.writeAtomically(output, png) }
+                    } else {
                         let outputs = OutputSet()
                         try tile.stage(PFM.encode(band), format: .pfm, to: output, device: backend, in: outputs)
-                        try outputs.commit()
+                        try tile.place([output]) { try outputs.commit() }
                     }
                 } else if bitDepth == 16 {
                     // PFM data is linear light, which is what a 16-bit PNG holds.
@@ -145,7 +148,8 @@ struct Blur: PassCommand {
                 let r = try await BlurRenderer.blur(image, job, on: backend)
                 let alpha = stride(from: 3, to: image.pixels.count, by: 4).contains { image.pixels[$0] != 255 }
                 if let tile {
-                    try FileIO.writeAtomically(output, tile.png(r.image.rows(tile.rows), alpha: alpha, device: backend))
+                    let png = try tile.png(r.image.rows(tile.rows), alpha: alpha, device: backend)
+                    try tile.place([output]) { try FileIO.writeAtomically(output, png) }
                 } else {
                     try PNG.write(r.image, to: output, alpha: alpha)
                 }

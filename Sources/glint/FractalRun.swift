@@ -204,7 +204,7 @@ extension Fractal {
         if let distanceFile, let values = result.distance {
             try outputs.stage(distanceFile, PFM.encodeGrey(width: job.width, height: result.image.height, values: values))
         }
-        try outputs.commit()
+        if let tile { try tile.place([file] + (countsFile.map { [$0] } ?? [])) { try outputs.commit() } } else { try outputs.commit() }
         if !out.quiet {
             let how = job.precision == .perturbation ? (job.bla ? ", perturbation" : ", perturbation without BLA") : ""
             var summary = RunSummary(wrote: file)

@@ -74,7 +74,8 @@ struct Iso: PassCommand {
             let result = try await IsoRenderer.render(job, on: backend, rows: tile?.rows, progress: { bar.update($0) })
             bar.finish()
             if let tile {
-                try FileIO.writeAtomically(outputPath, tile.png(result.image, alpha: true, device: backend))
+                let png = try tile.png(result.image, alpha: true, device: backend)
+                try tile.place([outputPath]) { try FileIO.writeAtomically(outputPath, png) }
             } else {
                 try PNG.write(result.image, to: outputPath, alpha: true)
             }

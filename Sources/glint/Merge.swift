@@ -172,6 +172,7 @@ struct Merge: AsyncParsableCommand {
             throw GlintError("missing tile\(missing.count == 1 ? "" : "s"): shard \(list)\(missing.count > 8 ? " and \(missing.count - 8) more" : ""); render \(missing.count == 1 ? "it with --shard \(missing[0])/\(f.shard.count)" : "them with --shard I/\(f.shard.count)") (or resubmit the array with --skip-existing)")
         }
         let ordered = (1...f.shard.count).map { byShard[$0]! }
+        for t in tiles { try TileFile.checkPixels(t.path, t.info) }
         let (w, h) = (f.width, f.height)
         let bytes: [UInt8]
         switch f.format {

@@ -337,7 +337,8 @@ struct RTOW: PassSource {
                     id.add("bitDepth", fields: bitDepth)
                 }
             }
-            if try tile?.claim([output] + (pfm.map { [$0] } ?? []), skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
+            let tiles = [output] + (pfm.map { [$0] } ?? [])
+            if try tile?.claim(tiles, skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
             let resumed = try resumeFile.map { try RTAccumulation.read($0) }
             // The samples left to render: this shard's rows, less those a checkpoint holds.
             let samples = max(1, job.samplesPerPixel - (resumed?.samplesPerPixel ?? 0))
@@ -357,7 +358,7 @@ struct RTOW: PassSource {
                     try Self.stageImages(acc, image: nil, sixteen: sixteen, output: output, pfm: pfm, tile: tile, device: device, complete: false, in: outputs)
                 }
                 if let checkpoint { try outputs.stage(checkpoint, acc.encode()) }
-                try outputs.commit()
+                if let tile { try tile.place(tiles) { try outputs.commit() } } else { try outputs.commit() }
                 if let checkpoint, verbose { bar.note("checkpoint \(checkpoint): \(acc.samplesPerPixel) samples per pixel") }
             }
             if checkpoint != nil {
@@ -372,7 +373,7 @@ struct RTOW: PassSource {
             try Self.stageImages(result.accumulation, image: result.image, sixteen: sixteen, output: output, pfm: pfm, tile: tile,
                                  device: device, complete: !result.stoppedEarly, in: outputs)
             if let checkpoint { try outputs.stage(checkpoint, result.accumulation.encode()) }
-            try outputs.commit()
+            if let tile { try tile.place(tiles) { try outputs.commit() } } else { try outputs.commit() }
             if result.stoppedEarly {
                 printError("interrupted at \(result.samplesPerPixel) of \(job.samplesPerPixel) samples per pixel: wrote \(output) and \(checkpoint ?? "?"); continue with --resume \(checkpoint ?? "?")")
                 throw ExitCode(130)

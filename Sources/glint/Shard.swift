@@ -119,26 +119,28 @@ struct StillShard: Sendable {
         job = try shardJob(command, extent: "\(width)x\(height)", identity)
     }
 
-    func info(_ format: TileInfo.Format, device: Backend, alpha: Bool = false, complete: Bool = true) -> TileInfo {
+    func info(_ format: TileInfo.Format, device: Backend, alpha: Bool = false, complete: Bool = true, pixels: String) -> TileInfo {
         TileInfo(job: job, shard: shard, width: width, height: height, y: rows.lowerBound, rows: rows.count,
                  format: format, device: shardDevice(device), alpha: alpha, compression: PNG.compression.rawValue,
-                 command: command, complete: complete)
+                 command: command, complete: complete, pixels: pixels)
     }
 
     /// The tile PNG of `band` (this shard's rows): the chunks the whole image's PNG would carry
     /// (`text`), then the tile record. `complete` false: a snapshot of a render still running
     /// or stopped (rtow's --partial, a Ctrl-C), which neither --skip-existing nor a merge accepts.
     func png(_ band: Image8, alpha: Bool, text: [PNG.TextEntry] = [], device: Backend, complete: Bool = true) throws -> [UInt8] {
-        try PNG.encode(band, alpha: alpha, text: text + [entry(.png8, device: device, alpha: alpha, complete: complete)])
+        try withRecord(PNG.encode(band, alpha: alpha, text: text), .png8, device: device, alpha: alpha, complete: complete)
     }
 
     /// The 16-bit tile PNG of `band` in linear light.
     func png16(linear band: ImageF, text: [PNG.TextEntry] = [], device: Backend, complete: Bool = true) throws -> [UInt8] {
-        try PNG.encode16(linear: band, alpha: false, text: text + [entry(.png16, device: device, complete: complete)])
+        try withRecord(PNG.encode16(linear: band, alpha: false, text: text), .png16, device: device, complete: complete)
     }
 
-    private func entry(_ format: TileInfo.Format, device: Backend, alpha: Bool = false, complete: Bool) -> PNG.TextEntry {
-        PNG.TextEntry(keyword: TileInfo.keyword, text: info(format, device: device, alpha: alpha, complete: complete).text)
+    /// `png` with the tile record after its other text, vouching for its image data's hash.
+    private func withRecord(_ png: [UInt8], _ format: TileInfo.Format, device: Backend, alpha: Bool = false, complete: Bool) throws -> [UInt8] {
+        let record = info(format, device: device, alpha: alpha, complete: complete, pixels: try PNG.imageDataHash(png, name: "the tile"))
+        return try PNG.addingText([PNG.TextEntry(keyword: TileInfo.keyword, text: record.text)], to: png)
     }
 
     /// Stages a PFM or PGM tile and, after it, its record beside it (`<path>.glint-tile`). A
@@ -151,7 +153,9 @@ struct StillShard: Sendable {
             throw GlintError("cannot replace \(record): \(FileIO.errnoText())")
         }
         try outputs.stage(path, bytes)
-        try outputs.stage(record, Array((info(format, device: device, complete: complete).text + "\n").utf8))
+        var h = StableHash()
+        for byte in bytes { h.update(byte) }
+        try outputs.stage(record, Array((info(format, device: device, complete: complete, pixels: h.hex).text + "\n").utf8))
     }
 
     /// Before rendering to `paths` (the tile first): false when --skip-existing finds every one
@@ -159,11 +163,7 @@ struct StillShard: Sendable {
     /// after them), said unless `quiet`; an error when one holds another shard of this job (two
     /// shards given one -o).
     func claim(_ paths: [String], skipExisting: Bool, quiet: Bool) throws -> Bool {
-        let found = paths.map { try? TileFile.record($0) }
-        for (path, info) in zip(paths, found) {
-            guard let info, info.job == job, info.shard != shard else { continue }
-            throw GlintError("\(path) holds shard \(info.shard) of this job: give each shard its own output (e.g. -o tiles/part-{shard}.png)")
-        }
+        let found = try othersAbsent(paths)
         let done = found.allSatisfy { info in
             guard let info = info ?? nil else { return false }
             return info.job == job && info.shard == shard && info.band == rows && info.width == width && info.height == height
@@ -172,6 +172,33 @@ struct StillShard: Sendable {
         guard skipExisting && done else { return true }
         if !quiet { print("skipped shard \(shard): \(paths[0]) is already this job's tile") }
         return false
+    }
+
+    /// The records at `paths` (nil where none), refusing one of another shard of this job.
+    private func othersAbsent(_ paths: [String]) throws -> [TileInfo?] {
+        let found = paths.map { try? TileFile.record($0) }
+        for (path, info) in zip(paths, found) {
+            guard let info = info ?? nil, info.job == job, info.shard != shard else { continue }
+            throw GlintError("\(path) holds shard \(info.shard) of this job: give each shard its own output (e.g. -o tiles/part-{shard}.png)")
+        }
+        return found
+    }
+
+    /// Puts this shard's files in place (`write`: their commit) holding an exclusive lock on the
+    /// folder of `paths[0]`, after checking again that no other shard of this job has put its
+    /// tile at one of `paths` since `claim`: of two shards given one -o, exactly one wins and the
+    /// other refuses in one line. The lock (flock, released when the process ends however it
+    /// ends) is held only for the check and the renames.
+    func place<T>(_ paths: [String], _ write: () throws -> T) throws -> T {
+        let folder = paths[0].contains("/") ? String(paths[0][..<paths[0].lastIndex(of: "/")!]) : "."
+        let fd = open(folder.isEmpty ? "/" : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw GlintError("cannot open the folder \(folder) of \(paths[0]): \(FileIO.errnoText())") }
+        defer { close(fd) }
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw GlintError("cannot lock the folder \(folder) of \(paths[0]): \(FileIO.errnoText())") }
+        }
+        _ = try othersAbsent(paths)
+        return try write()
     }
 }
 
@@ -196,6 +223,25 @@ enum TileFile {
             throw GlintError("\(path): not a Glint tile (\(missing): was it rendered with --shard?)")
         }
         return info
+    }
+
+    /// Checks that `path`'s pixels are the ones its record vouches for: a record copied or moved
+    /// from another tile, or pixels changed since, is refused in one line.
+    static func checkPixels(_ path: String, _ info: TileInfo) throws(GlintError) {
+        let png = info.format == .png8 || info.format == .png16
+        // A PFM tile's size is its header's (16 bytes a pixel at most): far over a PNG's bound.
+        let bytes = try FileIO.read(path, limit: png ? PNG.maxFileBytes : 1 << 36)
+        let hash: String
+        if png {
+            hash = try PNG.imageDataHash(bytes, name: path)
+        } else {
+            var h = StableHash()
+            for byte in bytes { h.update(byte) }
+            hash = h.hex
+        }
+        guard hash == info.pixels else {
+            throw GlintError("\(path): its pixels are not the ones its tile record (shard \(info.shard)) vouches for: the record of another tile, or a file changed since; render the shard again")
+        }
     }
 }
 

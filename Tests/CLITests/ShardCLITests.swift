@@ -236,6 +236,73 @@ struct ShardCLITests {
         }
     }
 
+    /// Tile records vouch for their pixels: two equal-sized tiles whose records are swapped (PNG
+    /// text chunks, and PGM sidecar records) are refused by merge in one line, not merged into a
+    /// wrong image.
+    @Test("merge refuses a tile whose record is another tile's")
+    func swappedRecords() throws {
+        try withSandbox { box in
+            let args = ["fractal", "mandelbrot", "--size", "32x16", "--device", "cpu", "-q"]
+            for folder in ["p", "c", "swapped"] { try FileIO.makeDirectories(box.path(folder)) }
+            for i in 1...2 {
+                let r = try box.run(args + ["--shard", "\(i)/2", "-o", "p/t\(i).png", "--counts", "c/t\(i).pgm"])
+                try #require(r.status == 0, "\(r)")
+            }
+            #expect(try box.run(["merge", "p", "-o", "fine.png", "-q"]).status == 0)
+            // The PNGs: each tile's pixels with the other's record.
+            let images = try (1...2).map { try PNG.read(box.path("p/t\($0).png")) }
+            let records = try (1...2).map { i in try #require(PNG.readText(box.path("p/t\(i).png")).first { $0.keyword == "glint-tile" }) }
+            for (i, j) in [(0, 1), (1, 0)] {
+                try box.write("swapped/t\(i + 1).png", PNG.encode(images[i], alpha: false, text: [records[j]]))
+            }
+            let png = try box.run(["merge", "swapped", "-o", "wrong.png"])
+            #expect(png.status == 1 && png.stderrLines.count == 1 && png.stderr.contains("its pixels are not the ones its tile record"), "\(png)")
+            // The PGMs' sidecar records, swapped in place.
+            let (a, b) = (box.path("c/t1.pgm.glint-tile"), box.path("c/t2.pgm.glint-tile"))
+            let (ra, rb) = (try FileIO.read(a), try FileIO.read(b))
+            try box.write("c/t1.pgm.glint-tile", rb)
+            try box.write("c/t2.pgm.glint-tile", ra)
+            let pgm = try box.run(["merge", "c", "-o", "wrong.pgm"])
+            #expect(pgm.status == 1 && pgm.stderrLines.count == 1 && pgm.stderr.contains("its pixels are not the ones its tile record"), "\(pgm)")
+            #expect(!box.exists("wrong.png") && !box.exists("wrong.pgm"))
+        }
+    }
+
+    /// Two shards given one -o at once: exactly one writes its tile and the other refuses in one
+    /// line, however their renders and renames interleave (the final check and the rename hold a
+    /// lock on the folder).
+    @Test("two shards given one -o at once: one wins, the other refuses")
+    func twoShardsOneOutput() throws {
+        try withSandbox { box in
+            let glint = try glintBinary.get().path
+            for trial in 0..<10 {
+                let name = "same\(trial).png"
+                let processes = try (1...2).map { k -> Process in
+                    let p = Process()
+                    p.executableURL = URL(fileURLWithPath: glint)
+                    p.arguments = ["fractal", "mandelbrot", "--size", "64x48", "--shard", "\(k)/4", "-o", name, "--device", "cpu", "-q"]
+                    p.environment = box.childEnvironment()
+                    p.currentDirectoryURL = box.work
+                    p.standardInput = FileHandle.nullDevice
+                    p.standardOutput = FileHandle.nullDevice
+                    try box.write("err\(trial)-\(k)", [])
+                    p.standardError = FileHandle(forWritingAtPath: box.path("err\(trial)-\(k)"))
+                    return p
+                }
+                for p in processes { try p.run() }
+                for p in processes { p.waitUntilExit() }
+                let status = processes.map { String($0.terminationStatus) }
+                let errors = try (1...2).map { String(decoding: try FileIO.read(box.path("err\(trial)-\($0)")), as: UTF8.self) }
+                #expect(status.sorted() == ["0", "1"], "trial \(trial): exits \(status), \(errors)")
+                let loser = errors[status[0] == "0" ? 1 : 0]
+                #expect(loser.contains("holds shard") && loser.split(separator: "\n").count == 1, "trial \(trial): \(loser)")
+                let winner = status[0] == "0" ? 1 : 2
+                let record = try PNG.readText(box.path(name)).first { $0.keyword == "glint-tile" }
+                #expect(record?.text.contains("\"shard\":\(winner),") == true, "trial \(trial): \(String(describing: record))")
+            }
+        }
+    }
+
     @Test("the job is the typed job: the same however the command line spells it, in any folder, with any thread count")
     func jobSpelling() throws {
         try withSandbox { box in

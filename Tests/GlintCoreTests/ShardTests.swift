@@ -43,12 +43,14 @@ struct ShardTests {
     @Test("a tile record reads back as written; a damaged one is refused")
     func tileRecord() throws {
         let info = TileInfo(job: "0123abcd", shard: try Shard(index: 2, count: 3), width: 64, height: 30, y: 10, rows: 10,
-                            format: .png16, device: "opencl:0 (pthread-haswell)", alpha: false, compression: "auto", command: "glint fractal")
+                            format: .png16, device: "opencl:0 (pthread-haswell)", alpha: false, compression: "auto", command: "glint fractal",
+                            pixels: "00ff")
         let back = try TileInfo(parsing: info.text, name: "t.png")
         #expect(back == info)
         #expect(back.band == 10 ..< 20)
         for damaged in ["{}", "not json", info.text.replacingOccurrences(of: "\"rows\":10", with: "\"rows\":25"),
-                        info.text.replacingOccurrences(of: "\"format\":\"png16\"", with: "\"format\":\"jpeg\"")] {
+                        info.text.replacingOccurrences(of: "\"format\":\"png16\"", with: "\"format\":\"jpeg\""),
+                        info.text.replacingOccurrences(of: ",\"pixels\":\"00ff\"", with: "")] {
             #expect(throws: GlintError.self, "\(damaged)") { try TileInfo(parsing: damaged, name: "t.png") }
         }
     }
