@@ -96,6 +96,7 @@ public enum MinibrotLocator {
         let digitBits = LocatorView.bits(forDigits: digits)
         var (nucleus, steps) = try newton(start: c, period: p, bits: max(bits + 64, digitBits), power: power)
         var s = try size(nucleus, period: p, power: power)
+        try checkSize(s, period: p)
         // A minibrot far smaller than the view needs more bits than the view: polish the
         // nucleus at those (Newton converges in a few steps from there).
         let needed = max(Int(-s.log2Magnitude()) + 96, digitBits)
@@ -103,6 +104,7 @@ public enum MinibrotLocator {
             let more = try newton(start: nucleus, period: p, bits: needed, power: power)
             (nucleus, steps) = (more.0, steps + more.1)
             s = try size(nucleus, period: p, power: power)
+            try checkSize(s, period: p)
         }
         let distance = view.distance(to: nucleus)
         guard distance <= 4 else {
@@ -138,6 +140,16 @@ public enum MinibrotLocator {
                         centerIm: try number(centre.im, answerDigits, "center im"),
                         zoom: try number(zoomOut, 6, "zoom"), newtonSteps: steps, distanceInRadii: distance,
                         precisionBits: nucleus.re.precision)
+    }
+
+    /// Errors: a size estimate that is 0, infinite or larger than the whole set's (1). It is
+    /// so only where some z_k with k < p is (nearly) 0, that is where Newton's method, given a
+    /// period, landed on the nucleus of a smaller period k that divides it.
+    static func checkSize(_ s: MPFRComplex, period p: Int) throws(GlintError) {
+        let log2Size = s.log2Magnitude()
+        guard log2Size.isFinite, log2Size <= 0.5 else {
+            throw GlintError(field: "period", "Newton's method for period \(p) landed on the nucleus of a smaller period that divides it: give that period or another --period")
+        }
     }
 
     /// arg s reduced by the multibrot's symmetry: past power 2 a turn of 360/(N−1) degrees maps
