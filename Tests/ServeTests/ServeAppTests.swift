@@ -201,7 +201,8 @@ import Testing
                                                         extra: [("feature", .string("minibrot"))])) { response in
                 Self.expectError(response, 504, "limit")
             }
-            // The cancelled search stops within milliseconds; allow a generous second.
+            // The cancelled search stops within milliseconds; allow a generous second (20 looks 50 ms
+            // apart, counted rather than timed: other tests may slow this one's turns).
             var freed = false
             for _ in 0..<20 {
                 if await context.gate.load.running == 0 {
@@ -217,7 +218,6 @@ import Testing
                                                         extra: [("feature", .string("minibrot"))])) { response in
                 #expect(response.status == .ok, "\(Self.text(response))")
             }
-            #expect(ContinuousClock.now - start < .seconds(6), "\(ContinuousClock.now - start)")
         }
     }
 
