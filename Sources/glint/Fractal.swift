@@ -143,7 +143,7 @@ struct Fractal: PassSource {
     var noSkip = false
 
     @Option(name: .customLong("zoom-to"),
-            help: ArgumentHelp("Render instead the view that frames the minibrot nearest --center and --zoom, or the view centred on a Misiurewicz point near it at the same zoom (mandelbrot only; as glint locate minibrot or misiurewicz finds them).",
+            help: ArgumentHelp("Render instead the view that frames the minibrot nearest --center and --zoom, or the view centred on a Misiurewicz point near it at the same zoom (mandelbrot only, at its --power; as glint locate minibrot or misiurewicz finds them).",
                                valueName: "minibrot|misiurewicz"))
     var zoomTo: ZoomTarget?
 

@@ -9,21 +9,18 @@ extension Fractal {
     /// per step of a minibrot's period; a Misiurewicz point's from its multiplier) unless
     /// --iterations (or the location) sets them.
     func zoom(to target: ZoomTarget, _ job: inout FractalJob) throws {
-        guard job.formula == .mandelbrot else {
-            throw GlintError("--zoom-to \(target.rawValue) renders mandelbrot only (got \(job.formula.name))")
-        }
-        guard job.power == 2 else {
-            throw GlintError("--zoom-to \(target.rawValue) finds the quadratic set's features (got --power \(job.power))")
+        if let why = locateRefusal(job.formula) {
+            throw GlintError("--zoom-to \(target.rawValue) renders mandelbrot only (any --power): \(why)")
         }
         let (re, im) = (job.exactCenter.re, job.exactCenter.im)
         let found: (center: DeepComplex, zoom: DeepNumber, iterations: Int, summary: String)
         switch target {
         case .minibrot:
-            let m = try MinibrotLocator.locate(centerRe: re, centerIm: im, zoom: job.exactZoom)
+            let m = try MinibrotLocator.locate(centerRe: re, centerIm: im, zoom: job.exactZoom, power: job.power)
             found = (DeepComplex(re: m.centerRe, im: m.centerIm), m.zoom, 100 * m.period,
                      "period \(m.period), size \(m.sizeMantissa)e\(m.sizeExponent10)")
         case .misiurewicz:
-            let m = try MisiurewiczLocator.locate(centerRe: re, centerIm: im, zoom: job.exactZoom)
+            let m = try MisiurewiczLocator.locate(centerRe: re, centerIm: im, zoom: job.exactZoom, power: job.power)
             found = (DeepComplex(re: m.re, im: m.im), m.zoom, m.iterations,
                      "preperiod \(m.preperiod), period \(m.period), multiplier \(m.multiplierText)")
         }
@@ -231,5 +228,18 @@ extension FractalLocation {
         }
         cache.withLock { $0[path] = result }
         return try result.get()
+    }
+}
+
+/// Why the locators (glint locate, --zoom-to, /api/locate) do not search `formula`'s views, in a
+/// line; nil for mandelbrot at every power, the one they search.
+func locateRefusal(_ formula: FractalFormula) -> String? {
+    switch formula {
+    case .mandelbrot:
+        nil
+    case .julia, .sierpinskiJulia, .imageJulia:
+        "\(formula.name)'s c is fixed, so its picture has no minibrots or Misiurewicz points of its own (they are points of Mandelbrot's c plane)"
+    case .burningShip:
+        "burning-ship takes |re| and |im| at each step, so it is not holomorphic and the complex Newton's method the search rests on does not apply"
     }
 }

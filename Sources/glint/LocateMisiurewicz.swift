@@ -8,9 +8,10 @@ struct LocateMisiurewicz: ParsableCommand {
         commandName: "misiurewicz",
         abstract: "A Misiurewicz point near the view: preperiod, period, the point, its multiplier and the view centred on it.",
         discussion: """
-        A Misiurewicz point is a c whose critical orbit z0 = 0, z(n+1) = z(n)^2 + c lands on a \
-        cycle: z(q+p) = z(q), q the preperiod and p the period, both the smallest. Numbered from \
-        z0 = 0 (so z1 = c): c = i is M(2,2), c = -2 is M(2,1), and no point has preperiod 1.
+        A Misiurewicz point is a c whose critical orbit z0 = 0, z(n+1) = z(n)^2 + c (z(n)^N + c with \
+        --power N) lands on a cycle: z(q+p) = z(q), q the preperiod and p the period, both the \
+        smallest. Numbered from z0 = 0 (so z1 = c): c = i is M(2,2), c = -2 is M(2,1), and no point \
+        has preperiod 1.
 
         Preperiod and period (unless both are given): with g_i = z(i+p) - z(i) and \
         h = g_q / (g_0 g_1 ... g_(q-1)), whose roots are the points of preperiod exactly q, the \
@@ -24,13 +25,14 @@ struct LocateMisiurewicz: ParsableCommand {
         from the centre, on an attracting cycle, or on a lower preperiod or period. Up to \
         \(MisiurewiczLocator.maxTries) candidates are tried.
 
-        Multiplier: lambda = 2 z(q) 2 z(q+1) ... 2 z(q+p-1), the cycle's derivative (|lambda| > 1). \
+        Multiplier: lambda = 2 z(q) 2 z(q+1) ... 2 z(q+p-1), the cycle's derivative (|lambda| > 1; \
+        past power 2 each factor is N z^(N-1)). \
         About the point the picture repeats, ever more closely, when zoomed by |lambda| and turned \
         by arg lambda (the rotation). The view printed is centred on the point at the given zoom, \
         with the iterations it needs: 1.25 (q + p (log2 zoom + 16) / log2 |lambda|) + 1000.
 
-        Prints "key value" lines (preperiod, period, point, multiplier, rotation, center, zoom, \
-        iterations, newton-steps) or, with --kfr FILE, also writes the view as a .kfr location \
+        Prints "key value" lines (power past 2, preperiod, period, point, multiplier, rotation, \
+        center, zoom, iterations, newton-steps) or, with --kfr FILE, also writes the view as a .kfr location \
         for glint fractal --location.
 
         Examples:
@@ -38,6 +40,7 @@ struct LocateMisiurewicz: ParsableCommand {
           glint locate misiurewicz --center -0.1011,0.9563 --zoom 1000 --digits 120 --kfr m41.kfr
           glint fractal --location m41.kfr --zoom 1e100 --iterations auto -o m41.png
           glint locate misiurewicz --center 0,1 --zoom 5 --preperiod 2 --period 2
+          glint locate misiurewicz --power 3 --center 0.3,1.2 --zoom 10
         """)
 
     @OptionGroup var view: LocateView
@@ -73,11 +76,11 @@ struct LocateMisiurewicz: ParsableCommand {
 
     func run() throws {
         let m = try MisiurewiczLocator.locate(centerRe: view.center.re, centerIm: view.center.im, zoom: view.zoom,
-                                              preperiod: preperiod, period: period, maxPreperiod: maxPreperiod,
+                                              power: view.power, preperiod: preperiod, period: period, maxPreperiod: maxPreperiod,
                                               maxPeriod: maxPeriod, digits: digits ?? 0)
         let point = "\(m.re.plainText),\(m.im.plainText)"
         let n = iterations ?? m.iterations
-        var lines = [
+        var lines = view.powerLines + [
             "preperiod \(m.preperiod)",
             "period \(m.period)",
             "point \(point)",

@@ -107,6 +107,38 @@ struct DirectMPFRFormula {
 
     typealias MPFR = UnsafeMutablePointer<__mpfr_struct>
 
+    /// The critical orbit of z^power + c from z₀ = 0 (so z₁ = c), c = (re, im) read from its
+    /// decimal text at `bits`, iterated directly in MPFR: the binary exponent of the larger part
+    /// of z_a − z_b (of z_a alone when b is nil), a large negative number where they agree to
+    /// many digits (Int.min / 2 for exactly 0). The locators' checks: z_p = 0 for a nucleus of
+    /// period p, z_{q+p} = z_q for a Misiurewicz point M(q, p).
+    static func orbitGapExponent(re: String, im: String, power: Int, bits: Int, _ a: Int, minus b: Int?) -> Int {
+        let v = UnsafeMutablePointer<__mpfr_struct>.allocate(capacity: 10)
+        for i in 0..<10 { mpfr_init2(v + i, mpfr_prec_t(bits)) }
+        defer { for i in 0..<10 { mpfr_clear(v + i) }; v.deallocate(); MPFRNumber.releaseThreadCaches() }
+        let cr = v, ci = v + 1, x = v + 2, y = v + 3, pr = v + 4, pi = v + 5, t = v + 6, u = v + 7, br = v + 8, bi = v + 9
+        precondition(mpfr_set_str(cr, re, 10, MPFR_RNDN) == 0 && mpfr_set_str(ci, im, 10, MPFR_RNDN) == 0)
+        mpfr_set_zero(x, 1)
+        mpfr_set_zero(y, 1)
+        mpfr_set_zero(br, 1)
+        mpfr_set_zero(bi, 1)
+        for n in 0..<a {
+            if n == b {
+                mpfr_set(br, x, MPFR_RNDN)
+                mpfr_set(bi, y, MPFR_RNDN)
+            }
+            powerStep(x, y, cr, ci, power: power, scratch: (pr, pi, t, u))
+        }
+        if a == b {
+            mpfr_set(br, x, MPFR_RNDN)
+            mpfr_set(bi, y, MPFR_RNDN)
+        }
+        mpfr_sub(x, x, br, MPFR_RNDN)
+        mpfr_sub(y, y, bi, MPFR_RNDN)
+        func exponent(_ p: MPFR) -> Int { mpfr_zero_p(p) != 0 ? Int.min / 2 : Int(mpfr_get_exp(p)) }
+        return max(exponent(x), exponent(y))
+    }
+
     /// z ← z^power + c in place, z^power as power − 1 complex products, with four scratch numbers.
     static func powerStep(_ x: MPFR, _ y: MPFR, _ cr: MPFR, _ ci: MPFR, power: Int, scratch: (MPFR, MPFR, MPFR, MPFR)) {
         let (pr, pi, t, u) = scratch

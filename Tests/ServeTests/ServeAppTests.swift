@@ -13,14 +13,22 @@ import Testing
 @Suite struct ServeAppTests {
     /// A fresh context on the CPU path in its own temporary folder, the application built from
     /// it, and the folder removed afterwards.
-    func withApp(maxPixels: Int = 1 << 20, maxBody: Int = 1 << 20,
+    func withApp(maxPixels: Int = 1 << 20, maxBody: Int = 1 << 20, slots: Int = 2, renderTimeout: Double = 60,
                  _ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        try await withContext(maxPixels: maxPixels, maxBody: maxBody, slots: slots, renderTimeout: renderTimeout) { client, _ in
+            try await body(client)
+        }
+    }
+
+    /// `withApp` that also hands the body the context (its render gate's load).
+    func withContext(maxPixels: Int = 1 << 20, maxBody: Int = 1 << 20, slots: Int = 2, renderTimeout: Double = 60,
+                     _ body: @Sendable (any TestClientProtocol, ServeContext) async throws -> Void) async throws {
         let folder = try FileIO.makeTemporaryFolder(prefix: "glint-serve-test")
         defer { FileIO.removeTree(folder) }
-        let context = try ServeContext(device: "cpu", slots: 2, queue: 4, renderTimeout: 60, maxPixels: maxPixels,
+        let context = try ServeContext(device: "cpu", slots: slots, queue: 4, renderTimeout: renderTimeout, maxPixels: maxPixels,
                                        maxBody: maxBody, folder: folder, verbose: false)
         let app = buildApplication(context: context, configuration: ApplicationConfiguration(serverName: "glint"))
-        try await app.test(.router, body)
+        try await app.test(.router) { client in try await body(client, context) }
     }
 
     static func jobBody(_ workload: String, _ args: [String], extra: [(String, JSON)] = []) -> ByteBuffer {
@@ -146,6 +154,69 @@ import Testing
             try await client.execute(uri: "/api/locate", method: .post,
                                      body: Self.jobBody("fractal", ["mandelbrot"], extra: [("feature", .string("bulb"))])) { response in
                 Self.expectError(response, 400, "minibrot or misiurewicz")
+            }
+        }
+    }
+
+    /// POST /api/locate at power 3: the period-4 minibrot of z³ + c on the upper antenna, framed
+    /// about its nucleus; Burning Ship refused, saying why.
+    @Test func locateAtPowerThree() async throws {
+        try await withApp { client in
+            try await client.execute(uri: "/api/locate", method: .post,
+                                     body: Self.jobBody("fractal", ["mandelbrot", "--power", "3", "--center", "-0.2437,1.3221",
+                                                                    "--zoom", "2000"],
+                                                        extra: [("feature", .string("minibrot"))])) { response in
+                #expect(response.status == .ok, "\(Self.text(response))")
+                let doc = try #require(Self.json(response))
+                #expect(doc["summary"]?.stringValue?.contains("period 4") == true, "\(Self.text(response))")
+                #expect(doc["center"]?.stringValue?.hasPrefix("-0.2439653592334836") == true, "\(Self.text(response))")
+                #expect(doc["power"]?.intValue == 3, "\(Self.text(response))")
+            }
+            try await client.execute(uri: "/api/locate", method: .post,
+                                     body: Self.jobBody("fractal", ["mandelbrot", "--power", "3", "--center", "0.3405,1.2714",
+                                                                    "--zoom", "2000"],
+                                                        extra: [("feature", .string("misiurewicz"))])) { response in
+                #expect(response.status == .ok, "\(Self.text(response))")
+                let doc = try #require(Self.json(response))
+                #expect(doc["summary"]?.stringValue?.contains("M(2,1)") == true, "\(Self.text(response))")
+                #expect(doc["center"]?.stringValue?.hasPrefix("0.34062501931660664") == true, "\(Self.text(response))")
+            }
+            try await client.execute(uri: "/api/locate", method: .post,
+                                     body: Self.jobBody("fractal", ["burning-ship"], extra: [("feature", .string("minibrot"))])) { response in
+                Self.expectError(response, 400, "not holomorphic")
+            }
+        }
+    }
+
+    /// A locate past the time limit: the reply is a 504 at the limit and the search is cancelled,
+    /// so its slot is free again at once. The search here (at −7/4, the period-3 window's parabolic
+    /// point, at 1e20000 the ball never holds 0: 100000 steps at about 66000 bits) runs for 12 s
+    /// uncancelled in a debug build; the next request, which needs the only slot, is answered
+    /// well before that.
+    @Test func locatePastItsLimitFreesItsSlot() async throws {
+        try await withContext(slots: 1, renderTimeout: 0.5) { client, context in
+            let start = ContinuousClock.now
+            try await client.execute(uri: "/api/locate", method: .post,
+                                     body: Self.jobBody("fractal", ["mandelbrot", "--center", "-1.75,0", "--zoom", "1e20000"],
+                                                        extra: [("feature", .string("minibrot"))])) { response in
+                Self.expectError(response, 504, "limit")
+            }
+            // The cancelled search stops within milliseconds; allow a generous second (20 looks 50 ms
+            // apart, counted rather than timed: other tests may slow this one's turns).
+            var freed = false
+            for _ in 0..<20 {
+                if await context.gate.load.running == 0 {
+                    freed = true
+                    break
+                }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            let waited = ContinuousClock.now - start
+            #expect(freed, "the slot is still taken \(waited) after the request")
+            try await client.execute(uri: "/api/locate", method: .post,
+                                     body: Self.jobBody("fractal", ["mandelbrot", "--center", "-1.75,0", "--zoom", "10"],
+                                                        extra: [("feature", .string("minibrot"))])) { response in
+                #expect(response.status == .ok, "\(Self.text(response))")
             }
         }
     }

@@ -186,8 +186,9 @@ struct ServeRoutes: Sendable {
         return Self.json(.object([("id", .string(added.token)), ("width", .int(Int64(added.width))), ("height", .int(Int64(added.height)))]))
     }
 
-    /// The minibrot or Misiurewicz point nearest a Mandelbrot view (glint locate), found in a
-    /// render slot within the render time limit: the view that shows it.
+    /// The minibrot or Misiurewicz point nearest a Mandelbrot view at any power (glint locate),
+    /// found in a render slot within the render time limit: the view that shows it. Past the limit
+    /// the reply is a 504 and the search is cancelled, which frees its slot.
     func locate(_ request: Request) async throws -> Response {
         let doc = try JSON.requestObject(try await body(request))
         let job = try job(doc)
@@ -201,22 +202,29 @@ struct ServeRoutes: Sendable {
             try fractal.loadLocation()
             view = fractal.baseJob()
         } catch { throw ServeError.from(error, preparing: true) }
-        guard view.formula == .mandelbrot, view.power == 2 else {
-            throw ServeError.bad("locate finds the Mandelbrot set's features (got \(view.formula.name)\(view.power == 2 ? "" : " --power \(view.power)"))")
+        if let why = locateRefusal(view.formula) {
+            throw ServeError.bad("locate finds the Mandelbrot set's features (z^N + c, any --power): \(why)")
         }
-        let (re, im, zoom) = (view.exactCenter.re, view.exactCenter.im, view.exactZoom)
+        let (re, im, zoom, power) = (view.exactCenter.re, view.exactCenter.im, view.exactZoom, view.power)
         let found: (center: DeepComplex, zoom: DeepNumber, iterations: Int, summary: String)
         do {
+            // Past the time limit the gate cancels this task and the locator's loops, which look
+            // at Task.isCancelled every few thousand steps, stop: the slot is free again at once.
             found = try await context.gate.run(timeout: context.renderTimeout) {
-                switch target {
-                case .minibrot:
-                    let m = try MinibrotLocator.locate(centerRe: re, centerIm: im, zoom: zoom)
-                    return (DeepComplex(re: m.centerRe, im: m.centerIm), m.zoom, 100 * m.period,
-                            "minibrot of period \(m.period), size \(m.sizeMantissa)e\(m.sizeExponent10)")
-                case .misiurewicz:
-                    let m = try MisiurewiczLocator.locate(centerRe: re, centerIm: im, zoom: zoom)
-                    return (DeepComplex(re: m.re, im: m.im), m.zoom, m.iterations,
-                            "Misiurewicz point M(\(m.preperiod),\(m.period)), multiplier \(m.multiplierText)")
+                do {
+                    switch target {
+                    case .minibrot:
+                        let m = try MinibrotLocator.locate(centerRe: re, centerIm: im, zoom: zoom, power: power)
+                        return (DeepComplex(re: m.centerRe, im: m.centerIm), m.zoom, 100 * m.period,
+                                "minibrot of period \(m.period), size \(m.sizeMantissa)e\(m.sizeExponent10)")
+                    case .misiurewicz:
+                        let m = try MisiurewiczLocator.locate(centerRe: re, centerIm: im, zoom: zoom, power: power)
+                        return (DeepComplex(re: m.re, im: m.im), m.zoom, m.iterations,
+                                "Misiurewicz point M(\(m.preperiod),\(m.period)), multiplier \(m.multiplierText)")
+                    }
+                } catch let e as GlintError where e == Locator.cancelled {
+                    // Cancelled (time limit, client gone, server stopping): not a refusal of the view.
+                    throw CancellationError()
                 }
             }
         } catch let e as GlintError {
@@ -224,7 +232,7 @@ struct ServeRoutes: Sendable {
         } catch { throw ServeError.from(error, preparing: false) }
         return Self.json(.object([("center", .string(found.center.description)), ("zoom", .string(found.zoom.plainText)),
                                   ("iterations", .int(Int64(min(found.iterations, FractalJob.maxIterationLimit)))),
-                                  ("summary", .string(found.summary))]))
+                                  ("power", .int(Int64(power))), ("summary", .string(found.summary))]))
     }
 
     func location(_ request: Request) async throws -> Response {

@@ -61,3 +61,37 @@ struct LocatorView {
         x.isFinite ? String(Double(Int(x * 10)) / 10) : "infinitely many"
     }
 }
+
+/// What the locators (MinibrotLocator, MisiurewiczLocator) share beyond the view: the powers they
+/// take and how they stop early.
+public enum Locator {
+    /// The error a locator throws when the task it runs in is cancelled (a server's time limit
+    /// passed, or its client left): its loops look every `checkInterval` steps, so it stops
+    /// within milliseconds rather than running on to its end.
+    public static let cancelled = GlintError("the search was cancelled before it ended")
+
+    /// Orbit steps between two looks at the task's cancellation. A look costs nanoseconds, a step
+    /// from about a microsecond (64 bits) to 120 µs (66000 bits, a view at 1e20000; measured in a
+    /// debug build), so 64 steps keep the looks' cost negligible and the delay under 10 ms.
+    static let checkInterval = 64
+
+    /// Throws `cancelled` when the running task has been cancelled (never outside a task, as on
+    /// the command line, where Ctrl-C ends the process instead).
+    @inline(__always)
+    static func checkCancellation() throws(GlintError) {
+        if Task.isCancelled { throw cancelled }
+    }
+
+    /// `checkCancellation` every `checkInterval` steps of a loop counting `step`.
+    @inline(__always)
+    static func checkCancellation(atStep step: Int) throws(GlintError) {
+        if step % checkInterval == 0 { try checkCancellation() }
+    }
+
+    /// Errors: a power outside 2...FractalJob.maxPower.
+    static func checkPower(_ power: Int) throws(GlintError) {
+        guard (2...FractalJob.maxPower).contains(power) else {
+            throw GlintError(field: "power", "must be between 2 and \(FractalJob.maxPower) (got \(power))")
+        }
+    }
+}

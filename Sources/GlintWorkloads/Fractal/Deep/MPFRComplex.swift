@@ -13,6 +13,8 @@ final class MPFRComplex {
     private let t: MPFRNumber
     /// |b|² and a product for `divide`, allocated on its first use (most numbers never divide).
     private var quotientScratch: (n: MPFRNumber, u: MPFRNumber)?
+    /// A second product for `multiply(by:)`, allocated on its first use (only powers past 2 need it).
+    private var productScratch: MPFRNumber?
 
     init(_ re: MPFRNumber, _ im: MPFRNumber) {
         self.re = re
@@ -68,6 +70,57 @@ final class MPFRComplex {
         im.setProduct(a.re, b.im)
         t.setProduct(a.im, b.re)
         im.setSum(im, t)
+    }
+
+    /// self = self·b in place (b may not be self), each part rounded to self's precision.
+    func multiply(by b: MPFRComplex) {
+        if productScratch?.precision != t.precision { productScratch = MPFRNumber(precision: t.precision) }
+        guard let u = productScratch else { return }
+        t.setProduct(re, b.re)
+        u.setProduct(im, b.im)
+        t.setDifference(t, u)
+        u.setProduct(re, b.im)
+        im.setProduct(im, b.re)
+        im.setSum(im, u)
+        re.set(t)
+    }
+
+    /// self = z^k, k ≥ 1, as k − 1 products (self may not be z).
+    func setPower(_ z: MPFRComplex, _ k: Int) {
+        set(z)
+        if k > 1 { for _ in 1..<k { multiply(by: z) } }
+    }
+
+    /// One step of the critical orbit of z^N + c with its derivative in c: d ← N·z^(N−1)·d + 1
+    /// (from the old z), then z ← z^(N−1)·z + c, the two sharing z^(N−1), which is left in `w`
+    /// (as wide as z). d may be narrower than z: its products round to its own precision. Power
+    /// 2 takes the squaring path of `step(_:derivative:c:scratch:)`; `scratch` as wide as z and d.
+    static func step(_ z: MPFRComplex, derivative d: MPFRComplex, c: MPFRComplex, power n: Int,
+                     scratch t: MPFRComplex, w: MPFRComplex) {
+        guard n > 2 else {
+            step(z, derivative: d, c: c, scratch: t)
+            return
+        }
+        w.setPower(z, n - 1)
+        d.multiply(by: w)
+        d.re.setProduct(d.re, n)
+        d.im.setProduct(d.im, n)
+        d.re.setSum(d.re, 1.0)
+        z.multiply(by: w)
+        z.setSum(z, c)
+    }
+
+    /// self = self·N·z^(N−1), one factor of a cycle's multiplier (the derivative of z ↦ z^N + c
+    /// at z); `w` (self's precision) receives z^(N−1), `scratch` as wide as self.
+    func multiply(byDerivativeOfPower n: Int, at z: MPFRComplex, scratch t: MPFRComplex, w: MPFRComplex) {
+        guard n > 2 else {
+            multiply(byTwice: z, scratch: t)
+            return
+        }
+        w.setPower(z, n - 1)
+        multiply(by: w)
+        re.setProduct(re, n)
+        im.setProduct(im, n)
     }
 
     /// self = self² + c, with `scratch` for the old value.

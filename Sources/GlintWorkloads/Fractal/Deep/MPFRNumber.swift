@@ -82,6 +82,8 @@ public final class MPFRNumber: @unchecked Sendable {
     public func setDifference(_ a: MPFRNumber, _ b: MPFRNumber) { mpfr_sub(raw, a.raw, b.raw, MPFR_RNDN) }
     /// self = a × b
     public func setProduct(_ a: MPFRNumber, _ b: MPFRNumber) { mpfr_mul(raw, a.raw, b.raw, MPFR_RNDN) }
+    /// self = a × k
+    public func setProduct(_ a: MPFRNumber, _ k: Int) { mpfr_mul_si(raw, a.raw, k, MPFR_RNDN) }
     /// self = a²
     public func setSquare(_ a: MPFRNumber) { mpfr_sqr(raw, a.raw, MPFR_RNDN) }
     /// self = a × 2^k (exact unless it leaves MPFR's exponent range)

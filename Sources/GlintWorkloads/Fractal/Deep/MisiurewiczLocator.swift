@@ -5,20 +5,22 @@ import Glibc
 #endif
 
 /// Finds a Misiurewicz point near a view, to any depth: a c whose critical orbit z₀ = 0,
-/// z_{n+1} = z_n² + c is strictly preperiodic, z_{q+p} = z_q with q (the preperiod) and p (the
-/// period) both the smallest. About such a point the set looks the same at every scale, so a view
-/// centred on it can be zoomed without end.
+/// z_{n+1} = z_n^N + c (N = 2 the Mandelbrot set, 3 to 8 the multibrots) is strictly
+/// preperiodic, z_{q+p} = z_q with q (the preperiod) and p (the period) both the smallest. About
+/// such a point the set looks the same at every scale, so a view centred on it can be zoomed
+/// without end. Everything below holds for every power N with the derivative of z ↦ z^N + c,
+/// N·z^(N−1), where power 2 has 2·z.
 ///
 /// Numbering: z₀ = 0, so c = z₁. Then c = i is M(2,2) (0, i, −1+i, −i, −1+i, …), c = −2 is M(2,1),
 /// the branch point −0.1011 + 0.9563i atop the 1/3 bulb's antenna is M(4,1), and no point has
-/// preperiod 1 (z_{1+p} = z₁ means z_p² = 0: a centre of period p). Texts that number from
+/// preperiod 1 (z_{1+p} = z₁ means z_p^N = 0: a centre of period p). Texts that number from
 /// z₁ = c give each preperiod one less.
 ///
 /// With g_i = z_{i+p} − z_i (so g₀ = z_p), the roots of g_q are the points of preperiod at most q
 /// and period dividing p, and the centres of period dividing p. Dividing out the lower ones,
 /// h = g_q / Π_{i<q} g_i, leaves as roots exactly the points of preperiod q (the others become
 /// poles or plain values). Its logarithmic derivative is L = h'/h = g_q'/g_q − Σ_{i<q} g_i'/g_i,
-/// with g_i' from dz_{n+1} = 2·z_n·dz_n + 1.
+/// with g_i' from dz_{n+1} = N·z_n^(N−1)·dz_n + 1.
 ///
 /// 1. **Preperiod and period** (unless both are given; the ball method of MinibrotLocator carried
 ///    over to h): iterate the centre's orbit and, for n = 1, 2, … and each period p with q = n − p
@@ -39,8 +41,8 @@ import Glibc
 ///    in `maxNewtonSteps` (`maxCandidateSteps` for a candidate of the search), lands more than
 ///    `maxDistance` view radii from the centre, or lands on a point whose cycle does not repel or
 ///    whose preperiod or period is lower.
-/// 3. **Multiplier** λ = Π_{i=q}^{q+p−1} 2·z_i, the derivative of z ↦ z² + c over one turn of the
-///    cycle (|λ| > 1: it repels). About the point the set repeats itself, ever more closely, when
+/// 3. **Multiplier** λ = Π_{i=q}^{q+p−1} N·z_i^(N−1), the derivative of z ↦ z^N + c over one turn
+///    of the cycle (|λ| > 1: it repels). About the point the set repeats itself, ever more closely, when
 ///    zoomed by |λ| and turned by arg λ.
 ///
 /// The view returned is centred on the point at the view's own zoom. Its iterations follow from λ:
@@ -71,6 +73,8 @@ public enum MisiurewiczLocator {
 
     /// What the search found.
     public struct Point: Sendable {
+        /// The formula's power N: z^N + c.
+        public let power: Int
         public let preperiod: Int
         public let period: Int
         /// The point to `digits` significant digits.
@@ -94,15 +98,17 @@ public enum MisiurewiczLocator {
         public let precisionBits: Int
     }
 
-    /// The Misiurewicz point near the view (centre, zoom). `preperiod` and `period` restrict the
-    /// search (both given: skip it); `digits` sets the significant digits of the point (0: what
-    /// the zoom needs plus 12). Errors (one line): a number out of range, no candidate found, or
-    /// none of the candidates refined into a point near the view.
-    public static func locate(centerRe: DeepNumber, centerIm: DeepNumber, zoom: DeepNumber,
+    /// The Misiurewicz point of z^`power` + c near the view (centre, zoom). `preperiod` and
+    /// `period` restrict the search (both given: skip it); `digits` sets the significant digits of
+    /// the point (0: what the zoom needs plus 12). Errors (one line): a number out of range, no
+    /// candidate found, none of the candidates refined into a point near the view, or
+    /// `Locator.cancelled` when the running task is cancelled.
+    public static func locate(centerRe: DeepNumber, centerIm: DeepNumber, zoom: DeepNumber, power: Int = 2,
                               preperiod: Int? = nil, period: Int? = nil,
                               maxPreperiod: Int = defaultMaxPreperiod, maxPeriod: Int = defaultMaxPeriod,
                               digits: Int = 0) throws(GlintError) -> Point {
         let view = try LocatorView(centerRe: centerRe, centerIm: centerIm, zoom: zoom)
+        try Locator.checkPower(power)
         if let preperiod {
             guard preperiod >= 2 else {
                 throw GlintError(field: "preperiod", "must be at least 2 (got \(preperiod)): with z0 = 0, z(1+p) = z(1) means z(p) = 0, a centre, not a Misiurewicz point")
@@ -119,18 +125,22 @@ public enum MisiurewiczLocator {
         var steps = 0
         let point: Refined
         if let preperiod, let period {
-            point = try refine(view, preperiod: preperiod, period: period, bits: bits, limit: maxNewtonSteps, steps: &steps)
+            point = try refine(view, preperiod: preperiod, period: period, power: power, bits: bits,
+                               limit: maxNewtonSteps, steps: &steps)
         } else {
             let search = Search(view, preperiods: preperiod.map { $0...$0 } ?? 2...maxPreperiod,
-                                periods: period.map { $0...$0 } ?? 1...maxPeriod)
+                                periods: period.map { $0...$0 } ?? 1...maxPeriod, power: power)
             var found: Refined?
             var last: (preperiod: Int, period: Int, why: GlintError)?
             var tries = 0
-            while found == nil, tries < maxTries, let (q, p) = search.next() {
+            while found == nil, tries < maxTries, let (q, p) = try search.next() {
                 tries += 1
                 do throws(GlintError) {
-                    found = try refine(view, preperiod: q, period: p, bits: bits, limit: maxCandidateSteps, steps: &steps)
+                    found = try refine(view, preperiod: q, period: p, power: power, bits: bits, limit: maxCandidateSteps,
+                                       steps: &steps)
                 } catch {
+                    // A cancelled search ends here; a candidate that is no point leaves the next to try.
+                    if error == Locator.cancelled { throw error }
                     last = (q, p, error)
                 }
             }
@@ -151,7 +161,7 @@ public enum MisiurewiczLocator {
         let counts = Double(point.preperiod) + Double(point.period) * (view.log2Zoom + 16) / log2Multiplier
         let iterations = counts.isFinite ? min(FractalJob.maxIterationLimit, Int((1.25 * counts).rounded(.up)) + 1000)
                                          : FractalJob.maxIterationLimit
-        return Point(preperiod: point.preperiod, period: point.period,
+        return Point(power: power, preperiod: point.preperiod, period: point.period,
                      re: try LocatorView.decimal(point.c.re, digits: answerDigits, field: "point re"),
                      im: try LocatorView.decimal(point.c.im, digits: answerDigits, field: "point im"),
                      multiplierMantissa: mm, multiplierExponent10: me, multiplierLog2: log2Multiplier,
@@ -177,16 +187,16 @@ public enum MisiurewiczLocator {
 
     /// Step 2 for (q, p) from the view centre, at `bits`, in at most `limit` steps; `steps`
     /// counts the Newton steps.
-    static func refine(_ view: LocatorView, preperiod q: Int, period p: Int, bits: Int, limit: Int,
+    static func refine(_ view: LocatorView, preperiod q: Int, period p: Int, power: Int = 2, bits: Int, limit: Int,
                        steps: inout Int) throws(GlintError) -> Refined {
         let name = "M(\(q),\(p))"
         let c = MPFRComplex(view.centre, precision: bits)
-        let orbit = ReducedOrbit(preperiod: q, period: p, bits: bits)
+        let orbit = ReducedOrbit(preperiod: q, period: p, power: power, bits: bits)
         let step = MPFRComplex(precision: bits)
         defer { MPFRNumber.releaseThreadCaches() }
         for _ in 1...limit {
             steps += 1
-            orbit.evaluate(at: c)
+            try orbit.evaluate(at: c)
             if orbit.escaped {
                 throw GlintError("Newton's method for \(name) reached a c whose orbit escapes: give another --preperiod or --period, or move the centre")
             }
@@ -232,6 +242,8 @@ public enum MisiurewiczLocator {
     final class ReducedOrbit {
         let q: Int
         let p: Int
+        /// The formula's power N.
+        let power: Int
         /// L at full precision; nil when g_q is 0 (c is the root at this precision).
         private(set) var logDerivative: MPFRComplex?
         /// A factor below g_q is 0: c sits on a pole of h.
@@ -254,26 +266,39 @@ public enum MisiurewiczLocator {
         private let product = MPFRComplex(precision: 64)
         private let scratch64 = MPFRComplex(precision: 64)
         private let size2 = MPFRNumber(precision: 64), smallest2 = MPFRNumber(precision: 64)
+        /// z^(N−1) for a step past power 2 (full precision), and for a factor of λ (64 bits).
+        private let powerScratch: MPFRComplex
+        private let power64 = MPFRComplex(precision: 64)
 
-        init(preperiod q: Int, period p: Int, bits: Int) {
-            (self.q, self.p) = (q, p)
+        init(preperiod q: Int, period p: Int, power: Int = 2, bits: Int) {
+            (self.q, self.p, self.power) = (q, p, power)
             func wide() -> MPFRComplex { MPFRComplex(precision: bits) }
             (lead, leadSlope, trail, trailSlope, savedZ, savedSlope) = (wide(), wide(), wide(), wide(), wide(), wide())
-            (l, gq, gqSlope, scratch) = (wide(), wide(), wide(), wide())
+            (l, gq, gqSlope, scratch, powerScratch) = (wide(), wide(), wide(), wide(), wide())
             one = MPFRComplex(MPFRNumber(1, precision: bits), MPFRNumber(precision: bits))
         }
 
-        func evaluate(at c: MPFRComplex) {
+        /// One step of the orbit of z^N + c with its derivative.
+        private func step(_ z: MPFRComplex, _ d: MPFRComplex, _ c: MPFRComplex) {
+            MPFRComplex.step(z, derivative: d, c: c, power: power, scratch: scratch, w: powerScratch)
+        }
+
+        /// Errors: `Locator.cancelled` when the running task is cancelled.
+        func evaluate(at c: MPFRComplex) throws(GlintError) {
             (onPole, escaped) = (false, false)
             mpfr_set_inf(smallest2.raw, 1)
             sum.setZero()
             for x in [lead, leadSlope, trail, trailSlope] { x.setZero() }
-            for _ in 0..<p { MPFRComplex.step(lead, derivative: leadSlope, c: c, scratch: scratch) }
-            for _ in 0..<q {
+            for k in 1...p {
+                try Locator.checkCancellation(atStep: k)
+                step(lead, leadSlope, c)
+            }
+            for i in 0..<q {
+                try Locator.checkCancellation(atStep: i + 1)
                 // g_i'/g_i into Σ, with i the trailing copy's index.
                 guard addLowerTerm(lead, leadSlope, trail, trailSlope) else { return }
-                MPFRComplex.step(lead, derivative: leadSlope, c: c, scratch: scratch)
-                MPFRComplex.step(trail, derivative: trailSlope, c: c, scratch: scratch)
+                step(lead, leadSlope, c)
+                step(trail, trailSlope, c)
             }
             gq.setDifference(lead, trail)
             gqSlope.setDifference(leadSlope, trailSlope)
@@ -287,11 +312,12 @@ public enum MisiurewiczLocator {
             multiplier.re.set(1.0)
             multiplier.im.set(0.0)
             for e in 0..<p {
+                try Locator.checkCancellation(atStep: e + 1)
                 if e > 0 && p % e == 0 {
                     guard addLowerTerm(trail, trailSlope, savedZ, savedSlope) else { return }
                 }
-                multiplier.multiply(byTwice: trail, scratch: product)
-                if e < p - 1 { MPFRComplex.step(trail, derivative: trailSlope, c: c, scratch: scratch) }
+                multiplier.multiply(byDerivativeOfPower: power, at: trail, scratch: product, w: power64)
+                if e < p - 1 { step(trail, trailSlope, c) }
             }
             let (mantissa, exponent) = smallest2.toDoubleExponent()
             smallestLowerLog2 = smallest2.isFinite ? (log2(mantissa) + Double(exponent)) / 2 : .infinity

@@ -15,6 +15,8 @@ extension MisiurewiczLocator {
 
         private let c: MPFRComplex
         private let bits: Int
+        /// The formula's power N.
+        private let power: Int
         private let preperiods: ClosedRange<Int>
         private let periods: ClosedRange<Int>
         /// The last n iterated.
@@ -48,10 +50,16 @@ extension MisiurewiczLocator {
         private let r2: MPFRNumber
         /// |g|² at or below which z_{i+p} = z_i at the view's precision.
         private let zeroLevel: MPFRNumber
+        /// Past power 2: z^(N−1) at full precision, z^(N−2) and z^(N−1) at 64 bits, a product.
+        private let wide: MPFRComplex
+        private let power64 = MPFRComplex(precision: 64), lower64 = MPFRComplex(precision: 64)
+        private let term64 = MPFRComplex(precision: 64)
 
-        init(_ view: LocatorView, preperiods: ClosedRange<Int>, periods: ClosedRange<Int>) {
+        init(_ view: LocatorView, preperiods: ClosedRange<Int>, periods: ClosedRange<Int>, power: Int = 2) {
             c = view.centre
             bits = view.bits
+            self.power = power
+            wide = MPFRComplex(precision: view.bits)
             (self.preperiods, self.periods) = (preperiods, periods)
             lastStep = preperiods.upperBound + periods.upperBound
             z = MPFRComplex(precision: bits)
@@ -63,8 +71,10 @@ extension MisiurewiczLocator {
             zeroLevel.setScaled(zeroLevel, byPowerOfTwo: -2 * (bits - 8))
         }
 
-        /// The next candidate, or nil when there is none (`end` says why).
-        func next() -> (preperiod: Int, period: Int)? {
+        /// The next candidate, or nil when there is none (`end` says why). Errors:
+        /// `Locator.cancelled` when the running task is cancelled (looked at every step: each tests
+        /// up to `periods.count` pairs).
+        func next() throws(GlintError) -> (preperiod: Int, period: Int)? {
             defer { MPFRNumber.releaseThreadCaches() }
             while queue.isEmpty {
                 guard end == nil else { return nil }
@@ -72,6 +82,7 @@ extension MisiurewiczLocator {
                     end = "no Misiurewicz point of preperiod up to \(preperiods.upperBound) and period up to \(periods.upperBound) shows near this view: move the centre, zoom out, or raise --max-preperiod or --max-period"
                     return nil
                 }
+                try Locator.checkCancellation()
                 advance()
             }
             let first = queue.removeFirst()
@@ -80,14 +91,36 @@ extension MisiurewiczLocator {
 
         /// One step of the orbit, then the test for every (q, p) with q + p = n.
         private func advance() {
-            // d²z ← 2·(dz² + z·d²z), dz ← 2·z·dz + 1 (from the old values), z ← z² + c.
-            product.multiply(z, bend)
-            bend.multiply(slope, slope)
-            bend.setSum(bend, product)
-            bend.re.setScaled(bend.re, byPowerOfTwo: 1)
-            bend.im.setScaled(bend.im, byPowerOfTwo: 1)
-            slope.advanceDerivative(at: z, scratch: product)
-            z.squarePlus(c, scratch: scratch)
+            if power == 2 {
+                // d²z ← 2·(dz² + z·d²z), dz ← 2·z·dz + 1 (from the old values), z ← z² + c.
+                product.multiply(z, bend)
+                bend.multiply(slope, slope)
+                bend.setSum(bend, product)
+                bend.re.setScaled(bend.re, byPowerOfTwo: 1)
+                bend.im.setScaled(bend.im, byPowerOfTwo: 1)
+                slope.advanceDerivative(at: z, scratch: product)
+                z.squarePlus(c, scratch: scratch)
+            } else {
+                // d²z ← N·(N−1)·z^(N−2)·dz² + N·z^(N−1)·d²z, dz ← N·z^(N−1)·dz + 1 (from the old
+                // values, at 64 bits), z ← z^(N−1)·z + c (at full precision).
+                lower64.setPower(z, power - 2)
+                power64.multiply(lower64, z)
+                term64.multiply(slope, slope)
+                term64.multiply(by: lower64)
+                term64.re.setProduct(term64.re, power * (power - 1))
+                term64.im.setProduct(term64.im, power * (power - 1))
+                bend.multiply(by: power64)
+                bend.re.setProduct(bend.re, power)
+                bend.im.setProduct(bend.im, power)
+                bend.setSum(bend, term64)
+                slope.multiply(by: power64)
+                slope.re.setProduct(slope.re, power)
+                slope.im.setProduct(slope.im, power)
+                slope.re.setSum(slope.re, 1.0)
+                wide.setPower(z, power - 1)
+                z.multiply(by: wide)
+                z.setSum(z, c)
+            }
             z64.set(z)
             n += 1
             z64.squaredMagnitude(into: m)
@@ -169,10 +202,12 @@ extension MisiurewiczLocator {
             return m2.compare(MisiurewiczLocator.bendLimit * MisiurewiczLocator.bendLimit) <= 0
         }
 
-        /// Whether the cycle z_i … z_{i+p−1} attracts: |Π 2·z_k| < 1.
+        /// Whether the cycle z_i … z_{i+p−1} attracts: |Π N·z_k^(N−1)| < 1.
         private func cycleAttracts(from i: Int, period p: Int) -> Bool {
             let lambda = MPFRComplex(MPFRNumber(1, precision: 64), MPFRNumber(precision: 64))
-            for k in i..<(i + p) { lambda.multiply(byTwice: points[k % ring], scratch: product) }
+            for k in i..<(i + p) {
+                lambda.multiply(byDerivativeOfPower: power, at: points[k % ring], scratch: product, w: power64)
+            }
             return lambda.log2Magnitude() < 0
         }
     }
