@@ -84,6 +84,8 @@ extension ServeRoutes {
                     try await makeZoomVideo(job, strip: strip, autoIterations: auto, args: args, on: backend)
                 }
                 job.update { s in (s.phase, s.bytes, s.wallSeconds) = (.done, bytes, Clock.now() - start) }
+                // Cancelled as it finished: the file that came after the cancel goes too.
+                if job.snapshot.phase == .cancelled { job.removeResult() }
                 videos.prune()
             } catch {
                 var e = ServeError.from(error, preparing: false)
