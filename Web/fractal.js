@@ -10,6 +10,7 @@ import { current, lastFrame, state } from "./state.js";
 import { DEFAULT_C, FORMULA_CENTERS, JULIA_TYPES, fractalLocation } from "./fractal-location.js";
 import { fractalGestures } from "./fractal-gestures.js";
 import { fractalInset } from "./fractal-inset.js";
+import { fractalVideo } from "./fractal-video.js";
 
 /** "auto", or a whole number of iterations within the server's limit; null otherwise. */
 function iterationsIn(text) {
@@ -91,6 +92,7 @@ export const fractalView = {
     $("fractal-copy-kfr").onclick = () => copyText($("fractal-kfr").value);
     $("fractal-copy-cli").onclick = () => copyText($("fractal-cli").value);
     $("fractal-inset").addEventListener("click", (e) => this.insetClick(e));
+    this.initVideo();
     this.syncControls();
   },
 
@@ -259,4 +261,7 @@ export const fractalView = {
 
   // Julia's c from a small Mandelbrot set, rendered by the server.
   ...fractalInset,
+
+  // The zoom video of the view, made by the server.
+  ...fractalVideo,
 };

@@ -13,8 +13,8 @@ pans (drag) and zooms (wheel) the fractal, moves Julia's c (ctrl-drag, and a cli
 Mandelbrot inset), zooms a view at 1e40; orbits (drag), dollies (wheel) and rolls (shift-drag)
 the ray tracer; starts the misty window on the last rendered picture and on an uploaded one,
 wipes it (drag) and sets its gravity; runs the pulse and moves its hue; applies iso to the
-current view; runs a CPU-against-OpenCL comparison; and checks an error shows in the page's
-message bar. Every gesture must change the canvas's pixels. Fixed views (a fractal at --zoom
+current view; runs a CPU-against-OpenCL comparison; makes a tiny zoom video of a fractal view and
+downloads it; and checks an error shows in the page's message bar. Every gesture must change the canvas's pixels. Fixed views (a fractal at --zoom
 2e4, one at 1e40, a ray-traced view, the iso of a view) must give the PNG the command line
 renders for the same arguments on the same device, byte for byte in pixels
 (`glint compare --images ... --tolerance exact`).
@@ -35,10 +35,12 @@ import math
 import os
 import queue
 import re
+import shlex
 import signal
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 import threading
 import time
@@ -494,6 +496,7 @@ class PageTest:
         self.check(cli_box == frame["command"], f"the CLI box does not show the server's command: {cli_box!r} vs {frame['command']!r}")
         self.auto_iterations(view)
         self.locate_and_colour(view)
+        self.zoom_video(view)
         # The picture for the screenshot.
         self.go(view, ["mandelbrot", "--size", "640x400"] + FIXED_FRACTAL[3:5] + ["--zoom", "500"] + FIXED_FRACTAL[6:])
         self.screenshot("serve-fractal.png")
@@ -533,6 +536,68 @@ class PageTest:
         self.same_as_cli(view, "fractal", args, "fractal-de")
         Select(self.el("fractal-color")).select_by_visible_text("count")
         log(f"  fractal: Nearest minibrot went to --zoom {zoom:g}; --color de equals the command line's")
+
+    def zoom_video(self, view):
+        """"Zoom video…" on a view with --iterations auto: a tiny video made by the server, its
+        progress shown, the download link clicked and the file checked: the dialog's two command
+        lines, run here, give the same strip and frames byte for byte (tar), or an MP4 of the
+        frames asked for (ffprobe, where it is installed)."""
+        frame = self.go(view, ["mandelbrot", "--size", "96x60", "--center", "-0.75,0.1", "--zoom", "1e4", "--iterations", "auto"])
+        found = frame.get("iterations")
+        self.check(isinstance(found, int) and found > 0, f"the auto frame carries no count: {frame}")
+        self.el("fractal-zoomvideo").click()
+        self.wait("the zoom video dialog", lambda: self.js("return document.getElementById('zoomvideo-dialog').open"), 10)
+        for id_, value in (("zoomvideo-size", "48x32"), ("zoomvideo-seconds", "0.4"), ("zoomvideo-fps", "10"), ("zoomvideo-columns", "64")):
+            field = self.el(id_)
+            field.clear()
+            field.send_keys(value)
+        downloads = os.path.join(self.work, "downloads")
+        os.makedirs(downloads, exist_ok=True)
+        self.d.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
+        self.el("zoomvideo-start").click()
+        link = self.wait("the zoom video's download link", lambda: self.js(
+            "const a = document.getElementById('zoomvideo-download');"
+            "if (a.offsetParent !== null && a.href) return {href: a.href, name: a.download};"
+            "const s = document.getElementById('zoomvideo-status').textContent; if (s.startsWith('failed')) return {error: s}; return null;"), 180)
+        self.check("error" not in link, f"the zoom video failed: {link.get('error')}")
+        progress = float(self.el("zoomvideo-progress").get_attribute("value"))
+        self.check(progress == 1, f"the progress bar reads {progress} when the video is done")
+        commands = self.el("zoomvideo-cli").get_attribute("value").split("\n")
+        self.check(len(commands) == 2 and "--exp-map 64" in commands[0] and f"--iterations {found}" in commands[0]
+                   and "--frames 4" in commands[1], f"the dialog's commands are not the video's: {commands}")
+        self.el("zoomvideo-download").click()
+        path = os.path.join(downloads, link["name"])
+        self.wait(f"the download of {link['name']}", lambda: os.path.exists(path) and not os.path.exists(path + ".crdownload"), 60)
+        self.el("zoomvideo-close").click()
+        self.wait("the dialog to close", lambda: not self.js("return document.getElementById('zoomvideo-dialog').open"), 10)
+        strip_cmd, video_cmd = (shlex.split(c) for c in commands)
+        strip = os.path.join(self.work, "video-strip.png")
+        self.cli(*strip_cmd[1:-1], strip, "--device", self.device, "-q")
+        if link["name"].endswith(".tar"):
+            with tarfile.open(path) as tar:
+                names = tar.getnames()
+                files = {n: tar.extractfile(n).read() for n in names}
+            want = ["strip.png"] + [f"frames/frame_{k:05d}.png" for k in range(4)]
+            self.check(names == want, f"the archive holds {names}, not {want}")
+            with open(strip, "rb") as f:
+                self.check(f.read() == files["strip.png"], "the video's strip is not the command line's")
+            frames = os.path.join(self.work, "video-frames")
+            self.cli(video_cmd[1], strip, *video_cmd[3:-1], frames, "-q")
+            for k in range(4):
+                with open(os.path.join(frames, f"frame_{k:05d}.png"), "rb") as f:
+                    self.check(f.read() == files[f"frames/frame_{k:05d}.png"], f"frame {k} is not glint zoomvideo's")
+            what = "4 PNG frames and the strip, each the command lines' byte for byte"
+        else:
+            with open(path, "rb") as f:
+                head = f.read(12)
+            self.check(head[4:8] == b"ftyp", f"{link['name']} is not an MP4 file")
+            what = "an MP4"
+            if os.access("/usr/bin/ffprobe", os.X_OK):
+                r = subprocess.run(["/usr/bin/ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+                                    "stream=width,height,nb_read_frames", "-of", "csv=p=0", path], capture_output=True, text=True, timeout=60)
+                self.check(r.stdout.strip() == "48,32,4", f"ffprobe reads {r.stdout.strip()!r} in the video, not 48,32,4")
+                what += " of 4 frames of 48x32 (ffprobe)"
+        log(f"  fractal: Zoom video (--iterations {found}) downloaded as {link['name']}: {what}")
 
     def rtow(self):
         view = "rtow"

@@ -55,6 +55,11 @@ struct Serve: AsyncParsableCommand {
             transform: number("--render-timeout", .closed(1, 86400)))
     var renderTimeout = 120.0
 
+    @Option(name: .customLong("video-timeout"), parsing: .unconditional,
+            help: "Seconds one zoom video (POST /api/zoomvideo) may take, its strip and every frame (1 to 86400); past it the video is stopped. (default: 600)",
+            transform: number("--video-timeout", .closed(1, 86400)))
+    var videoTimeout = 600.0
+
     @Option(name: .customLong("max-pixels"), parsing: .unconditional,
             help: "Largest image a request may render or upload, in pixels (1 to \(ImageLimits.maxPixels)). (default: 16777216)",
             transform: wholeNumber("--max-pixels", 1...ImageLimits.maxPixels))
@@ -94,7 +99,8 @@ struct Serve: AsyncParsableCommand {
 
         let deviceText = device.device ?? FileIO.environment("GLINT_DEVICE") ?? "auto"
         let context = try ServeContext(device: deviceText, slots: maxRenders, queue: queue, renderTimeout: renderTimeout,
-                                       maxPixels: maxPixels, maxBody: maxBody, folder: folder, verbose: verbose)
+                                       maxPixels: maxPixels, maxBody: maxBody, folder: folder, verbose: verbose,
+                                       videoTimeout: videoTimeout)
         // A device that cannot be opened is said now, not at the first request.
         let startBackend = try context.backend(nil, for: .fractal)
 
@@ -122,6 +128,7 @@ struct Serve: AsyncParsableCommand {
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             source.setEventHandler {
                 for close in context.sessions.withLock({ Array($0.values) }) { close() }
+                context.videos.cancelAll()
                 Task { await context.gate.cancelAll() }
                 DispatchQueue.global().asyncAfter(deadline: .now() + 10) {
                     FileIO.removeTree(folder)

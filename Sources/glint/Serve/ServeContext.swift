@@ -6,6 +6,8 @@ import GlintWorkloads
 final class ServeContext: Sendable {
     let gate: RenderGate
     let uploads: Uploads
+    /// The zoom videos made and being made (POST /api/zoomvideo).
+    let videos: ZoomVideos
     /// The server's --device, used when a request names none.
     let device: String
     let renderTimeout: Double
@@ -17,7 +19,8 @@ final class ServeContext: Sendable {
     /// The open WebSocket connections: each one's way to close itself (the server is stopping).
     let sessions = Locked<[Int: @Sendable () -> Void]>([:])
 
-    init(device: String, slots: Int, queue: Int, renderTimeout: Double, maxPixels: Int, maxBody: Int, folder: String, verbose: Bool) throws {
+    init(device: String, slots: Int, queue: Int, renderTimeout: Double, maxPixels: Int, maxBody: Int, folder: String, verbose: Bool,
+         videoTimeout: Double = 600) throws {
         self.device = device
         gate = RenderGate(slots: slots, queueLimit: queue)
         self.renderTimeout = renderTimeout
@@ -27,6 +30,7 @@ final class ServeContext: Sendable {
         self.verbose = verbose
         try FileIO.makeDirectories(folder + "/uploads")
         uploads = Uploads(folder: folder + "/uploads")
+        videos = try ZoomVideos(folder: folder + "/videos", timeout: videoTimeout, slots: slots)
     }
 
     /// The backend for a request's device (the server's when nil) and a job of `kind`.

@@ -31,13 +31,14 @@ struct ServeRoutes: Sendable {
             .get(":name") { _, ctx in try Self.file(ctx.parameters.get("name") ?? "") }
         // The JSON/PNG API (docs/SERVE.md, "HTTP"). Errors thrown here become JSON through the
         // router's ServeErrorMiddleware.
-        router.group("api")
-            .get("info") { _, _ in Self.json(await info()) }
+        let api = router.group("api")
+        api.get("info") { _, _ in Self.json(await info()) }
             .post("render") { request, _ in try await render(request) }
             .post("compare") { request, _ in try await compare(request) }
             .post("upload") { request, _ in try await upload(request) }
             .post("location") { request, _ in try await location(request) }
             .post("locate") { request, _ in try await locate(request) }
+        addZoomVideo(to: api)
     }
 
     // MARK: Answers
