@@ -141,21 +141,30 @@ public enum FileIO {
     static func writeNew(_ path: String, _ bytes: [UInt8], name: String) throws(GlintError) {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw GlintError("cannot write \(name): \(errnoText())") }
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, bytes.count - done) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let why = errnoText()
-                close(fd); unlink(path)
-                throw GlintError("cannot write \(name): \(why)")
-            }
-            done += n
+        if !writeAll(fd, bytes) {
+            let why = errnoText()
+            close(fd); unlink(path)
+            throw GlintError("cannot write \(name): \(why)")
         }
         if close(fd) != 0 {
             let why = errnoText()
             unlink(path)
             throw GlintError("cannot write \(name): \(why)")
+        }
+    }
+
+    /// Writes all of `bytes` to `fd`, retrying on EINTR and after short writes: false (errno
+    /// set) when a write fails or writes nothing (a pipe whose reader has gone).
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            var done = 0
+            while done < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + done, raw.count - done)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { return false }
+                done += n
+            }
+            return true
         }
     }
 

@@ -312,15 +312,7 @@ final class VideoEncoder {
     }
 
     func append(_ image: Image8) throws {
-        try image.pixels.withUnsafeBytes { raw in
-            var done = 0
-            while done < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + done, raw.count - done)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { throw GlintError("--video: ffmpeg stopped reading frames (see its message above)") }
-                done += n
-            }
-        }
+        guard FileIO.writeAll(fd, image.pixels) else { throw GlintError("--video: ffmpeg stopped reading frames (see its message above)") }
     }
 
     /// Closes ffmpeg's input and waits for it; the video is complete under its temporary name.

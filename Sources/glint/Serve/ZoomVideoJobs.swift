@@ -353,15 +353,7 @@ final class TarWriter {
     }
 
     private func write(_ bytes: [UInt8]) throws {
-        try bytes.withUnsafeBytes { raw in
-            var done = 0
-            while done < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + done, raw.count - done)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { throw GlintError("cannot write \(path): \(FileIO.errnoText())") }
-                done += n
-            }
-        }
+        guard FileIO.writeAll(fd, bytes) else { throw GlintError("cannot write \(path): \(FileIO.errnoText())") }
     }
 
     /// The 512-byte ustar header of a regular file.
