@@ -2,7 +2,7 @@
 // are exact decimals (decimal.js); its arithmetic, gestures and c picker are in the fractal-*.js
 // modules.
 
-import { $, cliCommand, copyText, notify, now, onValidChange, parseSize, readOptions, shellWord, throttledSend, wholeIn } from "./util.js";
+import { $, cliCommand, copyText, linkSize, notify, now, onValidChange, parseSize, readOptions, shellWord, throttledSend, wholeIn } from "./util.js";
 import { parsePoint, parseZoom, pointText, samePoint, sameZoom, zoomExponent, zoomText } from "./decimal.js";
 import { pictureView, pointerAt, setCanvasSize } from "./canvas.js";
 import { failure, postJSON, request, setHash, uploadOnPick } from "./conn.js";
@@ -246,7 +246,7 @@ export const fractalView = {
       case "--no-smooth": v.smooth = false; return true;
       case "--color": v.colouring = value(); return true;
       case "--ss": v.ss = parseInt(value(), 10); return true;
-      case "--size": { const s = parseSize(value()); if (!s) throw new Error("--size: WxH"); v.size = s; return true; }
+      case "--size": v.size = linkSize(value()); return true;
       case "--texture": v.texture = value(); return true;
       default:
         // A formula's name: the first word of fractal's command line.

@@ -54,7 +54,10 @@ function applyHash() {
       views[name].syncControls();
     }
   } catch (e) {
+    // The view shown stays as it was: nothing is rendered for a link that does not read.
     notify("the link's view: " + e.message);
+    showView(name);
+    return false;
   }
   const rendering = !!words && state.ready && (name === "fractal" || name === "rtow");
   showView(name, !rendering);

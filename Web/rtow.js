@@ -1,6 +1,6 @@
 // The ray tracer: a command line of `glint rtow`, orbited, dollied and rolled with the pointer.
 
-import { $, cliCommand, copyText, now, onValidChange, parseSize, readOptions, shellWord, short, throttledSend } from "./util.js";
+import { $, cliCommand, copyText, linkSize, now, onValidChange, parseSize, readOptions, shellWord, short, throttledSend } from "./util.js";
 import { drawFrame, pictureView, pointerAt } from "./canvas.js";
 import { request, setHash } from "./conn.js";
 
@@ -152,7 +152,7 @@ export const rtowView = {
       switch (w) {
       case "--scene": v.scene = value(); return true;
       case "--spp": v.spp = parseInt(value(), 10); return true;
-      case "--size": { const s = parseSize(value()); if (!s) throw new Error("--size: WxH"); v.size = s; return true; }
+      case "--size": v.size = linkSize(value()); return true;
       case "--seed": v.seed = value(); return true;
       case "--vfov": v.vfov = num(); return true;
       case "--aperture": v.aperture = num(); return true;

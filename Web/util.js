@@ -50,12 +50,31 @@ export function wholeIn(lo, hi) {
   };
 }
 
-/** "WxH" as {w, h}, or null. */
+/** The most pixels an image may have a side (the server's image limits, docs/LIMITS.md). */
+export const MAX_SIDE = 32768;
+
+/** "WxH" as {w, h}, or null (`sizeProblem` says why). */
 export function parseSize(text) {
-  const m = /^\s*(\d{1,5})\s*[xX×]\s*(\d{1,5})\s*$/.exec(text || "");
-  if (!m) return null;
-  const w = parseInt(m[1], 10), h = parseInt(m[2], 10);
-  return w >= 1 && h >= 1 ? { w, h } : null;
+  if (sizeProblem(text)) return null;
+  const m = /(\d+)\s*[xX×]\s*(\d+)/.exec(text);
+  return { w: parseInt(m[1], 10), h: parseInt(m[2], 10) };
+}
+
+/** Why `text` is no size, or null: its form (WxH) told apart from a limit it passes. */
+export function sizeProblem(text) {
+  const m = /^\s*(\d+)\s*[xX×]\s*(\d+)\s*$/.exec(text || "");
+  if (!m) return "a size is WxH, e.g. 640x400";
+  const w = Number(m[1]), h = Number(m[2]);
+  if (w < 1 || h < 1) return `${m[1]}x${m[2]}: each side is at least 1 pixel`;
+  if (w > MAX_SIDE || h > MAX_SIDE) return `${m[1]}x${m[2]} is over the limit of ${MAX_SIDE} pixels a side`;
+  return null;
+}
+
+/** The size of a link's --size value; an error naming the option when it is none. */
+export function linkSize(text) {
+  const problem = sizeProblem(text);
+  if (problem) throw new Error("--size: " + problem);
+  return parseSize(text);
 }
 
 export function copyText(text) {

@@ -817,6 +817,13 @@ class PageTest:
         shown = self.wait("the message bar", lambda: self.js(
             "const m = document.querySelector('#messages .message'); return m && m.offsetParent !== null ? m.textContent : null;"), 10)
         self.check("--iterations" in shown, f"the message bar does not say what was wrong: {shown!r}")
+        # A size over the limits in a link is named as such, not as a form it has.
+        self.js("location.hash = arguments[0]", "fractal=" + urllib.parse.quote("mandelbrot --size 100000x100000"))
+        self.expected_errors += 1
+        limit = self.wait("the size's message", lambda: self.js(
+            "const m = [...document.querySelectorAll('#messages .message')].map((e) => e.textContent);"
+            "return m.find((t) => t.includes('100000x100000')) || null;"), 10)
+        self.check("over the limit of 32768 pixels a side" in limit, f"the message for a size over the limits: {limit!r}")
         self.go("fractal", ["mandelbrot", "--size", "320x200"])
         log(f"  errors: shown in the message bar: {shown.rstrip('×').strip()}")
 
