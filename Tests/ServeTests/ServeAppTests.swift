@@ -94,6 +94,23 @@ import Testing
         }
     }
 
+    /// The mist still's frame cap holds for the value the parser reads: 1e6, " 1000000" and
+    /// 6.01e2 are numbers over 600 too, not text that slips past it.
+    @Test func mistFrameCapReadsTheNumber() throws {
+        let folder = try FileIO.makeTemporaryFolder(prefix: "glint-mist-cap")
+        defer { FileIO.removeTree(folder) }
+        let picture = folder + "/last.png"
+        try PNG.write(Image8(width: 8, height: 6), to: picture, alpha: false)
+        let uploads = Uploads(folder: folder)
+        func job(_ frames: String) throws -> ServeJob {
+            try ServeJob(workload: "mist", args: ["--input", "upload:last", "--frames", frames], uploads: uploads, last: { picture })
+        }
+        for over in ["601", "1e6", " 1000000", "6.01e2", "1000000.0"] {
+            #expect { try job(over) } throws: { ($0 as? ServeError)?.message.contains("at most 600 mist frames") == true }
+        }
+        for fine in ["600", "6e2", " 12"] { _ = try job(fine) }
+    }
+
     @Test func renderIsAPNG() async throws {
         try await withApp { client in
             try await client.execute(uri: "/api/render", method: .post,
