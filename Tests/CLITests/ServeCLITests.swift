@@ -195,6 +195,12 @@ final class ServerProcess: @unchecked Sendable {
         check(try await server.request("api/upload", method: "POST", body: Array("hello".utf8)), 400, "not a PNG")
         let big = try PNG.encode(Image8(width: 200, height: 200), alpha: false)
         check(try await server.request("api/upload", method: "POST", body: big), 413, "over the server's limit of 20000 pixels")
+        // A PNG whose header says 0 pixels wide is broken, not too large.
+        var empty = try PNG.encode(Image8(width: 4, height: 4), alpha: false)
+        empty.replaceSubrange(16..<20, with: [0, 0, 0, 0])
+        check(try await server.request("api/upload", method: "POST", body: empty), 400, "0x4: a PNG has at least one pixel a side")
+        let numbers = JSON.object([("workload", .string("fractal")), ("args", .array([.int(3)]))])
+        check(try await server.post("api/render", numbers), 400, "got an integer")
         check(try await server.request("static/..%2F..%2Fetc%2Fpasswd"), 404, "no such file")
         check(try await server.request("nothing/here"), 404, "no such page")
         let page = try await server.request("")
@@ -202,6 +208,35 @@ final class ServerProcess: @unchecked Sendable {
         // After all that the server still renders.
         let fine = try await server.post("api/render", server.job("fractal", ["mandelbrot", "--size", "40x30"]))
         #expect(fine.status == 200)
+    }
+
+    /// Addresses: one this machine lacks is refused in one line in the system's words; any
+    /// 127.x address is loopback, served without the warning that others can reach it.
+    @Test func hostAddresses() throws {
+        try withSandbox { box in
+            let r = try box.run(["serve", "--host", "10.9.8.7", "--port", "0", "--device", "cpu"], timeout: 30)
+            #expect(r.status == 1 && r.stderrLines.count == 1, "\(r)")
+            #expect(r.stderr.contains("cannot serve on 10.9.8.7:0: Cannot assign requested address") && !r.stderr.contains("descriptor"), "\(r)")
+            let p = Process()
+            p.executableURL = try glintBinary.get()
+            p.arguments = ["serve", "--host", "127.0.0.2", "--port", "0", "--device", "cpu"]
+            p.environment = box.childEnvironment()
+            let out = Pipe()
+            p.standardOutput = out
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            defer { p.terminate(); p.waitUntilExit() }
+            var text = ""
+            let deadline = Date().addingTimeInterval(30)
+            while !text.contains("Ctrl-C stops)") && Date() < deadline {
+                let chunk = out.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+            #expect(text.contains("http://127.0.0.2:"), "\(text)")
+            usleep(200_000)
+            #expect(!text.contains("warning"), "\(text)")
+        }
     }
 
     /// The page's files: every file of Web/ at / or /static/NAME, byte for byte as on disk (they

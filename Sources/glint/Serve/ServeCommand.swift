@@ -114,7 +114,8 @@ struct Serve: AsyncParsableCommand {
                 let bound = channel.localAddress?.port ?? 0
                 let shown = host.contains(":") ? "[\(host)]" : host
                 var line = "glint serve: http://\(shown):\(bound)/ (device \(startBackend.label) unless a view picks one; \(maxRenders) render\(maxRenders == 1 ? "" : "s") at once, queue \(queue); Ctrl-C stops)"
-                if !["127.0.0.1", "::1", "localhost"].contains(host) {
+                // 127.0.0.0/8 is loopback as a whole: only this machine reaches it.
+                if !["::1", "localhost"].contains(host) && !host.hasPrefix("127.") {
                     line += "\nwarning: listening on \(host): anyone who can reach this machine can use the server"
                 }
                 // Straight to the descriptor: a script waiting for the address reads it at once.
@@ -143,8 +144,13 @@ struct Serve: AsyncParsableCommand {
         defer { for w in watchers { w.cancel() } }
         do {
             try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        } catch let error as IOError {
+            // The system's words for the failed call (bind's "Cannot assign requested address"
+            // for an address this machine does not have), not the library's.
+            let hint = error.errnoCode == EADDRNOTAVAIL ? " (is it an address of this machine?)" : ""
+            throw GlintError("cannot serve on \(host):\(port): \(String(cString: strerror(error.errnoCode)))\(hint)")
         } catch {
-            throw GlintError("cannot serve on \(host):\(port): \(String(describing: error).replacing(")) (", with: ": "))")
+            throw GlintError("cannot serve on \(host):\(port): \(error)")
         }
         print("glint serve: stopped")
     }

@@ -104,7 +104,10 @@ extension JSON {
         guard let value = self["args"] else { return [] }
         guard let items = value.arrayValue else { throw ServeError.bad("\"args\" must be an array of strings") }
         return try items.map { item in
-            guard let s = item.stringValue else { throw ServeError.bad("\"args\" must be an array of strings, got a \(item.typeName)") }
+            guard let s = item.stringValue else {
+                let type = item.typeName
+                throw ServeError.bad("\"args\" must be an array of strings, got \("aeiou".contains(type.first ?? "x") ? "an" : "a") \(type)")
+            }
             return s
         }
     }

@@ -238,7 +238,9 @@ final class Uploads: Sendable {
             throw ServeError.bad("the upload is not a PNG file")
         }
         let w = bytes[16..<20].reduce(0) { $0 << 8 | Int($1) }, h = bytes[20..<24].reduce(0) { $0 << 8 | Int($1) }
-        guard w >= 1, h >= 1, w <= ImageLimits.maxSide, h <= ImageLimits.maxSide, w * h <= maxPixels else {
+        // A side of 0 is a broken PNG (400), not one over the limits.
+        guard w >= 1, h >= 1 else { throw ServeError.bad("the uploaded picture is \(w)x\(h): a PNG has at least one pixel a side") }
+        guard w <= ImageLimits.maxSide, h <= ImageLimits.maxSide, w * h <= maxPixels else {
             throw ServeError.tooLarge("the uploaded picture is \(w)x\(h): over the server's limit of \(maxPixels) pixels (--max-pixels)")
         }
         let image: Image8
