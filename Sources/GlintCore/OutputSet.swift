@@ -64,8 +64,9 @@ public final class OutputSet {
 }
 
 /// A sequence of files (an animation's frames) written into a hidden staging folder inside
-/// `folder`, `.glint-staging-<pid>-<random>/`, and moved into `folder` only when every one is
-/// complete (`commit`). Until then the frames already in `folder` are untouched; `discard` (or
+/// `folder`, `.glint-staging-<host>-<pid>-<random>/`, and moved into `folder` only when every one
+/// is complete (`commit`). Staging folders a killed run of this machine left behind (their pid
+/// no longer a process) are removed when the next one starts there. Until then the frames already in `folder` are untouched; `discard` (or
 /// the deinit of one never committed) removes the staging folder, and `folder` too when this
 /// created it and it is still empty.
 ///
@@ -102,7 +103,8 @@ public final class StagedFolder: Sendable {
             throw GlintError("\(folder) is a file, not a folder")
         }
         let dir = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
-        let staging = "\(dir.isEmpty ? "/" : dir)/.glint-staging-\(getpid())-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
+        Self.removeAbandoned(in: dir.isEmpty ? "/" : dir)
+        let staging = "\(dir.isEmpty ? "/" : dir)/\(Self.prefix)\(Self.host)-\(getpid())-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
         guard mkdir(staging, 0o755) == 0 else {
             let why = FileIO.errnoText()
             Self.removeEmpty(made)
@@ -110,6 +112,30 @@ public final class StagedFolder: Sendable {
         }
         self.staging = staging
         created = made
+    }
+
+    static let prefix = ".glint-staging-"
+
+    /// This machine's name, in staging folders' names: a pid means something only on its own
+    /// machine (a farm's nodes may share the folder).
+    public static let host: String = {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
+        let name = String(cString: buffer).filter { $0.isLetter || $0.isNumber || $0 == "." || $0 == "_" || $0 == "-" }
+        return name.isEmpty ? "localhost" : name
+    }()
+
+    /// Removes the staging folders in `dir` of runs on this machine that ended without cleaning
+    /// up (killed): `<prefix><host>-<pid>-<random>` whose pid is no process. Others (another
+    /// machine's, a live run's) are left alone.
+    static func removeAbandoned(in dir: String) {
+        guard let names = try? FileIO.folderEntries(dir) else { return }
+        let mine = prefix + host + "-"
+        for name in names where name.hasPrefix(mine) {
+            let parts = name.dropFirst(mine.count).split(separator: "-")
+            guard parts.count == 2, let pid = Int32(parts[0]), pid > 0, pid != getpid() else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { FileIO.removeTree(dir + "/" + name) }
+        }
     }
 
     /// The path `name` has inside the destination folder.

@@ -108,6 +108,25 @@ private func testImage(width: Int, height: Int, seed: Int) -> Image8 {
 struct OutputAtomicityTests {
     // MARK: Several files from one command
 
+    /// A run killed while its frames were staged leaves its staging folder; the next run into that
+    /// folder removes it (its pid is no process), and leaves a live run's and another machine's.
+    @Test("staging folders of killed runs are removed by the next run")
+    func abandonedStagingIsRemoved() throws {
+        try withSandbox { box in
+            let host = StagedFolder.host
+            let dead = "frames/.glint-staging-\(host)-4194301-1f", live = "frames/.glint-staging-\(host)-\(getpid())-2e"
+            let other = "frames/.glint-staging-elsewhere.example-4194301-3d"
+            for folder in [dead, live, other] {
+                try FileIO.makeDirectories(box.path(folder))
+                try box.write(folder + "/frame_00000.png", [1, 2, 3])
+            }
+            let r = try box.run(["fractal", "julia", "--size", "8x6", "--frames", "2", "-o", "frames", "--device", "cpu", "-q"])
+            #expect(r.status == 0, "\(r)")
+            #expect(!box.exists(dead) && box.exists(live) && box.exists(other))
+            #expect(box.exists("frames/frame_00001.png"))
+        }
+    }
+
     @Test("rtow -o, --pfm and --checkpoint: a failed --pfm leaves all three as they were")
     func rtowImageAndPFM() throws {
         try withSandbox { s in
