@@ -150,14 +150,14 @@ export const fractalView = {
   /** Asks for the view now (`now`), or within a tenth of a second while a gesture goes on. */
   send(immediately) { throttledSend(this, 100, immediately); },
 
-  sendNow() {
+  sendNow(settles = true) {
     this.lastSent = now();
     if (this.formula === "image-julia" && !this.texture) {
       notify("image-julia needs a texture: pick a picture under the view's controls", "info");
       return;
     }
     const args = this.args();
-    request("fractal", { type: "render", workload: "fractal", args, preview: true }, { transform: { ...this.shown } });
+    request("fractal", { type: "render", workload: "fractal", args, preview: true }, { transform: { ...this.shown }, settles });
     setHash("fractal", args);
   },
 

@@ -100,10 +100,10 @@ export const rtowView = {
 
   send(immediately) { throttledSend(this, 120, immediately); },
 
-  sendNow() {
+  sendNow(settles = true) {
     this.lastSent = now();
     const args = this.args();
-    request("rtow", { type: "render", workload: "rtow", args });
+    request("rtow", { type: "render", workload: "rtow", args }, { settles });
     setHash("rtow", args);
     $("rtow-progress").value = 0;
   },
