@@ -83,8 +83,8 @@ export const fractalView = {
       this.resetShown();
       this.send(true);
     };
-    $("fractal-zoom-in").onclick = () => { this.zoomAt(2n, 1n, this.canvas.cssW >> 1, this.canvas.cssH >> 1); this.send(true); };
-    $("fractal-zoom-out").onclick = () => { this.zoomAt(1n, 2n, this.canvas.cssW >> 1, this.canvas.cssH >> 1); this.send(true); };
+    $("fractal-zoom-in").onclick = () => { this.zoomCentred(2n, 1n); this.send(true); };
+    $("fractal-zoom-out").onclick = () => { this.zoomCentred(1n, 2n); this.send(true); };
     $("fractal-go").onclick = () => this.go();
     for (const id of ["fractal-center", "fractal-zoom"]) $(id).addEventListener("keydown", (e) => { if (e.key === "Enter") this.go(); });
     onValidChange("fractal-c", parsePoint, "c: RE,IM, e.g. -0.8,0.156", () => pointText(this.c), (p) => { this.c = p; this.send(true); });

@@ -7,8 +7,8 @@
 //
 // This module starts the page: the views table, tabs, links (the address's #VIEW=ARGS), the
 // device list and the read-only hook for tests. Every other module is one view (fractal.js and
-// its fractal-*.js parts, rtow.js, mist.js, pulse.js, iso.js, compare.js) or what they share
-// (state.js, conn.js, util.js, decimal.js, canvas.js).
+// its fractal-*.js parts, rtow.js, mist.js, pulse.js, iso.js, compare.js), the keyboard (keys.js)
+// or what they share (state.js, conn.js, util.js, decimal.js, canvas.js).
 
 import { $, notify, splitWords } from "./util.js";
 import { canvasHash, fitCanvas } from "./canvas.js";
@@ -21,6 +21,7 @@ import { mistView } from "./mist.js";
 import { pulseView } from "./pulse.js";
 import { isoView } from "./iso.js";
 import { compareView } from "./compare.js";
+import { initKeys } from "./keys.js";
 
 // MARK: Views, tabs and links
 
@@ -171,6 +172,7 @@ function start() {
   });
   window.addEventListener("popstate", onAddress);
   window.addEventListener("hashchange", onAddress);
+  initKeys();
   connect();
   loadInfo().then(() => {
     state.ready = true;
