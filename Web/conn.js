@@ -129,6 +129,8 @@ function onMessage(msg) {
     if (current[req.view] === req.id) {
       if (v.live) v.setLive(false);
       if (v.onDone) v.onDone(req);
+      // A view asked for at once (not mid-gesture) is settled by its final frame.
+      if (req.settles && req.view === state.activeView) settleHash();
     }
     // Keep the map small: requests long superseded are forgotten.
     for (const id of conn.requests.keys()) if (id < msg.id - 64) conn.requests.delete(id);
@@ -199,11 +201,36 @@ export function showStatus() {
 
 const history_ = window.history;   // `history` here is the views' latencies (state.js)
 
-/** The view in the address (without a history entry): #fractal=ARGS, #rtow=ARGS, #mist, ... */
-export function setHash(view, args) {
+/** How long the address must rest before its view counts as settled without a final frame (a
+ *  wheel's notches and a drag's steps send many views; Back should skip them all at once). */
+const SETTLE_MS = 1000;
+let settled = null;   // the address of the history entry whose view has settled: the next view gets an entry of its own
+let settleTimer = null;
+
+/**
+ * The view in the address: #fractal=ARGS, #rtow=ARGS, #mist, ... A view changed after the
+ * address settled gets a history entry (pushState), one still changing replaces its own
+ * (replaceState), so Back and Forward walk the settled views. `entry`: the view is a step of
+ * its own (a tab), settled at once.
+ */
+export function setHash(view, args, entry = false) {
   if (view !== state.activeView) return;
   const text = "#" + view + (args ? "=" + encodeURIComponent(args.join(" ")) : "");
-  if (location.hash !== text) history_.replaceState(null, "", text);
+  if (entry) settleHash();
+  if (location.hash !== text) {
+    if (settled === location.hash) history_.pushState(null, "", text);
+    else history_.replaceState(null, "", text);
+  }
+  state.shownHash = location.hash;
+  clearTimeout(settleTimer);
+  if (entry) settleHash();
+  else settleTimer = setTimeout(settleHash, SETTLE_MS);
+}
+
+/** The address's view has settled (its final frame came, or it rested): a change is a new entry. */
+export function settleHash() {
+  clearTimeout(settleTimer);
+  settled = location.hash;
 }
 
 // MARK: HTTP

@@ -47,6 +47,19 @@ export const fractalLocation = {
     this.redraw();
   },
 
+  /** Moves the centre by `nx` tenths of the view's width and `ny` tenths of its height (up):
+   *  the arrow keys' pan, exact like a drag's. */
+  panTenths(nx, ny) {
+    const { w, h } = this.size;
+    this.setDigits(this.neededDigits());
+    const re = this.center.re + this.planeOffset(BigInt(nx * w), 10n);
+    const im = this.center.im + this.planeOffset(BigInt(ny * h), 10n);
+    this.center = { re, im, d: this.center.d };
+    this.shown.tx -= nx * w / 10;   // display only: the picture moves against the view
+    this.shown.ty += ny * h / 10;
+    this.redraw();
+  },
+
   /**
    * Zooms by num/den keeping the point under (x, y) CSS pixels where it is: the centre moves by
    * that point's offset at the old zoom less its offset at the new one.
@@ -70,6 +83,19 @@ export const fractalLocation = {
     // Display only: the last picture scaled about the anchor.
     const f = Number(num) / Number(den);
     const px = x * w / this.canvas.cssW, py = y * h / this.canvas.cssH;
+    this.shown = { s: this.shown.s * f, tx: f * this.shown.tx + px * (1 - f), ty: f * this.shown.ty + py * (1 - f) };
+    this.redraw();
+  },
+
+  /** Zooms by num/den about the view's centre, which stays exactly the same decimal (a pixel's
+   *  middle, as zoomAt's anchor, would move it half a pixel when the width is odd). */
+  zoomCentred(num, den) {
+    const old = this.zoom;
+    const zoom = scaleZoom(old, num, den);
+    if (sameZoom(zoom, old)) return;
+    this.zoom = zoom;
+    this.setDigits(Math.max(this.center.d, this.neededDigits(zoom)));
+    const f = Number(num) / Number(den), px = this.size.w / 2, py = this.size.h / 2;   // display only
     this.shown = { s: this.shown.s * f, tx: f * this.shown.tx + px * (1 - f), ty: f * this.shown.ty + py * (1 - f) };
     this.redraw();
   },

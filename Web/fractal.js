@@ -83,8 +83,8 @@ export const fractalView = {
       this.resetShown();
       this.send(true);
     };
-    $("fractal-zoom-in").onclick = () => { this.zoomAt(2n, 1n, this.canvas.cssW >> 1, this.canvas.cssH >> 1); this.send(true); };
-    $("fractal-zoom-out").onclick = () => { this.zoomAt(1n, 2n, this.canvas.cssW >> 1, this.canvas.cssH >> 1); this.send(true); };
+    $("fractal-zoom-in").onclick = () => { this.zoomCentred(2n, 1n); this.send(true); };
+    $("fractal-zoom-out").onclick = () => { this.zoomCentred(1n, 2n); this.send(true); };
     $("fractal-go").onclick = () => this.go();
     for (const id of ["fractal-center", "fractal-zoom"]) $(id).addEventListener("keydown", (e) => { if (e.key === "Enter") this.go(); });
     onValidChange("fractal-c", parsePoint, "c: RE,IM, e.g. -0.8,0.156", () => pointText(this.c), (p) => { this.c = p; this.send(true); });
@@ -150,14 +150,14 @@ export const fractalView = {
   /** Asks for the view now (`now`), or within a tenth of a second while a gesture goes on. */
   send(immediately) { throttledSend(this, 100, immediately); },
 
-  sendNow() {
+  sendNow(settles = true) {
     this.lastSent = now();
     if (this.formula === "image-julia" && !this.texture) {
       notify("image-julia needs a texture: pick a picture under the view's controls", "info");
       return;
     }
     const args = this.args();
-    request("fractal", { type: "render", workload: "fractal", args, preview: true }, { transform: { ...this.shown } });
+    request("fractal", { type: "render", workload: "fractal", args, preview: true }, { transform: { ...this.shown }, settles });
     setHash("fractal", args);
   },
 

@@ -7,12 +7,12 @@
 //
 // This module starts the page: the views table, tabs, links (the address's #VIEW=ARGS), the
 // device list and the read-only hook for tests. Every other module is one view (fractal.js and
-// its fractal-*.js parts, rtow.js, mist.js, pulse.js, iso.js, compare.js) or what they share
-// (state.js, conn.js, util.js, decimal.js, canvas.js).
+// its fractal-*.js parts, rtow.js, mist.js, pulse.js, iso.js, compare.js), the keyboard (keys.js)
+// or what they share (state.js, conn.js, util.js, decimal.js, canvas.js).
 
 import { $, notify, splitWords } from "./util.js";
 import { canvasHash, fitCanvas } from "./canvas.js";
-import { connect, failure, setHash, showStatus } from "./conn.js";
+import { connect, failure, setHash, settleHash, showStatus } from "./conn.js";
 import { conn, current, errors, history, lastFrame, pngs, sent, state, views } from "./state.js";
 import { JULIA_TYPES } from "./fractal-location.js";
 import { fractalView } from "./fractal.js";
@@ -21,6 +21,7 @@ import { mistView } from "./mist.js";
 import { pulseView } from "./pulse.js";
 import { isoView } from "./iso.js";
 import { compareView } from "./compare.js";
+import { initKeys } from "./keys.js";
 
 // MARK: Views, tabs and links
 
@@ -61,11 +62,18 @@ function applyHash() {
   }
   const rendering = !!words && state.ready && (name === "fractal" || name === "rtow");
   showView(name, !rendering);
-  if (rendering) {
-    views[name].send(true);
-    return true;
-  }
-  return false;
+  if (rendering) views[name].send(true);
+  // An address navigated to is a settled view: the next change is an entry after it.
+  state.shownHash = location.hash;
+  settleHash();
+  return rendering;
+}
+
+/** Back, Forward or a typed address: the view it names (popstate and hashchange both come for
+ *  one step, and the address the page has just shown is not applied again). */
+function onAddress() {
+  if (location.hash === state.shownHash) return;
+  applyHash();
 }
 
 async function loadInfo() {
@@ -145,10 +153,10 @@ window.glint = Object.freeze({
 function start() {
   for (const b of document.querySelectorAll("#tabs button")) {
     b.onclick = () => {
+      settleHash();   // the view left keeps its history entry, even mid-render
       showView(b.dataset.view);
       const v = views[b.dataset.view];
-      if (b.dataset.view === "fractal" || b.dataset.view === "rtow") setHash(b.dataset.view, v.args());
-      else setHash(b.dataset.view, null);
+      setHash(b.dataset.view, b.dataset.view === "fractal" || b.dataset.view === "rtow" ? v.args() : null, true);
     };
   }
   fractalView.init();
@@ -165,7 +173,9 @@ function start() {
     for (const c of document.querySelectorAll(".view.active .stage > canvas")) fitCanvas(c);
     fractalView.redraw();
   });
-  window.addEventListener("hashchange", () => applyHash());
+  window.addEventListener("popstate", onAddress);
+  window.addEventListener("hashchange", onAddress);
+  initKeys();
   connect();
   loadInfo().then(() => {
     state.ready = true;

@@ -54,8 +54,7 @@ export const rtowView = {
       const steps = Math.trunc(this.wheelRest / 100);
       if (steps === 0) return;
       this.wheelRest -= steps * 100;
-      this.distanceSteps = Math.max(-60, Math.min(60, this.distanceSteps + steps));
-      this.distances = distanceFactors(this.distanceSteps);
+      this.dolly(steps);
       this.send(false);
     }, { passive: false });
     $("rtow-scene").onchange = (e) => { this.scene = e.target.value; this.send(true); };
@@ -85,6 +84,18 @@ export const rtowView = {
     this.syncControls();
   },
 
+  /** Moves the eye `steps` wheel notches farther (closer when negative). */
+  dolly(steps) {
+    this.distanceSteps = Math.max(-60, Math.min(60, this.distanceSteps + steps));
+    this.distances = distanceFactors(this.distanceSteps);
+  },
+
+  /** Turns the viewer `dLon` degrees round and `dLat` up (the arrow keys). */
+  orbit(dLon, dLat) {
+    this.lon = wrapDegrees(this.lon + dLon);
+    this.lat = Math.max(-89, Math.min(89, this.lat + dLat));
+  },
+
   args() {
     const a = ["--scene", this.scene, "--size", `${this.size.w}x${this.size.h}`, "--spp", String(this.spp)];
     if (String(this.seed) !== "0") a.push("--seed", String(this.seed));
@@ -100,10 +111,10 @@ export const rtowView = {
 
   send(immediately) { throttledSend(this, 120, immediately); },
 
-  sendNow() {
+  sendNow(settles = true) {
     this.lastSent = now();
     const args = this.args();
-    request("rtow", { type: "render", workload: "rtow", args });
+    request("rtow", { type: "render", workload: "rtow", args }, { settles });
     setHash("rtow", args);
     $("rtow-progress").value = 0;
   },

@@ -132,8 +132,9 @@ export function throttledSend(view, gap, immediately) {
   view.syncControls();
   clearTimeout(view.sendTimer);
   const wait = immediately ? 0 : Math.max(0, gap - (now() - view.lastSent));
-  if (wait === 0) view.sendNow();
-  else view.sendTimer = setTimeout(() => view.sendNow(), wait);
+  // Only a view asked for at once settles the address when it is done (conn.js's setHash).
+  if (wait === 0) view.sendNow(!!immediately);
+  else view.sendTimer = setTimeout(() => view.sendNow(false), wait);
 }
 
 /** Reads a command line's words (a link's) into a view: `take(word, value)` takes the options

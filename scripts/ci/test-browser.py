@@ -13,7 +13,8 @@ pans (drag) and zooms (wheel) the fractal, moves Julia's c (ctrl-drag, and a cli
 Mandelbrot inset), zooms a view at 1e40; orbits (drag), dollies (wheel) and rolls (shift-drag)
 the ray tracer; starts the misty window on the last rendered picture and on an uploaded one,
 wipes it (drag) and sets its gravity; runs the pulse and moves its hue; applies iso to the
-current view; runs a CPU-against-OpenCL comparison; makes a tiny zoom video of a fractal view and
+current view; presses the keys (zoom, pan, the help overlay, views) and walks the settled views
+with Back and Forward; runs a CPU-against-OpenCL comparison; makes a tiny zoom video of a fractal view and
 downloads it; and checks an error shows in the page's message bar. Every gesture must change the canvas's pixels. Fixed views (a fractal at --zoom
 2e4, one at 1e40, a ray-traced view, the iso of a view) must give the PNG the command line
 renders for the same arguments on the same device, byte for byte in pixels
@@ -45,6 +46,7 @@ import tempfile
 import threading
 import time
 import urllib.parse
+from decimal import Decimal
 
 from selenium import webdriver
 from selenium.common.exceptions import WebDriverException
@@ -407,6 +409,7 @@ class PageTest:
         log(f"  page connected: glint {info.get('version')}, server device {info.get('device')}")
         self.fractal()
         self.rtow()
+        self.keys()
         self.mist()
         self.pulse()
         self.iso()
@@ -644,6 +647,76 @@ class PageTest:
         self.latency["rtow"]["samples_per_second"] = (self.g("lastFrame") or {})[view].get("samplesPerSecond")
         self.go(view, ["--scene", "cover", "--size", "360x240", "--spp", "8", "--orbit", "20,3"])
         self.screenshot("serve-rtow.png")
+
+    def keys(self):
+        """The keyboard and the history: + and - double and halve the exact zoom, an arrow moves
+        the centre by a tenth of the view, ? shows the help overlay and Escape or a click hides
+        it, each key's settled view is one history entry that Back and Forward restore (address,
+        options and the server's picture), and the digits switch views (2: the ray tracer, whose
+        arrows orbit)."""
+        view = "fractal"
+        t0 = time.monotonic()
+        self.tab(view)
+        self.go(view, ["mandelbrot", "--size", "160x100", "--center", "-0.75,0.1", "--zoom", "3", "--iterations", "200"])
+        self.js("if (document.activeElement) document.activeElement.blur()")
+
+        def send(key):
+            ActionChains(self.d).send_keys(key).perform()
+
+        def press(key):
+            n = self.current(view)
+            send(key)
+            self.finished(view, n)
+            return {"hash": self.js("return location.hash"), "args": self.args(view), "png": self.g(f"lastPNG('{view}')")}
+
+        def opt(args, name):
+            return args[args.index(name) + 1]
+
+        def help_shown():
+            return self.js("const h = document.getElementById('help'); return h.offsetParent !== null || getComputedStyle(h).display !== 'none';")
+
+        send("?")
+        self.wait("the help overlay", help_shown, 10)
+        text = self.el("help").text
+        self.check(all(k in text for k in ("PageUp", "Home", "Escape", "palette", "iterations")), f"the help overlay lacks keys: {text!r}")
+        send(Keys.ESCAPE)
+        self.wait("Escape to hide the help overlay", lambda: not help_shown(), 10)
+        send("?")
+        self.wait("the help overlay again", help_shown, 10)
+        self.el("help").click()
+        self.wait("a click to hide the help overlay", lambda: not help_shown(), 10)
+        entries = self.js("return history.length")
+        first = press("+")
+        self.check(opt(first["args"], "--zoom") == "6" and opt(first["args"], "--center") == "-0.75,0.1",
+                   f"+ did not double --zoom 3 about the centre -0.75,0.1: {first['args']}")
+        self.check(self.el("fractal-zoom").get_attribute("value") == "6", "+: the zoom field does not read 6")
+        second = press(Keys.ARROW_RIGHT)
+        re1, im1 = (Decimal(x) for x in opt(first["args"], "--center").split(","))
+        re2, im2 = (Decimal(x) for x in opt(second["args"], "--center").split(","))
+        tenth = Decimal(2 * 160) / Decimal(10 * 6 * 100)   # a tenth of the width: 2W / (zoom H) / 10
+        self.check(im2 == im1 and abs(re2 - re1 - tenth) < Decimal("1e-6"),
+                   f"→ did not move the centre a tenth of the view ({tenth:.6f}): {re1},{im1} -> {re2},{im2}")
+        third = press("-")
+        self.check(opt(third["args"], "--zoom") == "3" and opt(third["args"], "--center") == opt(second["args"], "--center"),
+                   f"- did not halve --zoom 6 about the centre: {third['args']}")
+        grown = self.js("return history.length") - entries
+        self.check(grown == 3, f"three keys made {grown} history entries, not 3")
+        for step, want in (("back", second), ("back", first), ("forward", second)):
+            n = self.current(view)
+            self.js(f"history.{step}()")
+            self.wait(f"{step} to {want['hash']}", lambda: self.js("return location.hash") == want["hash"], 10)
+            self.finished(view, n)
+            self.check(self.args(view) == want["args"], f"{step}: the view is {self.args(view)}, not {want['args']}")
+            self.check(self.g(f"lastPNG('{view}')") == want["png"], f"{step}: the picture is not the one rendered for {want['hash']}")
+        send("2")
+        self.wait("2 to show the ray tracer", lambda: self.g("activeView") == "rtow" and self.js("return location.hash").startswith("#rtow"), 10)
+        lon = float(opt(self.args("rtow"), "--orbit").split(",")[0])
+        send(Keys.ARROW_LEFT)
+        self.wait("← to orbit the ray tracer", lambda: float(opt(self.args("rtow"), "--orbit").split(",")[0]) == lon + 15, 10)
+        send("1")
+        self.wait("1 to show the fractal", lambda: self.g("activeView") == view, 10)
+        log(f"  keys: ? help, + - → on the fractal, Back Back Forward restore the views, 2 and ← orbit the ray tracer "
+            f"({time.monotonic() - t0:.1f} s)")
 
     def live_frames(self, view, rid, count, timeout=60):
         def enough():
