@@ -57,6 +57,7 @@ function applyHash() {
   } catch (e) {
     // The view shown stays as it was: nothing is rendered for a link that does not read.
     notify("the link's view: " + e.message);
+    state.shownHash = location.hash;   // said once, though popstate and hashchange both come
     showView(name);
     return false;
   }

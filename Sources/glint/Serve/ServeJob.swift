@@ -127,6 +127,12 @@ struct ServeJob: @unchecked Sendable {
                     value = args[i]
                     i += 1
                 }
+                // A mist still over HTTP is the last of --frames frames: a few seconds' worth. The
+                // page's value is read as the command's parser reads it (1e6, " 1000000" and
+                // 6.01e2 are numbers too); the server's own arguments (`extra`) are not capped.
+                if name == "--frames", let n = try? checkedInt(value, option: name, 1...Int.max), n > Self.maxMistFrames {
+                    throw ServeError.bad("--frames: the server renders at most \(Self.maxMistFrames) mist frames for a still (got \(n)); a live view runs without end")
+                }
                 if name == "--scene" && !Self.scenes.contains(value) {
                     throw ServeError.bad("--scene: the server renders the built-in scenes \(Self.scenes.sorted().joined(separator: ", ")), got \(JSON.quotedForMessage(value))")
                 }
@@ -143,11 +149,6 @@ struct ServeJob: @unchecked Sendable {
             throw ServeError.bad("\(workload): " + usageMessage(for: error, type: type, help: nil))
         }
         guard let command = parsed as? any WorkloadCommand else { throw ServeError.bad("\(workload): not a workload") }
-        // A mist still over HTTP is the last of --frames frames: a few seconds' worth. The cap
-        // is checked on the value the parser read (1e6, " 1000000" and 6.01e2 are numbers too).
-        if let mist = command as? Mist, let n = mist.frames, n > Self.maxMistFrames {
-            throw ServeError.bad("--frames: the server renders at most \(Self.maxMistFrames) mist frames for a still (got \(n)); a live view runs without end")
-        }
         self.workload = workload
         self.args = args
         self.resolvedArgs = resolved
