@@ -194,6 +194,12 @@ func checkWritable(_ path: String, option: String) throws {
     guard FileIO.isDirectory(dir) else { throw ValidationError("\(option) \(path): folder \(dir) does not exist") }
     guard access(dir, W_OK) == 0 else { throw ValidationError("\(option) \(path): folder \(dir) is not writable") }
     if FileIO.isDirectory(path) { throw ValidationError("\(option) \(path) is a folder; give a file name") }
+    // A file its owner made read-only is kept as it is, as cp and mv -i keep it (by its mode
+    // bits: root may write anything, so access() would not say).
+    var st = stat()
+    if lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG && (st.st_mode & 0o222) == 0 {
+        throw ValidationError("\(option) \(path) is read-only: glint does not replace it (make it writable, or give another name)")
+    }
 }
 
 func hasSuffix(_ path: String, _ exts: [String]) -> Bool {

@@ -108,6 +108,25 @@ private func testImage(width: Int, height: Int, seed: Int) -> Image8 {
 struct OutputAtomicityTests {
     // MARK: Several files from one command
 
+    /// An output its owner made read-only is kept: refused in one line (even as root, who may
+    /// write anything), its bytes and mode as they were; a writable one is replaced.
+    @Test("a read-only output is refused, not replaced")
+    func readOnlyOutputIsKept() throws {
+        try withSandbox { box in
+            try box.write("kept.png", [1, 2, 3])
+            try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: box.path("kept.png"))
+            for args in [["fractal", "julia", "--size", "8x6", "-o", "kept.png"], ["rtow", "--size", "8x6", "--spp", "1", "-o", "kept.png"]] {
+                let r = try box.run(args + ["--device", "cpu"])
+                #expect(r.status == 2 && r.stderrLines.count == 1 && r.stderr.contains("kept.png is read-only"), "\(r)")
+            }
+            #expect(try FileIO.read(box.path("kept.png")) == [1, 2, 3])
+            let mode = try FileManager.default.attributesOfItem(atPath: box.path("kept.png"))[.posixPermissions] as? Int
+            #expect(mode == 0o444)
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: box.path("kept.png"))
+            #expect(try box.run(["fractal", "julia", "--size", "8x6", "-o", "kept.png", "--device", "cpu", "-q"]).status == 0)
+        }
+    }
+
     /// A run killed while its frames were staged leaves its staging folder; the next run into that
     /// folder removes it (its pid is no process), and leaves a live run's and another machine's.
     @Test("staging folders of killed runs are removed by the next run")
