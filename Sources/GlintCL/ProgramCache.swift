@@ -76,11 +76,7 @@ public enum ProgramCache {
         return binary
     }
 
-    private static func digest(_ bytes: [UInt8]) -> String {
-        var h = StableHash()
-        for byte in bytes { h.update(byte) }
-        return h.hex
-    }
+    private static func digest(_ bytes: [UInt8]) -> String { StableHash.of(bytes: bytes) }
 
     /// Loads the program from the disk cache, or compiles it and stores its binary. A damaged,
     /// foreign or rejected entry is rebuilt and replaced, never fatal; a folder that cannot be

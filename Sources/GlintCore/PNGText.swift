@@ -73,7 +73,7 @@ extension PNG {
             guard length <= png.count - offset - 12 else { throw GlintError("cannot read \(name): truncated PNG (chunk at byte \(offset))") }
             if type == Array("IEND".utf8) { break }
             if type == Array("IDAT".utf8) {
-                for i in (offset + 8)..<(offset + 8 + length) { h.update(png[i]) }
+                h.update(bytes: png[(offset + 8)..<(offset + 8 + length)])
             }
             offset += 12 + length
         }

@@ -14,6 +14,18 @@ public struct StableHash: Sendable {
         update(0xff)
     }
 
+    /// Every byte of `bytes`, in order (no separator: a checksum of data, not of parts).
+    public mutating func update<C: Collection>(bytes: C) where C.Element == UInt8 {
+        for byte in bytes { update(byte) }
+    }
+
+    /// The hash of `bytes` alone.
+    public static func of<C: Collection>(bytes: C) -> String where C.Element == UInt8 {
+        var h = StableHash()
+        h.update(bytes: bytes)
+        return h.hex
+    }
+
     public mutating func update(_ byte: UInt8) {
         a = (a ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
         b = (b ^ UInt64(byte ^ 0x5a)) &* 0x0000_0100_0000_01b3

@@ -184,13 +184,14 @@ func parsePair(_ text: String, name: String) throws -> (Double, Double) {
 
 
 /// The folder of `path` must exist and be writable, checked before any long work.
+/// The folder a file path names its file in: "." for a bare name, "/" for one at the root.
+func folderOf(_ path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    return slash == path.startIndex ? "/" : String(path[..<slash])
+}
+
 func checkWritable(_ path: String, option: String) throws {
-    let dir: String
-    if let slash = path.lastIndex(of: "/") {
-        dir = slash == path.startIndex ? "/" : String(path[..<slash])
-    } else {
-        dir = "."
-    }
+    let dir = folderOf(path)
     guard FileIO.isDirectory(dir) else { throw ValidationError("\(option) \(path): folder \(dir) does not exist") }
     guard access(dir, W_OK) == 0 else { throw ValidationError("\(option) \(path): folder \(dir) is not writable") }
     if FileIO.isDirectory(path) { throw ValidationError("\(option) \(path) is a folder; give a file name") }

@@ -234,7 +234,7 @@ struct Mist: WorkloadCommand {
                     try SequenceInterrupt.check(output)
                     bar.update(Double(f + 1) / Double(written.upperBound))
                     guard written.contains(f) else { continue }
-                    let name = Mist.frameName(f)
+                    let name = frameName(f)
                     try pipeline.submit(bytes: frame.pixels.count) { try staged.write(name, PNG.encode(frame, alpha: false)) }
                 }
                 try pipeline.drain()
@@ -290,8 +290,8 @@ struct Mist: WorkloadCommand {
         func writtenText() -> String {
             switch written {
             case 0: return "no frames written"
-            case 1: return "\(Mist.frameName(0)) is in \(output)/"
-            default: return "\(Mist.frameName(0)) to \(Mist.frameName(written - 1)) are in \(output)/"
+            case 1: return "\(frameName(0)) is in \(output)/"
+            default: return "\(frameName(0)) to \(frameName(written - 1)) are in \(output)/"
             }
         }
         do {
@@ -312,7 +312,7 @@ struct Mist: WorkloadCommand {
                 // The previous frame's PNG was written while this one was read and rendered.
                 try await pending?.value
                 if written == 0 { try FileIO.makeDirectories(output) }
-                let path = joinPath(output, Mist.frameName(written))
+                let path = joinPath(output, frameName(written))
                 pending = Task { try FileIO.writeAtomically(path, PNG.encode(frame, alpha: false)) }
                 written += 1
                 let elapsed = Clock.now() - start
@@ -341,11 +341,6 @@ struct Mist: WorkloadCommand {
             summary.kernels(renderer.kernelSeconds, on: backend)
             print(summary.line)
         }
-    }
-
-    static func frameName(_ f: Int) -> String {
-        let digits = String(f)
-        return "frame_" + String(repeating: "0", count: max(0, 5 - digits.count)) + digits + ".png"
     }
 }
 

@@ -153,9 +153,7 @@ struct StillShard: Sendable {
             throw GlintError("cannot replace \(record): \(FileIO.errnoText())")
         }
         try outputs.stage(path, bytes)
-        var h = StableHash()
-        for byte in bytes { h.update(byte) }
-        try outputs.stage(record, Array((info(format, device: device, complete: complete, pixels: h.hex).text + "\n").utf8))
+        try outputs.stage(record, Array((info(format, device: device, complete: complete, pixels: StableHash.of(bytes: bytes)).text + "\n").utf8))
     }
 
     /// Before rendering to `paths` (the tile first): false when --skip-existing finds every one
@@ -190,8 +188,8 @@ struct StillShard: Sendable {
     /// other refuses in one line. The lock (flock, released when the process ends however it
     /// ends) is held only for the check and the renames.
     func place<T>(_ paths: [String], _ write: () throws -> T) throws -> T {
-        let folder = paths[0].contains("/") ? String(paths[0][..<paths[0].lastIndex(of: "/")!]) : "."
-        let fd = open(folder.isEmpty ? "/" : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let folder = folderOf(paths[0])
+        let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw GlintError("cannot open the folder \(folder) of \(paths[0]): \(FileIO.errnoText())") }
         defer { close(fd) }
         while flock(fd, LOCK_EX) != 0 {
@@ -231,14 +229,7 @@ enum TileFile {
         let png = info.format == .png8 || info.format == .png16
         // A PFM tile's size is its header's (16 bytes a pixel at most): far over a PNG's bound.
         let bytes = try FileIO.read(path, limit: png ? PNG.maxFileBytes : 1 << 36)
-        let hash: String
-        if png {
-            hash = try PNG.imageDataHash(bytes, name: path)
-        } else {
-            var h = StableHash()
-            for byte in bytes { h.update(byte) }
-            hash = h.hex
-        }
+        let hash = png ? try PNG.imageDataHash(bytes, name: path) : StableHash.of(bytes: bytes)
         guard hash == info.pixels else {
             throw GlintError("\(path): its pixels are not the ones its tile record (shard \(info.shard)) vouches for: the record of another tile, or a file changed since; render the shard again")
         }

@@ -183,18 +183,22 @@ public struct ExpMapStrip: Sendable {
     /// The strip in the PNG file at `path`. The record is read and checked before the pixels are
     /// decoded; every error is one line naming the file.
     public init(contentsOf path: String) throws(GlintError) {
+        let record = try Self.record(at: path)
+        let image = try PNG.read(path)
+        do throws(GlintError) { try self.init(image: image, record: record) } catch { throw GlintError("\(path): \(error.message)") }
+    }
+
+    /// The record of the strip PNG at `path`, read without decoding its pixels; every error is
+    /// one line naming the file.
+    public static func record(at path: String) throws(GlintError) -> Record {
         let head = try FileIO.readHead(path, count: 8)
         guard head == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] else {
             throw GlintError("\(path) is not a PNG file (a strip is the PNG glint fractal --exp-map writes)")
         }
-        let entries = try PNG.readText(path)
-        guard let entry = entries.last(where: { $0.keyword == Self.keyword }) else {
-            throw GlintError("\(path) has no exp-map record (no \(Self.keyword) text chunk): not a strip from glint fractal --exp-map")
+        guard let entry = try PNG.readText(path).last(where: { $0.keyword == keyword }) else {
+            throw GlintError("\(path) has no exp-map record (no \(keyword) text chunk): not a strip from glint fractal --exp-map")
         }
-        let record: Record
-        do throws(GlintError) { record = try Record(parsing: entry.text) } catch { throw GlintError("\(path): \(error.message)") }
-        let image = try PNG.read(path)
-        do throws(GlintError) { try self.init(image: image, record: record) } catch { throw GlintError("\(path): \(error.message)") }
+        do throws(GlintError) { return try Record(parsing: entry.text) } catch { throw GlintError("\(path): \(error.message)") }
     }
 
     /// The record's text for a strip, as the strip's renderer writes it (the tEXt chunk's text
@@ -263,15 +267,7 @@ public struct ExpMapSequence: Sendable {
         guard !paths.isEmpty else { throw GlintError("no strip given") }
         var parts: [Part] = []
         for path in paths {
-            let head = try FileIO.readHead(path, count: 8)
-            guard head == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] else {
-                throw GlintError("\(path) is not a PNG file (a strip is the PNG glint fractal --exp-map writes)")
-            }
-            guard let entry = try PNG.readText(path).last(where: { $0.keyword == ExpMapStrip.keyword }) else {
-                throw GlintError("\(path) has no exp-map record (no \(ExpMapStrip.keyword) text chunk): not a strip from glint fractal --exp-map")
-            }
-            let record: ExpMapStrip.Record
-            do throws(GlintError) { record = try ExpMapStrip.Record(parsing: entry.text) } catch { throw GlintError("\(path): \(error.message)") }
+            let record = try ExpMapStrip.record(at: path)
             parts.append(Part(path: path, record: record, zoomStartLog2: record.zoomStart.log2Magnitude ?? 0,
                               zoomEndLog2: record.zoomEnd.log2Magnitude ?? 0))
         }

@@ -181,8 +181,8 @@ public enum FractalRenderer {
                                        power: job.power)
         p.scale_bits = orbit.spacingMantissa.bitPattern
         p.scale = 0
-        // A strip's samples reach out to its top radius.
-        let dcMax = job.expMap.map { $0.radius } ?? PerturbationCPU.dcMax(orbit: orbit, width: view.width, height: view.height)
+        // A strip's samples reach out to its top radius (a segment's own: deeper segments skip more).
+        let dcMax = job.expMap.map { $0.topRadius } ?? PerturbationCPU.dcMax(orbit: orbit, width: view.width, height: view.height)
         let table = job.bla ? BLATable(orbit: orbit, dcMax: dcMax) : nil
         return (p, orbit, table)
     }

@@ -164,7 +164,10 @@ struct ServeJob: @unchecked Sendable {
 
     /// The --size the page gave (the last one wins, as on the command line), and the other
     /// arguments.
-    private func splitSize() -> (size: ImageSize?, rest: [String]) {
+    private func splitSize() -> (size: ImageSize?, rest: [String]) { Self.splitSize(args) }
+
+    /// `args`' --size (the last one that reads), and the arguments without any --size.
+    static func splitSize(_ args: [String]) -> (size: ImageSize?, rest: [String]) {
         var size: ImageSize?
         var rest: [String] = []
         var i = 0

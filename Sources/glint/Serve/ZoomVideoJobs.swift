@@ -254,16 +254,7 @@ func zoomVideoCommands(args: [String], iterations: Int?, settings: ZoomVideoSett
 }
 
 /// The arguments without any --size (a strip's size comes from its columns and zoom).
-func withoutSize(_ args: [String]) -> [String] {
-    var out: [String] = []
-    var i = 0
-    while i < args.count {
-        if args[i] == "--size" { i += 2; continue }
-        if !args[i].hasPrefix("--size=") { out.append(args[i]) }
-        i += 1
-    }
-    return out
-}
+func withoutSize(_ args: [String]) -> [String] { ServeJob.splitSize(args).rest }
 
 /// Makes `job`'s video: the strip of `strip` on `backend` (its iterations found first with
 /// auto), then every frame, into the job's temporary file, renamed into place when complete.
