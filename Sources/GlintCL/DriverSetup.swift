@@ -27,6 +27,13 @@ public enum DriverSetup {
         return "PoCL's kernel cache folder \(dir) is not writable: POCL_CACHE_DIR set to \(fallback)"
     }()
 
+    /// Why the user's own POCL_CACHE_DIR cannot serve as PoCL's cache (which makes PoCL report no
+    /// devices), or nil when it is unset or usable.
+    public static func userCacheProblem() -> String? {
+        guard let dir = FileIO.environment("POCL_CACHE_DIR"), !dir.isEmpty, !usable(dir) else { return nil }
+        return "POCL_CACHE_DIR=\(dir) is not a folder this user can write, and PoCL offers no devices without its kernel cache: point it at a writable folder or unset it"
+    }
+
     /// The folder PoCL would use for its cache without POCL_CACHE_DIR, or nil if it has none.
     static func poclDefaultCacheFolder() -> String? {
         if let xdg = FileIO.environment("XDG_CACHE_HOME"), !xdg.isEmpty { return xdg + "/pocl/kcache" }

@@ -211,7 +211,7 @@ struct Mist: WorkloadCommand {
             if try part?.claim(output, skipExisting: sharding.skipExisting, quiet: out.quiet) == false { return }
             let written = part?.frames ?? 0 ..< frames
             let camera = try Camera(input)
-            if FileIO.isDirectory(output) && access(output, W_OK) != 0 { throw GlintError("-o \(output): the folder is not writable") }
+            if FileIO.isDirectory(output) && access(output, W_OK) != 0 { throw ValidationError("-o \(output): the folder is not writable") }
             let backend = try device.backend(for: .mist, work: Double(camera.width * camera.height), repeats: written.upperBound)
             let renderer = try MistRenderer(job: job, width: camera.width, height: camera.height, backend: backend)
             // The frames go to a staging folder inside -o and move into place only once all
@@ -275,7 +275,7 @@ struct Mist: WorkloadCommand {
         if isatty(0) != 0 {
             throw GlintError("--input -: standard input is a terminal; pipe raw RGBA frames into it (e.g. ffmpeg ... -pix_fmt rgba -f rawvideo - | glint mist --input - --size \(size) ...)")
         }
-        if FileIO.isDirectory(output) && access(output, W_OK) != 0 { throw GlintError("-o \(output): the folder is not writable") }
+        if FileIO.isDirectory(output) && access(output, W_OK) != 0 { throw ValidationError("-o \(output): the folder is not writable") }
         // A live run's length is unknown: one frame's work, start-up counted once.
         let backend = try device.backend(for: .mist, work: Double(size.width * size.height))
         let renderer = try MistRenderer(job: job, width: size.width, height: size.height, backend: backend)

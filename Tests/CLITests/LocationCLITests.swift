@@ -164,6 +164,7 @@ struct LocationCLITests {
         Garbled(name: "text without Re/Im/Zoom", file: "notes.kfr", bytes: Array("just some notes\nno keys here\n".utf8), mentions: "Re, Im and Zoom"),
         Garbled(name: "Re not a number", file: "bad.kfr", bytes: Array("Re: minus one\nIm: 0\nZoom: 1\n".utf8), mentions: "minus one"),
         Garbled(name: "Zoom negative", file: "neg.kfr", bytes: Array("Re: 0\nIm: 0\nZoom: -5\n".utf8), mentions: "Zoom"),
+        Garbled(name: "Zoom past the deepest", file: "deep.kfr", bytes: Array("Re: 0\nIm: 0\nZoom: 1e2000000\n".utf8), mentions: "deepest zoom"),
         Garbled(name: "centre outside the plane", file: "far.kfr", bytes: Array("Re: 1e20\nIm: 0\nZoom: 1\n".utf8), mentions: "far.kfr"),
         Garbled(name: "Iterations out of range", file: "it.kfr", bytes: Array("Re: 0\nIm: 0\nZoom: 1\nIterations: 0\n".utf8), mentions: "Iterations"),
         Garbled(name: "a PNG without a record", file: "plain.png", bytes: nil, corrupt: .noRecord, mentions: "glint:view"),

@@ -127,6 +127,20 @@ struct OutputAtomicityTests {
         }
     }
 
+    /// An existing frame folder that cannot be written (/proc/1: not even root may write it) is
+    /// refused before any work with the same one line and status for every sequence.
+    @Test("an unwritable frame folder: one line, status 2, for fractal, rtow and mist alike")
+    func unwritableFrameFolder() throws {
+        try withSandbox { box in
+            try box.write("in.png", PNG.encode(Image8(width: 4, height: 4), alpha: false))
+            for args in [["fractal", "julia", "--size", "8x6", "--frames", "2"], ["rtow", "--size", "8x6", "--spp", "1", "--frames", "2"],
+                         ["mist", "--input", "in.png", "--frames", "2"]] {
+                let r = try box.run(args + ["-o", "/proc/1", "--device", "cpu"])
+                #expect(r.status == 2 && r.stderrLines.count == 1 && r.stderr.contains("/proc/1: the folder is not writable"), "\(r)")
+            }
+        }
+    }
+
     /// A run killed while its frames were staged leaves its staging folder; the next run into that
     /// folder removes it (its pid is no process), and leaves a live run's and another machine's.
     @Test("staging folders of killed runs are removed by the next run")

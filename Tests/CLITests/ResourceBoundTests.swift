@@ -168,6 +168,13 @@ struct ResourceBoundTests {
             expectOneLineFailure(none, ["report no devices", "PoCL's kernel cache folder", "set POCL_CACHE_DIR to a writable folder"])
             #expect(!none.stderr.contains("install an OpenCL driver"), "\(none)")
             #expect(!s.exists("k.png"))
+
+            // The user's own POCL_CACHE_DIR, unwritable: named as the cause, not the driver.
+            let own = try s.run(["fractal", "julia", "--size", "16x16", "-o", "k.png", "--device", "opencl"],
+                                env: ["POCL_CACHE_DIR": "/proc/1/kcache"])
+            expectOneLineFailure(own, ["report no devices", "POCL_CACHE_DIR=/proc/1/kcache", "unset it"])
+            #expect(!own.stderr.contains("install an OpenCL driver"), "\(own)")
+            #expect(!s.exists("k.png"))
         }
     }
 

@@ -287,11 +287,18 @@ import Testing
                 Self.expectError(response, 400, "a location records the iteration count")
             }
             let picture = try PNG.encode(Image8(width: 8, height: 6), alpha: false)
-            try await client.execute(uri: "/api/upload", method: .post, body: ByteBuffer(bytes: picture)) { response in
+            let id = try await client.execute(uri: "/api/upload", method: .post, body: ByteBuffer(bytes: picture)) { response in
                 #expect(response.status == .ok, "\(Self.text(response))")
                 let doc = try #require(Self.json(response))
-                #expect(doc["id"]?.stringValue?.hasPrefix("upload:") == true)
                 #expect(doc["width"]?.intValue == 8 && doc["height"]?.intValue == 6)
+                return try #require(doc["id"]?.stringValue)
+            }
+            #expect(id.hasPrefix("upload:"))
+            // A picture without a view record, as a location: the error names the upload, not
+            // where the server keeps it.
+            try await client.execute(uri: "/api/render", method: .post, body: Self.jobBody("fractal", ["--location", id])) { response in
+                Self.expectError(response, 400, "--location \(id): a PNG without a view record")
+                #expect(!Self.text(response).contains("glint-serve-test"), "\(Self.text(response))")
             }
         }
     }

@@ -118,6 +118,9 @@ public struct DeviceInventory: Sendable {
                 if let cacheNote, cacheNote.contains("neither") {
                     return DeviceInventory(devices: [], problem: "OpenCL platforms exist but report no devices: \(cacheNote)")
                 }
+                if let cacheProblem = DriverSetup.userCacheProblem() {
+                    return DeviceInventory(devices: [], problem: "OpenCL platforms exist but report no devices: \(cacheProblem)")
+                }
                 return DeviceInventory(devices: [], problem: "OpenCL platforms exist but report no devices: \(installHint)")
             }
             return DeviceInventory(devices: devices, problem: nil, note: cacheNote)

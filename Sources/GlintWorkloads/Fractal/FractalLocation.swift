@@ -242,6 +242,10 @@ public struct FractalLocation: Sendable {
         guard !z.isNegative, !z.isZero, let l = z.log10Magnitude, l >= minLog10Zoom else {
             throw GlintError("\(key) \(JSON.printable(given, limit: 40)) is not a zoom glint draws (a positive number of at least 1e-9\(key == "Zoom" ? " after halving" : ""))")
         }
+        // Checked here so that the file is named, rather than the --zoom it would become.
+        guard let l2 = z.log2Magnitude, l2 < Double(DeepView.maxLog2Zoom) else {
+            throw GlintError("\(key) \(JSON.printable(given, limit: 40)) is beyond the deepest zoom glint draws (2^\(DeepView.maxLog2Zoom), about 1e\(Int(Double(DeepView.maxLog2Zoom) * 0.30103)))")
+        }
         return z
     }
 

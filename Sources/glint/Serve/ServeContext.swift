@@ -28,6 +28,7 @@ final class ServeContext: Sendable {
         self.maxBody = maxBody
         self.folder = folder
         self.verbose = verbose
+        ServeError.privateFolders.withLock { $0.append(folder) }
         try FileIO.makeDirectories(folder + "/uploads")
         uploads = Uploads(folder: folder + "/uploads")
         videos = try ZoomVideos(folder: folder + "/videos", timeout: videoTimeout, slots: slots)
@@ -120,7 +121,7 @@ extension JSON {
     }
 
     static func errorBody(_ e: ServeError) -> String {
-        JSON.object([("error", .string(e.message)), ("status", .int(Int64(e.status)))]).serialized(pretty: false)
+        JSON.object([("error", .string(e.shownMessage)), ("status", .int(Int64(e.status)))]).serialized(pretty: false)
     }
 }
 

@@ -16,6 +16,22 @@ struct ServeError: Error, Sendable {
         ServeError(status: 504, message: "the render ran past the server's limit of \(Format.short(seconds)) s (--render-timeout)")
     }
 
+    /// The servers' temporary folders (one a process, more in tests), which no reply shows.
+    static let privateFolders = Locked<[String]>([])
+
+    /// The message as a client reads it: an uploaded picture named by its upload:ID, the
+    /// server's other files by their names, never by the server's own paths.
+    var shownMessage: String {
+        var text = message
+        for folder in Self.privateFolders.withLock({ $0 }) where text.contains(folder) {
+            text = text.replacing(folder + "/uploads/", with: "upload:")
+                .replacing(/(upload:[0-9a-f]{16})\.png/) { $0.1 }
+                .replacing(folder + "/", with: "")
+                .replacing(folder, with: "the server's folder")
+        }
+        return text
+    }
+
     /// Any error as the server reports it. While a job is read (`preparing`) its errors are the
     /// client's (400) and say what the command line would; in a render they are the server's (500).
     static func from(_ error: Error, preparing: Bool) -> ServeError {

@@ -453,7 +453,7 @@ final class ServeSession: Sendable {
     }
 
     private static func errorReply(_ e: ServeError, id: JSON) -> JSON {
-        .object([("type", .string("error")), ("id", id), ("status", .int(Int64(e.status))), ("error", .string(e.message))])
+        .object([("type", .string("error")), ("id", id), ("status", .int(Int64(e.status))), ("error", .string(e.shownMessage))])
     }
 
     /// Queues a frame and encodes its PNG in the background; it goes out after everything queued

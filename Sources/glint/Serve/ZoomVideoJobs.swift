@@ -227,7 +227,7 @@ final class ZoomVideoJob: Sendable {
             ("columns", .int(Int64(settings.columns))), ("format", .string(settings.format.rawValue)),
             ("iterations", .int(Int64(s.iterations))), ("device", .string(device)),
             ("commands", .array(s.commands.map { .string($0) })),
-            ("error", s.error.map { .string($0.message) } ?? .null),
+            ("error", s.error.map { .string($0.shownMessage) } ?? .null),
         ]
         if s.phase == .done {
             fields += [("download", .string("/api/zoomvideo/\(id)/file")), ("file", .string(downloadName)),
