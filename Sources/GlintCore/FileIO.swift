@@ -175,6 +175,19 @@ public enum FileIO {
         return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
     }
 
+    /// Bytes an unprivileged user may still write on the file system holding `path` (or, while
+    /// `path` does not exist yet, its nearest existing parent); nil when none can be asked.
+    public static func freeBytes(_ path: String) -> UInt64? {
+        var probe = path.isEmpty ? "." : path
+        while !exists(probe) {
+            guard let slash = probe.lastIndex(of: "/") else { probe = "."; break }
+            probe = slash == probe.startIndex ? "/" : String(probe[..<slash])
+        }
+        var st = statvfs()
+        guard statvfs(probe, &st) == 0 else { return nil }
+        return UInt64(st.f_bavail) * UInt64(st.f_frsize)
+    }
+
     /// `mkdir -p`.
     public static func makeDirectories(_ path: String) throws(GlintError) {
         var prefix = path.hasPrefix("/") ? "/" : ""

@@ -25,9 +25,12 @@ struct Mist: WorkloadCommand {
         frames). The run ends when the input ends between two frames, or after --frames N \
         (then it stops reading). Input that ends inside a frame, or holds no frame at all, is an \
         error (exit status 1) naming the frame and the bytes it got; the frames written before \
-        it stay, each a complete file (so do frames of an earlier, longer run past the last one \
-        written). Ctrl-C stops after the frame in progress (exit status 130), keeping the frames \
-        written. A pipe cannot be replayed: --shard and compare need a file or a folder.
+        it stay, each a complete file. -o must hold no frames yet (a new or empty folder), so a \
+        live sequence is never mixed with an earlier one. Without --frames a live run stops after \
+        an hour of frames at --fps, and any live run stops, keeping its frames, when the disk \
+        under -o gets down to \(Mist.liveDiskReserve >> 20) MiB free. Ctrl-C stops within a frame's \
+        time, even while the input is idle (exit status 130), keeping the frames written. A pipe \
+        cannot be replayed: --shard and compare need a file or a folder.
 
         Drops vary in size and rim shading, merge when they touch and leave trails of small \
         droplets; --classic gives the seed's drops instead (all radius 0.01 of the width, no \
@@ -62,14 +65,17 @@ struct Mist: WorkloadCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Folder for frame_00000.png, frame_00001.png, ... (created if missing).", valueName: "folder"))
     var output: String?
 
-    @Option(parsing: .unconditional, help: "Number of frames to render (1 to \(MistJob.maxFrames)); with --input -, stop after N frames (default: at the end of the input, at most \(MistJob.maxFrames)).",
+    @Option(parsing: .unconditional, help: "Number of frames to render (1 to \(MistJob.maxFrames)); with --input -, stop after N frames (default: at the end of the input, at most an hour of frames at --fps).",
             transform: wholeNumber("--frames", 1...MistJob.maxFrames))
     var frames: Int?
 
     /// Whether the camera is raw frames on standard input.
     var isLive: Bool { input == "-" }
-    /// The frames to render: --frames, else (live input, until it ends) the most a sequence may have.
-    var frameCount: Int { frames ?? MistJob.maxFrames }
+    /// The frames to render: --frames, else (live input, until it ends) an hour of frames.
+    var frameCount: Int { frames ?? min(MistJob.maxFrames, Int((fps * 3600).rounded(.up))) }
+
+    /// Free space a live run leaves on the disk under -o: it stops before going below it.
+    static let liveDiskReserve: UInt64 = 256 << 20
 
     @Option(parsing: .unconditional, help: "Frames per second: motion and re-fogging per frame scale by 60/fps (\(Limits.mistFps.text)). (default: 60)",
             transform: number("--fps", Limits.mistFps))
@@ -276,6 +282,11 @@ struct Mist: WorkloadCommand {
             throw GlintError("--input -: standard input is a terminal; pipe raw RGBA frames into it (e.g. ffmpeg ... -pix_fmt rgba -f rawvideo - | glint mist --input - --size \(size) ...)")
         }
         if FileIO.isDirectory(output) && access(output, W_OK) != 0 { throw ValidationError("-o \(output): the folder is not writable") }
+        // Live frames are renamed into place one by one, so a folder holding another sequence
+        // would end up with frames of both.
+        if FileIO.isDirectory(output), let old = try FileIO.folderEntries(output).filter(isFrameName).sorted().first {
+            throw ValidationError("-o \(output) already holds frames (\(old), ...): a live run writes into a new or empty folder; remove them or give another -o")
+        }
         // A live run's length is unknown: one frame's work, start-up counted once.
         let backend = try device.backend(for: .mist, work: Double(size.width * size.height))
         let renderer = try MistRenderer(job: job, width: size.width, height: size.height, backend: backend)
@@ -297,7 +308,11 @@ struct Mist: WorkloadCommand {
         do {
             reading: while written < limit && !Interrupt.requested {
                 let image: Image8
-                switch try reader.next() {
+                if let free = FileIO.freeBytes(output), free < Self.liveDiskReserve + UInt64(reader.frameBytes) {
+                    try await pending?.value
+                    throw GlintError("-o \(output): the disk has \(free >> 20) MiB free, under the \(Self.liveDiskReserve >> 20) MiB a live run leaves: stopped at frame \(written); \(writtenText())")
+                }
+                switch try reader.next(stop: { Interrupt.requested }) {
                 case .frame(let frame): image = frame
                 case .end: break reading
                 case .truncated(let received):

@@ -141,6 +141,13 @@ extension Pulse {
 }
 
 /// `frame_00042.png`: five digits, more when the count needs them.
+/// Whether a file name is a frame's, as `frameName` writes them.
+func isFrameName(_ name: String) -> Bool {
+    guard name.hasPrefix("frame_"), name.hasSuffix(".png") else { return false }
+    let digits = name.dropFirst(6).dropLast(4)
+    return digits.count >= 5 && digits.allSatisfy(\.isASCII) && digits.allSatisfy(\.isNumber)
+}
+
 func frameName(_ k: Int) -> String {
     var digits = String(k)
     while digits.count < 5 { digits = "0" + digits }

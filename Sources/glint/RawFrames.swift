@@ -10,7 +10,8 @@ import Glibc
 /// Each frame is read straight into the array it is returned in, as much of it as each read(2)
 /// gives (a pipe gives what is there, at most its buffer), until the frame is whole. Short
 /// reads, EINTR, and a descriptor left non-blocking by the program that made it are all waited
-/// out; only the end of the input stops a frame short.
+/// out; only the end of the input, or `stop` answering true while the input is idle, stops a
+/// frame short.
 struct RawFrameReader {
     /// What the next read found.
     enum Next {
@@ -38,8 +39,14 @@ struct RawFrameReader {
 
     var frameBytes: Int { width * height * 4 }
 
-    /// Reads the next frame.
-    func next() throws(GlintError) -> Next {
+    /// How often an idle input is woken to ask `stop` (a read blocked on a pipe is not ended by
+    /// a signal whose handler restarts it).
+    static let idleCheckMilliseconds: Int32 = 100
+
+    /// Reads the next frame. While no bytes are waiting, `stop` is asked every
+    /// `idleCheckMilliseconds`; when it answers true the frame ends where it is (`.end` before
+    /// its first byte, `.truncated` after).
+    func next(stop: () -> Bool = { false }) throws(GlintError) -> Next {
         let count = frameBytes
         var received = 0
         var failure: GlintError?
@@ -47,6 +54,13 @@ struct RawFrameReader {
         let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             let base = UnsafeMutableRawPointer(buffer.baseAddress!)
             while received < count {
+                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                let ready = poll(&p, 1, Self.idleCheckMilliseconds)
+                if ready <= 0 {
+                    // A timeout or a signal: nothing to read yet.
+                    if stop() { break }
+                    if ready == 0 || errno == EINTR { continue }
+                }
                 let n = Glibc.read(fd, base + received, count - received)
                 if n > 0 {
                     received += n
@@ -55,11 +69,7 @@ struct RawFrameReader {
                 if n == 0 { break }
                 let err = errno
                 if err == EINTR { continue }
-                if err == EAGAIN || err == EWOULDBLOCK {
-                    var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                    _ = poll(&p, 1, -1)
-                    continue
-                }
+                if err == EAGAIN || err == EWOULDBLOCK { continue }
                 failure = GlintError("cannot read \(name): \(String(cString: strerror(err)))")
                 break
             }

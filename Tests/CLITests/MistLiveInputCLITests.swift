@@ -150,6 +150,64 @@ struct MistLiveInputCLITests {
         }
     }
 
+    @Test("a folder that already holds frames is refused before reading: the earlier sequence stays whole")
+    func earlierSequenceIsNotMixed() throws {
+        try withSandbox { box in
+            try box.writeFrames(5)
+            try box.writeFrames(2, raw: "two.rgba")
+            let first = try box.runLive("keep", on: "cpu", ["--sigma", "4", "-q"])
+            try #require(first.status == 0, "\(first)")
+            let before = try frameNames(5).map { try box.bytes("keep/" + $0) }
+            let again = try box.runLive("keep", on: "cpu", ["--sigma", "9"], from: "two.rgba")
+            expectCleanFailure(again, kind: .validation, mentions: ["keep already holds frames", "new or empty folder"])
+            #expect(again.status == 2, "\(again)")
+            #expect(box.entries("keep") == frameNames(5))
+            #expect(try frameNames(5).map { try box.bytes("keep/" + $0) } == before)
+            // Other files in the folder are no sequence: the run goes ahead.
+            try FileManager.default.createDirectory(at: box.work.appendingPathComponent("notes"), withIntermediateDirectories: true)
+            try box.write("notes/readme.txt", Array("camera notes".utf8))
+            #expect(try box.runLive("notes", on: "cpu", ["--sigma", "4", "-q"], from: "two.rgba").status == 0)
+            #expect(box.entries("notes") == frameNames(2) + ["readme.txt"])
+        }
+    }
+
+    /// Ctrl-C while the camera sends nothing: the run stops at once (it waits on the input a
+    /// tenth of a second at a time), keeps the frames written and exits 130.
+    @Test("Ctrl-C while the input is idle stops the run within a second, keeping its frames")
+    func interruptWhileIdle() throws {
+        try withSandbox { box in
+            let process = Process()
+            process.executableURL = try glintBinary.get()
+            process.arguments = ["mist", "--input", "-", "--size", "\(width)x\(height)", "-o", "idle", "--device", "cpu", "--sigma", "4"]
+            process.environment = box.childEnvironment()
+            process.currentDirectoryURL = box.work
+            let input = Pipe(), errors = Pipe()
+            process.standardInput = input
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = errors
+            try process.run()
+            // One frame, then silence with the pipe still open.
+            input.fileHandleForWriting.write(Data(movingFrame(0).pixels))
+            let deadline = Date().addingTimeInterval(60 * sanitizerSlowdown)
+            while !box.exists("idle/frame_00000.png") && Date() < deadline && process.isRunning { usleep(20_000) }
+            try #require(box.exists("idle/frame_00000.png"), "the first frame was never written")
+            usleep(300_000)
+            #expect(process.isRunning, "the run ended before the input did")
+            let sent = Date()
+            kill(process.processIdentifier, SIGINT)
+            while process.isRunning && Date().timeIntervalSince(sent) < 10 * sanitizerSlowdown { usleep(10_000) }
+            let took = Date().timeIntervalSince(sent)
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+            try? input.fileHandleForWriting.close()
+            let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(took < 1 * sanitizerSlowdown, "Ctrl-C took \(took) s to stop an idle run")
+            #expect(process.terminationReason == .exit && process.terminationStatus == 130, "\(process.terminationStatus): \(stderr)")
+            #expect(stderr.contains("interrupted: stopped after 1 frame;"), "\(stderr)")
+            #expect(box.entries("idle") == frameNames(1))
+        }
+    }
+
     @Test("usage errors: no --size, --shard, --size with a PNG input, compare of a pipe, a size over --max-pixels")
     func usageErrors() throws {
         try withSandbox { box in
@@ -181,6 +239,7 @@ struct MistLiveInputCLITests {
             #expect(text.contains("--input - is a live camera"), "\(r)")
             #expect(text.contains("-pix_fmt rgba -f rawvideo - | glint mist --input - --size 640x360 -o live"), "\(r)")
             #expect(text.contains("the frames written before it stay, each a complete file"), "\(r)")
+            #expect(text.contains("Without --frames a live run stops after an hour of frames at --fps"), "\(r)")
         }
     }
 }

@@ -225,6 +225,21 @@ private func errorMessage<T>(_ body: () throws(GlintError) -> T) -> String? {
         == "cannot write \(dir)/empty.png: image size 0x3 is invalid: width and height must be at least 1")
 }
 
+/// Free space by path, for a folder that is still to be made as for one that exists: the
+/// file system's own figure (statvfs, as df shows it).
+@Test func freeBytesOfAPathNotMadeYet() throws {
+    let dir = try makeTempDirectory()
+    defer { removeDirectory(dir) }
+    let there = try #require(FileIO.freeBytes(dir))
+    let later = try #require(FileIO.freeBytes("\(dir)/a/b/frames"))
+    #expect(there > 0 && later > 0)
+    let attributes = try FileManager.default.attributesOfFileSystem(forPath: dir)
+    let foundation = try #require((attributes[.systemFreeSize] as? NSNumber)?.uint64Value)
+    // Other writers share the disk: the figures agree within what they may write meanwhile.
+    for figure in [there, later] { #expect(figure <= foundation + (64 << 20) && figure + (64 << 20) >= foundation / 2) }
+    #expect(FileIO.freeBytes("relative/not/here") != nil)
+}
+
 @Test func pngRejectsFilesThatAreNotPNG() throws {
     let dir = try makeTempDirectory()
     defer { removeDirectory(dir) }
