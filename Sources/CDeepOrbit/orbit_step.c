@@ -269,6 +269,8 @@ struct glint_orbit_stepper {
     _Atomic int stop;
     _Atomic unsigned barrier_count;
     _Atomic unsigned long barrier_generation;
+    // Asked between steps whether the caller wants the orbit ended early (glint_orbit_set_cancel).
+    int (*cancelled)(void);
 };
 
 static inline void pause_or_yield(unsigned *spins) {
@@ -1023,11 +1025,19 @@ long glint_orbit_run(glint_orbit_stepper *st, mpfr_srcptr start_re, mpfr_srcptr 
                 prefer_two = trial_two <= now_seconds() - trial_mark;
             }
         }
+        // A few thousand bits make a step about a microsecond: then the question is asked every
+        // 256 steps; from 64 limbs (4,096 bits) up, at every step.
+        if (st->cancelled && (st->limbs >= 64 || (k & 255) == 0) && st->cancelled()) {
+            *escaped = -1;
+            break;
+        }
         step(st, a_re, a_im, two, &dr, &di);
     }
     end_run(st, worker);
     return written;
 }
+
+void glint_orbit_set_cancel(glint_orbit_stepper *st, int (*cancelled)(void)) { st->cancelled = cancelled; }
 
 void glint_orbit_step(glint_orbit_stepper *st, mpfr_ptr x, mpfr_ptr y, mpfr_srcptr a_re, mpfr_srcptr a_im) {
     const int worker = begin_run(st, x, y, a_re, a_im);

@@ -110,17 +110,43 @@ import Testing
         #expect(mismatches == 0)
     }
 
+    /// A cancelled task ends its orbit within a step, in the FFT form (at 1e20000, 66,000 bits)
+    /// and the MPFR form, and throws rather than return a short orbit; one not cancelled runs on.
+    // Serialized: each case holds one of the cooperative pool's threads until it is cancelled,
+    // and the test's own sleep needs another.
+    @Test("cancelling the task ends a long orbit at once", .serialized, arguments: [ReferenceOrbit.StepForm.fft, .mpfr])
+    func cancellationEndsTheOrbit(form: ReferenceOrbit.StepForm) async throws {
+        let bits = 66_000
+        let c = (MPFRNumber(-1.7548776662466927, precision: bits), MPFRNumber(1e-17, precision: bits))
+        let task = Task { () throws -> Int in
+            var re = [Double](), im = [Double]()
+            _ = try ReferenceOrbit.append(from: c, adding: c, fold: false, testingStart: true, points: 2_000_000, limit: 4,
+                                          bits: bits, re: &re, im: &im, form: form)
+            return re.count
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let sent = ContinuousClock.now
+        task.cancel()
+        let result = await task.result
+        let took = ContinuousClock.now - sent
+        #expect(took < .seconds(2), "the orbit ran \(took) past its cancellation")
+        switch result {
+        case .success(let n): Issue.record("a cancelled orbit returned \(n) points")
+        case .failure(let e): #expect((e as? GlintError) == ReferenceOrbit.cancelled, "\(e)")
+        }
+    }
+
     /// An orbit falling to 0 (a Julia set with c = 0, from inside the unit circle): its exponent
     /// doubles every step, past MPFR's range, where the FFT form must hand over to MPFR.
     @Test("an orbit falling to zero is the same in every form")
-    func orbitFallingToZero() {
+    func orbitFallingToZero() throws {
         let bits = 4_000
         let start = (MPFRNumber(0.6, precision: bits), MPFRNumber(-0.79, precision: bits))
         let zero = (MPFRNumber(precision: bits), MPFRNumber(precision: bits))
         var orbits: [[UInt64]] = []
         for form in [ReferenceOrbit.StepForm.mpfr, .fft] {
             var re = [Double](), im = [Double]()
-            let escaped = ReferenceOrbit.append(from: start, adding: zero, fold: false, testingStart: false, points: 100,
+            let escaped = try ReferenceOrbit.append(from: start, adding: zero, fold: false, testingStart: false, points: 100,
                                                 limit: 4, bits: bits, re: &re, im: &im, form: form)
             #expect(!escaped && re.count == 100)
             orbits.append((re + im).map(\.bitPattern))
@@ -192,14 +218,14 @@ import Testing
     /// Whole orbits (Mandelbrot, Burning Ship's folded one, and one on the real axis, where y
     /// stays an exact zero) are the same through every form.
     @Test("an orbit is the same through the MPFR and the FFT form", arguments: [0, 1, 2])
-    func orbitsAgree(kind: Int) {
+    func orbitsAgree(kind: Int) throws {
         let bits = 6_000
         // Near the period-3 minibrot: a long orbit whose values soon use every bit.
         let c = (MPFRNumber(-1.7548776662466927, precision: bits), MPFRNumber(kind == 2 ? 0 : 1e-17, precision: bits))
         var orbits: [[Double]] = []
         for form in [ReferenceOrbit.StepForm.mpfr, .fft, .automatic] {
             var re = [Double](), im = [Double]()
-            _ = ReferenceOrbit.append(from: c, adding: c, fold: kind == 1, testingStart: true, points: 2_000, limit: 4,
+            _ = try ReferenceOrbit.append(from: c, adding: c, fold: kind == 1, testingStart: true, points: 2_000, limit: 4,
                                       bits: bits, re: &re, im: &im, form: form)
             orbits.append(re + im)
         }

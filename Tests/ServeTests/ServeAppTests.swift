@@ -238,6 +238,32 @@ import Testing
         }
     }
 
+    /// A deep render past its time limit: the reference orbit (hours of steps at 1e100000 with
+    /// 16 million iterations) ends within a step of the cancellation, so the slot is free at once.
+    @Test func deepRenderPastItsLimitFreesItsSlot() async throws {
+        try await withContext(slots: 1, renderTimeout: 0.5) { client, context in
+            let start = ContinuousClock.now
+            try await client.execute(uri: "/api/render", method: .post,
+                                     body: Self.jobBody("fractal", ["mandelbrot", "--center", "-1.75,0", "--zoom", "1e100000",
+                                                                    "--iterations", "16777216", "--size", "16x12"])) { response in
+                Self.expectError(response, 504, "--render-timeout")
+            }
+            var freed = false
+            for _ in 0..<40 {
+                if await context.gate.load.running == 0 {
+                    freed = true
+                    break
+                }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(freed, "the slot is still taken \(ContinuousClock.now - start) after the request")
+            try await client.execute(uri: "/api/render", method: .post,
+                                     body: Self.jobBody("fractal", ["mandelbrot", "--size", "16x12"])) { response in
+                #expect(response.status == .ok, "\(Self.text(response))")
+            }
+        }
+    }
+
     @Test func refusalsAreOneLineJSON() async throws {
         try await withApp(maxPixels: 20000, maxBody: 4096) { client in
             try await client.execute(uri: "/api/render", method: .post,

@@ -32,12 +32,16 @@ void glint_orbit_stepper_destroy(glint_orbit_stepper *stepper);
 
 /// The orbit from `start`: stores the points (the start first) as doubles (mpfr_get_d's rounding)
 /// in re and im, `points` at most, and stops after the first point with |point|² > `limit` (the
-/// start only when `testing_start`), setting *escaped. With `fold` each step iterates the abs of
+/// start only when `testing_start`), setting *escaped (-1 when cancelled). With `fold` each step iterates the abs of
 /// both parts (the Burning Ship). Returns the number of points stored. a_re and a_im may have any
 /// precision; the steps round to the stepper's.
 long glint_orbit_run(glint_orbit_stepper *stepper, mpfr_srcptr start_re, mpfr_srcptr start_im, mpfr_srcptr a_re,
                      mpfr_srcptr a_im, int fold, int testing_start, long points, double limit, double *re, double *im,
                      int *escaped);
+
+/// Makes glint_orbit_run ask `cancelled` between steps (every step from 4,096 bits, every 256
+/// below) and, when it answers non-zero, return the points stored so far with *escaped = -1.
+void glint_orbit_set_cancel(glint_orbit_stepper *stepper, int (*cancelled)(void));
 
 /// One step, x + iy <- (x + iy)² + (a_re + i a_im), in place (for tests: an orbit is faster by
 /// glint_orbit_run, which keeps the FFT form's digits between steps); x and y must have the

@@ -39,6 +39,8 @@ struct ServeError: Error, Sendable {
         case let e as ServeError: return e
         case let e as ValidationError: return .bad(e.message)
         case is CancellationError: return ServeError(status: 499, message: "cancelled")
+        case let e as GlintError where e == ReferenceOrbit.cancelled || e == Locator.cancelled:
+            return ServeError(status: 499, message: "cancelled")
         default:
             let text = (error as? GlintError)?.flagged.message ?? "\(error)"
             let first = text.split(separator: "\n").first.map(String.init) ?? text

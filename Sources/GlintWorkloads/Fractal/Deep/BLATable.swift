@@ -78,11 +78,13 @@ public struct BLATable: Sendable {
     }
 
     /// The table for `orbit`, for a view whose sample offsets are at most `dcMax` (0 when that is
-    /// below Double's range: the double phase then needs no dc margin, its dc being 0).
+    /// below Double's range: the double phase then needs no dc margin, its dc being 0). A
+    /// cancelled task gets no table (as for a short orbit) within one level's work: its render
+    /// then stops before its first row.
     public init(orbit: ReferenceOrbit, dcMax: Double) {
         let steps = orbit.count - 2   // steps from m = 1 to the last point
         var reals = [Double](), ints = [Int32](), offsets = [Int32](), counts = [Int32]()
-        guard steps >= 1 << Self.firstLevel else {
+        guard steps >= 1 << Self.firstLevel, !Task.isCancelled else {
             self.reals = []; self.ints = []; levelOffsets = []; levelCounts = []; maxR2 = 0
             return
         }
@@ -105,6 +107,10 @@ public struct BLATable: Sendable {
         reals.reserveCapacity(storedCapacity / 2 * Self.realsPerEntry)
         ints.reserveCapacity(storedCapacity / 2 * Self.intsPerEntry)
         while level.count >= 1 {
+            if Task.isCancelled {
+                self.reals = []; self.ints = []; levelOffsets = []; levelCounts = []; maxR2 = 0
+                return
+            }
             if k >= Self.firstLevel {
                 offsets.append(Int32(stored))
                 counts.append(Int32(level.count))

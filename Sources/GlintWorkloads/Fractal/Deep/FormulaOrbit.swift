@@ -71,11 +71,11 @@ public struct FormulaOrbit: DeepReference, Sendable {
         re.reserveCapacity(2 * points)
         im.reserveCapacity(2 * points)
         let fold = formula == .burningShip
-        let main = ReferenceOrbit.append(from: centre, adding: add, fold: fold, testingStart: false, points: points,
+        let main = try ReferenceOrbit.append(from: centre, adding: add, fold: fold, testingStart: false, points: points,
                                          limit: limit, bits: bits, re: &re, im: &im)
         mainCount = re.count
         let zero = (MPFRNumber(precision: bits), MPFRNumber(precision: bits))
-        let critical = ReferenceOrbit.append(from: zero, adding: add, fold: fold, testingStart: false, points: points,
+        let critical = try ReferenceOrbit.append(from: zero, adding: add, fold: fold, testingStart: false, points: points,
                                              limit: limit, bits: bits, re: &re, im: &im)
         mainEscaped = main
         criticalEscaped = critical

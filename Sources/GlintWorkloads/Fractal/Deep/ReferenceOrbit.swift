@@ -86,9 +86,9 @@ public struct ReferenceOrbit: DeepReference, Sendable {
         re.append(0); im.append(0)
         let limit = max(bailout * bailout, 4)
         let didEscape = power == 2
-            ? Self.append(from: c, adding: c, fold: false, testingStart: true, points: maxIterations + 1,
+            ? try Self.append(from: c, adding: c, fold: false, testingStart: true, points: maxIterations + 1,
                           limit: limit, bits: bits, re: &re, im: &im)
-            : Self.appendPower(power, c: c, points: maxIterations + 1, limit: limit, bits: bits, re: &re, im: &im)
+            : try Self.appendPower(power, c: c, points: maxIterations + 1, limit: limit, bits: bits, re: &re, im: &im)
         escaped = didEscape
         self.re = re
         self.im = im
@@ -149,9 +149,11 @@ public struct ReferenceOrbit: DeepReference, Sendable {
     /// value is stored, its abs iterated on: the Burning Ship). The orbit ends at the first stored
     /// point with |point|² > `limit` (the start only when `testingStart`), which is kept. Returns
     /// whether it ended so. Every orbit of the deep zoom (ReferenceOrbit, FormulaOrbit) is made here.
+    /// A cancelled task (a server's render past its time limit, or left by its client) ends it
+    /// within a step, throwing `cancelled`.
     static func append(from start: (MPFRNumber, MPFRNumber), adding a: (MPFRNumber, MPFRNumber), fold: Bool,
                        testingStart: Bool, points: Int, limit: Double, bits: Int,
-                       re: inout [Double], im: inout [Double], form: StepForm = .automatic) -> Bool {
+                       re: inout [Double], im: inout [Double], form: StepForm = .automatic) throws(GlintError) -> Bool {
         // From a few thousand bits up the steps are FFT convolutions, on two threads where the
         // machine has them (MPFR keeps its state per thread).
         let threads: Int32 = CPUParallel.workerCount > 1 && mpfr_buildopt_tls_p() != 0 ? 2 : 1
@@ -159,6 +161,8 @@ public struct ReferenceOrbit: DeepReference, Sendable {
             fatalError("out of memory for a reference orbit of \(bits) bits")
         }
         defer { glint_orbit_stepper_destroy(stepper) }
+        // Asked on the calling thread, which is the task's.
+        glint_orbit_set_cancel(stepper) { Task.isCancelled ? 1 : 0 }
         var escaped: Int32 = 0
         var newIm = [Double]()
         // Pages of the arrays are touched only as far as the orbit goes.
@@ -171,21 +175,26 @@ public struct ReferenceOrbit: DeepReference, Sendable {
             }
             reCount = newIm.count
         }
+        if escaped < 0 { throw cancelled }
         re.append(contentsOf: newRe)
         im.append(contentsOf: newIm)
         return escaped != 0
     }
 
+    /// What an orbit whose task was cancelled throws.
+    public static let cancelled = GlintError("the reference orbit was cancelled before it ended")
+
     /// Appends the orbit of z^power + c from z = c, `points` points at most, as `append` does
     /// (the same end and escape test): z^power as power − 1 complex products, each real product,
     /// difference and sum rounded to nearest at `bits`.
     static func appendPower(_ power: Int, c: (MPFRNumber, MPFRNumber), points: Int, limit: Double, bits: Int,
-                            re: inout [Double], im: inout [Double]) -> Bool {
+                            re: inout [Double], im: inout [Double]) throws(GlintError) -> Bool {
         let zr = MPFRNumber(precision: bits), zi = MPFRNumber(precision: bits)
         let pr = MPFRNumber(precision: bits), pi = MPFRNumber(precision: bits)
         let a = MPFRNumber(precision: bits), b = MPFRNumber(precision: bits), t = MPFRNumber(precision: bits)
         zr.set(c.0); zi.set(c.1)
         for i in 0..<points {
+            if i % Locator.checkInterval == 0 && Task.isCancelled { throw cancelled }
             let x = zr.toDouble(), y = zi.toDouble()
             re.append(x); im.append(y)
             if x * x + y * y > limit { return true }
