@@ -79,7 +79,9 @@ let package = Package(
                                                   condition: .when(traits: ["Serve"])),
                                          .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Serve"])),
                                          .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Serve"])),
-                                         .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Serve"]))]),
+                                         .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Serve"])),
+                                         .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Serve"])),
+                                         .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Serve"]))]),
 
         // What the test targets share: OpenCL device discovery (never a silent skip), the probe
         // kernel runner, ImageCompare-based image differences and deterministic test data.

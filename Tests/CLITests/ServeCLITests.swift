@@ -18,7 +18,19 @@ import Testing
 final class ServerProcess: @unchecked Sendable {
     let process = Process()
     let base: URL
+    /// The token printed in the address, if any.
+    let token: String?
+    /// The start-up lines: the address, and a warning when beyond loopback.
+    let startup: String
     private let output = Pipe(), errors = Pipe()
+    /// No cookie store: a test says which cookies it sends (a cookie is not tied to a port,
+    /// so a shared store would hand one server's token to the next).
+    static let session: URLSession = {
+        let c = URLSessionConfiguration.ephemeral
+        c.httpCookieStorage = nil
+        c.httpShouldSetCookies = false
+        return URLSession(configuration: c)
+    }()
 
     init(_ box: Sandbox, _ args: [String]) throws {
         process.executableURL = try glintBinary.get()
@@ -41,11 +53,14 @@ final class ServerProcess: @unchecked Sendable {
             line.append(chunk)
         }
         let text = String(decoding: line, as: UTF8.self)
-        guard let range = text.range(of: #"http://127\.0\.0\.1:[0-9]+/"#, options: .regularExpression) else {
+        // The printed address; one on every interface is reached on loopback.
+        guard let range = text.range(of: #"http://(127\.0\.0\.1|0\.0\.0\.0):[0-9]+/"#, options: .regularExpression) else {
             process.terminate()
             throw LocateError(message: "glint serve printed no address: \(text) \(String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self))")
         }
-        base = URL(string: String(text[range]))!
+        base = URL(string: text[range].replacingOccurrences(of: "0.0.0.0", with: "127.0.0.1"))!
+        token = text.range(of: #"\?token=[0-9A-Za-z._~-]+"#, options: .regularExpression).map { String(text[$0].dropFirst(7)) }
+        startup = text
     }
 
     /// Sends SIGTERM and waits; the exit status and the rest of stdout.
@@ -67,12 +82,14 @@ final class ServerProcess: @unchecked Sendable {
         var error: String? { json?["error"]?.stringValue }
     }
 
-    func request(_ path: String, method: String = "GET", body: [UInt8]? = nil, timeout: Double = 120) async throws -> Answer {
+    func request(_ path: String, method: String = "GET", body: [UInt8]? = nil, headers: [String: String] = [:],
+                 timeout: Double = 120) async throws -> Answer {
         var request = URLRequest(url: path.isEmpty ? base : URL(string: path, relativeTo: base)!)
         request.httpMethod = method
         request.timeoutInterval = timeout
         if let body { request.httpBody = Data(body) }
-        let (data, response) = try await URLSession.shared.data(for: request)
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let (data, response) = try await Self.session.data(for: request)
         let http = response as! HTTPURLResponse
         var headers: [String: String] = [:]
         for (k, v) in http.allHeaderFields { headers[String(describing: k).lowercased()] = String(describing: v) }
@@ -236,6 +253,67 @@ final class ServerProcess: @unchecked Sendable {
             #expect(text.contains("http://127.0.0.2:"), "\(text)")
             usleep(200_000)
             #expect(!text.contains("warning"), "\(text)")
+        }
+    }
+
+    /// Beyond loopback a token is required: made up (128 bits, hex) and printed in the address
+    /// when not given, with the warning; a request without it, or with a wrong one, is a 401;
+    /// `?token=` is served and sets the cookie, with which later requests are served, and so is
+    /// a Bearer header.
+    @Test func tokenBeyondLoopback() async throws {
+        let box = try Sandbox()
+        defer { try? FileManager.default.removeItem(at: box.root) }
+        let server = try ServerProcess(box, ["--host", "0.0.0.0", "--device", "cpu"])
+        defer { _ = server.stop() }
+        #expect(server.startup.contains("http://0.0.0.0:"), "\(server.startup)")
+        let token = try #require(server.token, "no token in \(server.startup)")
+        #expect(token.count == 32 && token.allSatisfy(\.isHexDigit), "\(token)")
+        // The warning may come in the same read as the address or just after it.
+        var warned = server.startup.contains("warning: listening on 0.0.0.0") && server.startup.contains("token")
+        if !warned {
+            usleep(300_000)
+            warned = server.stop().stdout.contains("needs the token")
+        }
+        #expect(warned, "\(server.startup)")
+    }
+
+    @Test func tokenIsChecked() async throws {
+        let box = try Sandbox()
+        defer { try? FileManager.default.removeItem(at: box.root) }
+        let secret = "a-token-of-24-characters"
+        let server = try ServerProcess(box, ["--host", "0.0.0.0", "--token", secret, "--device", "cpu"])
+        defer { _ = server.stop() }
+        #expect(server.token == secret, "\(server.startup)")
+        for (path, headers) in [("api/info", [:]), ("", [:]), ("api/info", ["Authorization": "Bearer wrong-token-wrong-token"]),
+                                ("api/info?token=wrong-token-wrong-token", [:])] {
+            let refused = try await server.request(path, headers: headers)
+            #expect(refused.status == 401, "\(path) \(headers): \(refused.status) \(refused.text)")
+            #expect(refused.error?.contains("token") == true && refused.headers["content-type"] == "application/json", "\(refused.text)")
+        }
+        let job = server.job("fractal", ["mandelbrot", "--size", "40x30"])
+        let refusedRender = try await server.post("api/render", job)
+        #expect(refusedRender.status == 401, "\(refusedRender.text)")
+        let opened = try await server.request("?token=\(secret)")
+        #expect(opened.status == 200 && opened.text.contains("<script"), "\(opened.status)")
+        let cookie = try #require(opened.headers["set-cookie"], "\(opened.headers)")
+        #expect(cookie.hasPrefix("glint_token=\(secret);") && cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"), "\(cookie)")
+        let withCookie = try await server.request("api/render", method: "POST", body: Array(job.serialized(pretty: false).utf8),
+                                                  headers: ["Cookie": "glint_token=\(secret)"])
+        #expect(withCookie.status == 200 && withCookie.headers["content-type"] == "image/png", "\(withCookie.text)")
+        let bearer = try await server.request("api/info", headers: ["Authorization": "Bearer \(secret)"])
+        #expect(bearer.status == 200, "\(bearer.text)")
+    }
+
+    /// A token that is too short (or of other characters) is refused at start-up, in one line,
+    /// without repeating it; so is an --allow-host with a port.
+    @Test func badTokenIsRefused() throws {
+        try withSandbox { box in
+            for args in [["--token", "short"], ["--token", "sixteen chars!!!"], ["--allow-host", "gpu-box:8080"]] {
+                let r = try box.run(["serve", "--port", "0", "--device", "cpu"] + args, timeout: 30)
+                #expect(r.status == 2 && r.stderrLines.count == 1 && r.stderr.hasPrefix("error: "), "\(args): \(r)")
+                #expect(r.stderr.contains(args[0]) && !r.stderr.contains(args[0] == "--token" ? args[1] : "Usage"), "\(r)")
+                #expect(r.stdout.isEmpty, "\(r)")
+            }
         }
     }
 

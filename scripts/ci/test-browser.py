@@ -7,8 +7,10 @@ DEVICE: the server's --device, one server and one browser per device (default: c
 --glint: the binary (default: $GLINT, else .build/debug/glint); nothing is built here.
 --out: where the screenshots and latencies go (default: $GLINT_BROWSER_OUT, else docs/images/serve).
 
-Per device it starts `glint serve --port 0 --host 127.0.0.1 --device DEVICE`, reads the address
-it prints, opens the page and, with real mouse and keyboard input (Selenium's ActionChains):
+Per device it starts `glint serve --port 0 --host 127.0.0.1 --token TOKEN --device DEVICE` (a
+made-up token: a request without it is refused, which is checked), reads the address it prints
+(with `?token=`), opens the page, whose scripts, requests and WebSocket then carry only the
+cookie the server set, and, with real mouse and keyboard input (Selenium's ActionChains):
 pans (drag) and zooms (wheel) the fractal, moves Julia's c (ctrl-drag, and a click on the
 Mandelbrot inset), zooms a view at 1e40; orbits (drag), dollies (wheel) and rolls (shift-drag)
 the ray tracer; starts the misty window on the last rendered picture and on an uploaded one,
@@ -36,6 +38,7 @@ import math
 import os
 import queue
 import re
+import secrets
 import shlex
 import signal
 import statistics
@@ -45,7 +48,9 @@ import tarfile
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.parse
+import urllib.request
 from decimal import Decimal
 
 from selenium import webdriver
@@ -87,8 +92,9 @@ class Server:
     def __init__(self, glint, device):
         self.lines = []
         self.queue = queue.Queue()
+        token = secrets.token_hex(16)
         self.proc = subprocess.Popen(
-            [glint, "serve", "--port", "0", "--host", "127.0.0.1", "--device", device],
+            [glint, "serve", "--port", "0", "--host", "127.0.0.1", "--token", token, "--device", device],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             text=True, start_new_session=True)
         threading.Thread(target=self._read, daemon=True).start()
@@ -104,9 +110,19 @@ class Server:
                 if self.proc.poll() is not None:
                     raise Failure(f"glint serve exited with {self.proc.returncode}: {self.output()}")
                 continue
-            m = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
+            m = re.search(r"(http://127\.0\.0\.1:\d+/)\?token=" + token, line)
             if m:
-                self.url = m.group(1)
+                self.url = m.group(0)
+                base = m.group(1)
+        # Without the token the server answers nothing but its refusal.
+        try:
+            urllib.request.urlopen(base + "api/info", timeout=30)
+            refused = "200"
+        except urllib.error.HTTPError as e:
+            refused = None if e.code == 401 else str(e.code)
+        if refused:
+            self.stop()
+            raise Failure(f"glint serve --token answered a request without the token with {refused}, not 401")
 
     def _read(self):
         for line in self.proc.stdout:

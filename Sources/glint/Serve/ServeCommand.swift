@@ -6,6 +6,7 @@ import GlintCore
 import GlintKernels
 import GlintWorkloads
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -27,6 +28,13 @@ struct Serve: AsyncParsableCommand {
             tunnel from your machine: ssh -N -L 8080:127.0.0.1:8080 gpu-box, then open \
             http://127.0.0.1:8080/. The HTTP and WebSocket API: docs/SERVE.md.
 
+            Other web pages open in your browser cannot use the server: a request whose Host is \
+            not one of its names (localhost, 127.x, ::1, the --host address, each --allow-host) \
+            is refused, and so are WebSockets and changes sent by another site's page. Beyond \
+            loopback every request also needs a token: --token, or one made up at start-up and \
+            printed in the address (http://HOST:PORT/?token=...). Opening that address keeps \
+            the page working (a cookie); a script sends Authorization: Bearer TOKEN.
+
             SIGINT or SIGTERM stops it: renders in flight are cancelled and its temporary folder \
             removed.
 
@@ -34,14 +42,24 @@ struct Serve: AsyncParsableCommand {
               glint serve
               glint serve --port 9000 --device opencl
               glint serve --port 0 --max-renders 1 --queue 4    # a free port, printed at start-up
+              glint serve --host 0.0.0.0 --allow-host gpu-box  # the token is in the printed address
             """)
 
     @Option(parsing: .unconditional, help: "TCP port (0: any free port, printed at start-up). (default: 8080)",
             transform: wholeNumber("--port", 0...65535))
     var port = 8080
 
-    @Option(help: "Address to listen on: 127.0.0.1 (loopback only), ::1, or 0.0.0.0 for every interface.")
+    @Option(help: "Address to listen on: 127.0.0.1 (loopback only), ::1, or 0.0.0.0 for every interface (then a token is required).")
     var host = "127.0.0.1"
+
+    @Option(name: .customLong("allow-host"),
+            help: ArgumentHelp("Another name the server answers to (repeatable); a request whose Host names anything else is refused.",
+                               valueName: "name"))
+    var allowHost: [String] = []
+
+    @Option(help: ArgumentHelp("The secret every request must carry (16 to 256 letters, digits, - . _ ~). Required beyond loopback: when not given, one is made up and printed in the address.",
+                               valueName: "token"))
+    var token: String?
 
     @Option(parsing: .unconditional, help: "Renders at once (1 to 64). (default: 2)", transform: wholeNumber("--max-renders", 1...64))
     var maxRenders = 2
@@ -80,6 +98,13 @@ struct Serve: AsyncParsableCommand {
                 || host.contains(":") else {
             throw ValidationError("--host \(host): give an IP address to listen on (127.0.0.1, ::1, 0.0.0.0)")
         }
+        for name in allowHost {
+            // An IPv6 address may be given without its brackets.
+            let bracketed = !name.hasPrefix("[") && name.filter({ $0 == ":" }).count > 1 ? "[\(name)]" : name
+            if let parsed = ServeAccess.splitAuthority(bracketed[...]), parsed.port == nil { continue }
+            throw ValidationError("--allow-host \(JSON.printable(name, limit: 60)): give a host name or address without a port (gpu-box, 192.168.1.5, [fe80::1])")
+        }
+        if let token, let problem = ServeAccess.tokenProblem(token) { throw ValidationError(problem) }
         if let d = device.device { do { _ = try DeviceChoice(parsing: d) } catch { throw error.usage } }
     }
 
@@ -104,19 +129,24 @@ struct Serve: AsyncParsableCommand {
         // A device that cannot be opened is said now, not at the first request.
         let startBackend = try context.backend(nil, for: .fractal)
 
+        // Beyond loopback anyone who reaches the machine reaches the server: a token is required.
+        let loopback = ServeAccess.isLoopback(host)
+        let secret = token ?? (loopback ? nil : ServeAccess.generatedToken())
+        let access = ServeAccess(bind: host, allowedHosts: allowHost, token: secret)
+
         var logger = Logger(label: "glint-serve")
         logger.logLevel = verbose ? .info : .error
         let app = buildApplication(
-            context: context,
+            context: context, access: access,
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "glint"),
             logger: logger,
             onServerRunning: { [host, maxRenders, queue] channel in
                 let bound = channel.localAddress?.port ?? 0
                 let shown = host.contains(":") ? "[\(host)]" : host
-                var line = "glint serve: http://\(shown):\(bound)/ (device \(startBackend.label) unless a view picks one; \(maxRenders) render\(maxRenders == 1 ? "" : "s") at once, queue \(queue); Ctrl-C stops)"
-                // 127.0.0.0/8 is loopback as a whole: only this machine reaches it.
-                if !["::1", "localhost"].contains(host) && !host.hasPrefix("127.") {
-                    line += "\nwarning: listening on \(host): anyone who can reach this machine can use the server"
+                let query = secret.map { "?token=\($0)" } ?? ""
+                var line = "glint serve: http://\(shown):\(bound)/\(query) (device \(startBackend.label) unless a view picks one; \(maxRenders) render\(maxRenders == 1 ? "" : "s") at once, queue \(queue); Ctrl-C stops)"
+                if !loopback {
+                    line += "\nwarning: listening on \(host): anyone who can reach this machine can reach the server; every request needs the token in the address above"
                 }
                 // Straight to the descriptor: a script waiting for the address reads it at once.
                 let text = Array((line + "\n").utf8)
@@ -157,10 +187,11 @@ struct Serve: AsyncParsableCommand {
 }
 
 /// The whole server of `glint serve` for `context`: the router (the page, `/static`, the `/api`
-/// group), the error middleware and the WebSocket `/ws`, without binding a port or reading argv,
-/// so that tests can drive it in process (`app.test(.router)`, Tests/ServeTests). `serve()` runs
-/// exactly this application.
-func buildApplication(context: ServeContext, configuration: ApplicationConfiguration, logger: Logger? = nil,
+/// group), the access checks of `access`, the error middleware and the WebSocket `/ws`, without
+/// binding a port or reading argv, so that tests can drive it in process (`app.test(.router)`,
+/// Tests/ServeTests). `serve()` runs exactly this application.
+func buildApplication(context: ServeContext, access: ServeAccess = ServeAccess(bind: "127.0.0.1"),
+                      configuration: ApplicationConfiguration, logger: Logger? = nil,
                       onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
     let logger = logger ?? {
         var l = Logger(label: "glint-serve")
@@ -168,17 +199,26 @@ func buildApplication(context: ServeContext, configuration: ApplicationConfigura
         return l
     }()
     let router = Router()
+    router.middlewares.add(ServeAccessMiddleware(access: access))
     router.middlewares.add(ServeErrorMiddleware(verbose: context.verbose))
     ServeRoutes(context: context).add(to: router)
 
+    // An upgrade the checks refuse never reaches `wsRouter` (see `UpgradeScreen`); its own
+    // checks set the token's cookie, and stand in case the screen is ever bypassed.
     let wsRouter = Router(context: BasicWebSocketRequestContext.self)
+    wsRouter.middlewares.add(ServeAccessMiddleware(access: access))
     wsRouter.ws("/ws") { _, _ in .upgrade([:]) } onUpgrade: { inbound, outbound, _ in
         await ServeSession(context: context).run(inbound: inbound, outbound: outbound)
     }
+    let wsResponder = wsRouter.buildResponder()
+    let wsConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(ws: .init(maxFrameSize: 1 << 20, closeTimeout: .seconds(2)))
     return Application(
         router: router,
-        server: .http1WebSocketUpgrade(webSocketRouter: wsRouter,
-                                       configuration: .init(ws: .init(maxFrameSize: 1 << 20, closeTimeout: .seconds(2)))),
+        server: HTTPServerBuilder { responder in
+            ScreenedUpgradeChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: wsResponder,
+                                                                       configuration: wsConfiguration),
+                                   access: access)
+        },
         configuration: configuration,
         onServerRunning: onServerRunning,
         logger: logger)

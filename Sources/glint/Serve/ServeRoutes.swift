@@ -66,6 +66,7 @@ struct ServeRoutes: Sendable {
         headers[.contentType] = "application/json"
         headers[.cacheControl] = "no-store"
         if e.status == 503 { headers[.retryAfter] = "1" }
+        if e.status == 401 { headers[.wwwAuthenticate] = "Bearer" }
         return Response(status: HTTPResponse.Status(code: e.status == 499 ? 500 : e.status), headers: headers,
                         body: .init(byteBuffer: ByteBuffer(string: JSON.errorBody(e) + "\n")))
     }
