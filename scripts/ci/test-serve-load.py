@@ -70,6 +70,27 @@ def reply_order(port):
     return problems
 
 
+def camera_frames(port, max_body=32 << 20):
+    """A camera frame is one WebSocket frame, as a browser sends it: a 640x480 RGBA frame (1.2 MB)
+    must reach the session (here, with no camera view, it answers that a mist view must start
+    first), and one just over --max-body must get a JSON error naming the limit. Returns failures."""
+    problems = []
+    for size, expect in [(640 * 480 * 4, "start a mist view"), (max_body + 1000, "--max-body")]:
+        ws = WebSocket(port)
+        try:
+            ws.send(bytes(size), opcode=2)
+            doc = json.loads(ws.recv())
+            if doc.get("type") != "error" or expect not in doc.get("error", ""):
+                problems.append(f"a {size}-byte camera frame: expected an error saying {expect!r}, got {doc}")
+        except (OSError, EOFError, ValueError) as e:
+            problems.append(f"a {size}-byte camera frame: {type(e).__name__}: {e}")
+        finally:
+            ws.close()
+    if not problems:
+        print(f"camera frames: 640x480 RGBA reaches the session; {max_body + 1000} bytes gets a JSON error naming --max-body")
+    return problems
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--glint", default=os.environ.get("GLINT", ".build/debug/glint"))
@@ -202,6 +223,7 @@ def main():
         if sum(counts.values()) != a.requests:
             failures.append(f"{a.requests - sum(counts.values())} requests got no answer")
         failures += reply_order(port)
+        failures += camera_frames(port)
         # A page left open with a live view must not keep the server from stopping: SIGTERM
         # closes its connection (a browser answers the close, as this client does) at once.
         live = WebSocket(port)

@@ -211,7 +211,11 @@ func buildApplication(context: ServeContext, access: ServeAccess = ServeAccess(b
         await ServeSession(context: context).run(inbound: inbound, outbound: outbound)
     }
     let wsResponder = wsRouter.buildResponder()
-    let wsConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(ws: .init(maxFrameSize: 1 << 20, closeTimeout: .seconds(2)))
+    // A browser sends a camera frame as one WebSocket frame: frames up to --max-body are taken,
+    // and those up to a MiB past it still reach the session, which answers with the limit in
+    // JSON; only larger ones close the connection (1009) unread.
+    let wsConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(ws: .init(maxFrameSize: context.maxBody + (1 << 20),
+                                                                               closeTimeout: .seconds(2)))
     return Application(
         router: router,
         server: HTTPServerBuilder { responder in

@@ -92,6 +92,13 @@ final class ServeSession: Sendable {
         defer { _ = context.sessions.withLock { $0.removeValue(forKey: number) } }
         do {
             for try await message in inbound.messages(maxSize: context.maxBody) {
+                // The limit as the body of an HTTP request has it (a message of one frame is
+                // not held to maxSize, which bounds a message's frames as they are joined).
+                let size = switch message { case .text(let text): text.utf8.count; case .binary(let buffer): buffer.readableBytes }
+                if size > context.maxBody {
+                    sendError(.tooLarge("a message of \(size) bytes is over the server's limit of \(context.maxBody) bytes (--max-body)"), id: .null)
+                    continue
+                }
                 switch message {
                 case .text(let text): handle(text)
                 case .binary(let buffer): camera(Array(buffer.readableBytesView))
