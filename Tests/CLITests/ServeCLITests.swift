@@ -317,6 +317,24 @@ final class ServerProcess: @unchecked Sendable {
         }
     }
 
+    /// The connection bounds are range-checked at start-up, and --max-connections against the
+    /// open-file limit (a cap the process could not reach would not protect it).
+    @Test func connectionBoundsAreChecked() throws {
+        try withSandbox { box in
+            var files = rlimit()
+            try #require(getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files) == 0)
+            let overLimit = files.rlim_cur == rlim_t.max ? nil : String(min(65536, Int(files.rlim_cur) - 63))
+            var cases: [(args: [String], mentions: String)] = [(["--max-connections", "4"], "--max-connections"),
+                                                               (["--idle-timeout", "0"], "--idle-timeout")]
+            if let overLimit, Int(overLimit)! >= 8 { cases.append((["--max-connections", overLimit], "open-file limit")) }
+            for c in cases {
+                let r = try box.run(["serve", "--port", "0", "--device", "cpu"] + c.args, timeout: 30)
+                #expect(r.status == 2 && r.stderrLines.count == 1 && r.stderr.contains(c.mentions), "\(c.args): \(r)")
+                #expect(r.stdout.isEmpty, "\(r)")
+            }
+        }
+    }
+
     /// The page's files: every file of Web/ at / or /static/NAME, byte for byte as on disk (they
     /// are embedded as strings), with its content type; a name not compiled in is a 404.
     @Test func pageFilesAreServedAsOnDisk() async throws {

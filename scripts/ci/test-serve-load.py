@@ -70,6 +70,71 @@ def reply_order(port):
     return problems
 
 
+def connection_bounds(glint, device):
+    """A server of its own with --max-connections 16 and --idle-timeout 2, jammed by 40 half-sent
+    requests and idle WebSockets: past the cap a connection must get a JSON 503 at once (the
+    server still answers), and once the half-sent ones time out a request must get a 200.
+    Returns failures."""
+    import socket
+    problems = []
+    srv = subprocess.Popen([glint, "serve", "--port", "0", "--device", device, "--max-connections", "16",
+                            "--idle-timeout", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    held = []
+    try:
+        port = int(srv.stdout.readline().split("http://127.0.0.1:")[1].split("/")[0])
+
+        def info():
+            s = socket.create_connection(("127.0.0.1", port), timeout=10)
+            s.sendall(f"GET /api/info HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n".encode())
+            data = b""
+            while chunk := s.recv(65536):
+                data += chunk
+            s.close()
+            return data.split(b"\r\n")[0].decode(), data.split(b"\r\n\r\n", 1)[-1]
+
+        jammed = time.time()
+        sockets = [WebSocket(port) for _ in range(6)]
+        held += [w.sock for w in sockets]
+        for _ in range(34):
+            s = socket.create_connection(("127.0.0.1", port))
+            s.sendall(b"GET /api/info HTTP/1.1\r\nHost: 127.0")
+            held.append(s)
+        time.sleep(0.5)
+        t = time.time()
+        status, body = info()
+        answered = time.time() - t
+        if " 503 " not in status + " " or b"--max-connections" not in body:
+            problems.append(f"past --max-connections 16 a request got {status!r} {body[:100]!r}, not a JSON 503")
+        refused = 0
+        for s in held[6:]:
+            s.settimeout(0.2)
+            try:
+                refused += s.recv(4096).startswith(b"HTTP/1.1 503")
+            except OSError:
+                pass
+        t = time.time()
+        while time.time() - t < 10:
+            status, _ = info()
+            if " 200 " in status + " ":
+                break
+            time.sleep(0.25)
+        recovered = time.time() - jammed
+        if " 200 " not in status + " ":
+            problems.append(f"10 s after the half-sent requests, a request still got {status!r}")
+        else:
+            print(f"connections: 40 held against --max-connections 16: {refused} of 34 half-sent refused with a 503, "
+                  f"a request past the cap answered 503 in {answered * 1000:.0f} ms; the half-sent closed by "
+                  f"--idle-timeout 2, a request answered 200 {recovered:.1f} s after the jam began")
+    except (OSError, EOFError, ValueError, IndexError, RuntimeError) as e:
+        problems.append(f"connection bounds: {type(e).__name__}: {e}")
+    finally:
+        for s in held:
+            s.close()
+        srv.terminate()
+        srv.wait(timeout=20)
+    return problems
+
+
 def camera_frames(port, max_body=32 << 20):
     """A camera frame is one WebSocket frame, as a browser sends it: a 640x480 RGBA frame (1.2 MB)
     must reach the session (here, with no camera view, it answers that a mist view must start
@@ -224,6 +289,7 @@ def main():
             failures.append(f"{a.requests - sum(counts.values())} requests got no answer")
         failures += reply_order(port)
         failures += camera_frames(port)
+        failures += connection_bounds(a.glint, a.device)
         # A page left open with a live view must not keep the server from stopping: SIGTERM
         # closes its connection (a browser answers the close, as this client does) at once.
         live = WebSocket(port)

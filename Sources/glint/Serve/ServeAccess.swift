@@ -270,12 +270,15 @@ final class UpgradeScreen: ChannelInboundHandler, RemovableChannelHandler {
 struct ScreenedUpgradeChannel: ServerChildChannel {
     let inner: HTTP1WebSocketUpgradeChannel
     let access: ServeAccess
+    let connections: ConnectionLimit
+    let headSeconds: Int
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<HTTP1WebSocketUpgradeChannel.Value> {
-        inner.setup(channel: channel, logger: logger).flatMapThrowing { [access] value in
+        inner.setup(channel: channel, logger: logger).flatMapThrowing { [access, connections, headSeconds] value in
             let pipeline = channel.pipeline.syncOperations
             let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
             try pipeline.addHandler(UpgradeScreen(access: access), position: .after(decoder))
+            try pipeline.addHandler(ConnectionGuard(limit: connections, headSeconds: headSeconds), position: .first)
             return value
         }
     }

@@ -88,6 +88,16 @@ struct Serve: AsyncParsableCommand {
             transform: wholeNumber("--max-body", 1024...(1 << 30)))
     var maxBody = 32 << 20
 
+    @Option(name: .customLong("max-connections"), parsing: .unconditional,
+            help: "Connections open at once (HTTP and WebSocket, 8 to 65536; at most the open-file limit less 64); past it a new one gets a 503. (default: 256)",
+            transform: wholeNumber("--max-connections", 8...65536))
+    var maxConnections = 256
+
+    @Option(name: .customLong("idle-timeout"), parsing: .unconditional,
+            help: "Seconds a connection may stay with no request in progress, or with a request whose head is still arriving, before it is closed (1 to 3600; a WebSocket is not idle while open). (default: 30)",
+            transform: wholeNumber("--idle-timeout", 1...3600))
+    var idleTimeout = 30
+
     @OptionGroup var device: DeviceOptions
 
     @Flag(name: .shortAndLong, help: "Log every request.")
@@ -106,6 +116,11 @@ struct Serve: AsyncParsableCommand {
         }
         if let token, let problem = ServeAccess.tokenProblem(token) { throw ValidationError(problem) }
         if let d = device.device { do { _ = try DeviceChoice(parsing: d) } catch { throw error.usage } }
+        // Each connection is a file descriptor; the server keeps some for its own files.
+        var files = rlimit()
+        if getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files) == 0, files.rlim_cur != rlim_t.max, maxConnections > Int(files.rlim_cur) - 64 {
+            throw ValidationError("--max-connections \(maxConnections) is over what this process may open: its open-file limit is \(files.rlim_cur) (ulimit -n), and the server keeps 64 for its own files")
+        }
     }
 
     func run() async throws {
@@ -125,7 +140,7 @@ struct Serve: AsyncParsableCommand {
         let deviceText = device.device ?? FileIO.environment("GLINT_DEVICE") ?? "auto"
         let context = try ServeContext(device: deviceText, slots: maxRenders, queue: queue, renderTimeout: renderTimeout,
                                        maxPixels: maxPixels, maxBody: maxBody, folder: folder, verbose: verbose,
-                                       videoTimeout: videoTimeout)
+                                       videoTimeout: videoTimeout, maxConnections: maxConnections, idleSeconds: idleTimeout)
         // A device that cannot be opened is said now, not at the first request.
         let startBackend = try context.backend(nil, for: .fractal)
 
@@ -214,14 +229,17 @@ func buildApplication(context: ServeContext, access: ServeAccess = ServeAccess(b
     // A browser sends a camera frame as one WebSocket frame: frames up to --max-body are taken,
     // and those up to a MiB past it still reach the session, which answers with the limit in
     // JSON; only larger ones close the connection (1009) unread.
-    let wsConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(ws: .init(maxFrameSize: context.maxBody + (1 << 20),
-                                                                               closeTimeout: .seconds(2)))
+    // idleTimeout closes a connection with no request in progress after that long: between
+    // requests, and while a request's head is still arriving (a half-sent request).
+    let wsConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
+        http1: .init(idleTimeout: .seconds(Int64(context.idleSeconds))),
+        ws: .init(maxFrameSize: context.maxBody + (1 << 20), closeTimeout: .seconds(2)))
     return Application(
         router: router,
         server: HTTPServerBuilder { responder in
             ScreenedUpgradeChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: wsResponder,
                                                                        configuration: wsConfiguration),
-                                   access: access)
+                                   access: access, connections: context.connections, headSeconds: context.idleSeconds)
         },
         configuration: configuration,
         onServerRunning: onServerRunning,

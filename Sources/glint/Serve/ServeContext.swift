@@ -19,8 +19,16 @@ final class ServeContext: Sendable {
     /// The open WebSocket connections: each one's way to close itself (the server is stopping).
     let sessions = Locked<[Int: @Sendable () -> Void]>([:])
 
+    /// Open connections, against --max-connections.
+    let connections: ConnectionLimit
+    /// Seconds a connection may stay without a request in progress (idle, or its request's head
+    /// not yet all sent) before it is closed (--idle-timeout).
+    let idleSeconds: Int
+
     init(device: String, slots: Int, queue: Int, renderTimeout: Double, maxPixels: Int, maxBody: Int, folder: String, verbose: Bool,
-         videoTimeout: Double = 600) throws {
+         videoTimeout: Double = 600, maxConnections: Int = 256, idleSeconds: Int = 30) throws {
+        connections = ConnectionLimit(limit: maxConnections)
+        self.idleSeconds = idleSeconds
         self.device = device
         gate = RenderGate(slots: slots, queueLimit: queue)
         self.renderTimeout = renderTimeout
