@@ -1,6 +1,7 @@
 #if Serve
 import ArgumentParser
 import Dispatch
+import CGlintTypes
 import Glibc
 import GlintCore
 import GlintWorkloads
@@ -114,6 +115,9 @@ final class ServeSession: Sendable {
         await writer.value
         unlink(lastFile)
         unlink("\(context.folder)/camera-\(number).png")
+        // A connection's frames were freed with it; give the pages malloc keeps back to the system,
+        // so that the server's memory falls back once clients leave.
+        _ = glint_trim_heap()
     }
 
     // MARK: Messages
@@ -423,8 +427,9 @@ final class ServeSession: Sendable {
 
     // MARK: Sending
 
-    /// Queued bytes past which messages are dropped (a client that sends but never reads).
-    private static let maxQueued = 64 << 20
+    /// Queued bytes past which messages are dropped (a client that sends but never reads); a
+    /// message is always taken into an empty queue, so a frame larger than this still goes out.
+    static let maxQueued = 16 << 20
 
     /// Queues a text reply; one of a view (`view`) is dropped if that view has ended by the time
     /// the replies before it have gone out, and its "done" also if one of its frames failed.
@@ -446,7 +451,7 @@ final class ServeSession: Sendable {
             case .frame(let meta, let png): bytes = meta.utf8.count + png.count
             }
             let stale = queued.generation.map { $0 != s.generation || (queued.isDone && $0 == s.failedView) } ?? false
-            guard !stale, s.pendingBytes + bytes <= Self.maxQueued else {
+            guard !stale, s.pendingBytes == 0 || s.pendingBytes + bytes <= Self.maxQueued else {
                 if queued.isFrame { s.pendingFrames -= 1 }
                 continue
             }
