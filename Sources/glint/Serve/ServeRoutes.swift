@@ -6,6 +6,7 @@ import GlintWorkloads
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import NIOHTTP1
 
 /// The HTTP side of `glint serve`: the page, its static files and the JSON/PNG API (docs/SERVE.md).
 struct ServeRoutes: Sendable {
@@ -80,6 +81,9 @@ struct ServeRoutes: Sendable {
             throw ServeError.tooLarge("the body is over the server's limit of \(context.maxBody) bytes (--max-body)")
         } catch is NIOTooManyBytesError {
             throw ServeError.tooLarge("the body is over the server's limit of \(context.maxBody) bytes (--max-body)")
+        } catch let e as HTTPParserError {
+            // The client's bytes, not the server, are at fault: a body cut short, or not HTTP.
+            throw ServeError.bad("the request's body could not be read: \(e)")
         }
     }
 
