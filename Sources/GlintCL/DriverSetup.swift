@@ -34,6 +34,24 @@ public enum DriverSetup {
         return "POCL_CACHE_DIR=\(dir) is not a folder this user can write, and PoCL offers no devices without its kernel cache: point it at a writable folder or unset it"
     }
 
+    /// Room PoCL needs to write a compiled kernel: it aborts the whole process when it cannot.
+    public static let cacheRoom: UInt64 = 64 << 20
+
+    /// Why PoCL could not write a compiled kernel to its cache now (too little free space where
+    /// it keeps it, or a file-size limit below `cacheRoom`), or nil. Checked before a PoCL device
+    /// is opened, since PoCL aborts the process on such a write rather than report an error.
+    public static func cacheWriteProblem() -> String? {
+        let dir = FileIO.environment("POCL_CACHE_DIR").flatMap { $0.isEmpty ? nil : $0 } ?? poclDefaultCacheFolder() ?? "."
+        if let free = FileIO.freeBytes(dir), free < cacheRoom {
+            return "PoCL's kernel cache (\(dir)) has \(free >> 20) MiB free, and PoCL ends the process when it cannot write a kernel there: free \(cacheRoom >> 20) MiB or more, or set POCL_CACHE_DIR to a folder on another disk"
+        }
+        var size = rlimit()
+        if getrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &size) == 0, size.rlim_cur != rlim_t.max, size.rlim_cur < cacheRoom {
+            return "the file-size limit (ulimit -f) is \(size.rlim_cur >> 10) KiB, and PoCL ends the process when it cannot write a kernel to its cache: raise it to \(cacheRoom >> 10) KiB or more"
+        }
+        return nil
+    }
+
     /// The folder PoCL would use for its cache without POCL_CACHE_DIR, or nil if it has none.
     static func poclDefaultCacheFolder() -> String? {
         if let xdg = FileIO.environment("XDG_CACHE_HOME"), !xdg.isEmpty { return xdg + "/pocl/kcache" }

@@ -178,6 +178,56 @@ struct ResourceBoundTests {
         }
     }
 
+    /// PoCL ends the process when it cannot write a compiled kernel: a file-size limit too small
+    /// for its cache is refused before the device is opened, in one line, nothing written.
+    @Test func smallFileSizeLimitIsRefusedBeforePoCL() throws {
+        try withSandbox { box in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -f 8; exec \"$0\" \"$@\"", try glintBinary.get().path,
+                                 "fractal", "mandelbrot", "--size", "100x70", "--device", "opencl", "-o", "y.png"]
+            process.environment = box.childEnvironment()
+            process.currentDirectoryURL = box.work
+            let r = try Sandbox.collect(process, timeout: 60)
+            expectOneLineFailure(r, ["ulimit -f", " KiB", "PoCL"])
+            #expect(!box.exists("y.png"))
+        }
+    }
+
+    /// An abort once a device is open (as PoCL's when a kernel cannot be written): one line says
+    /// what ended glint before the process ends by the signal, as the abort would have ended it.
+    @Test func driverAbortSaysWhatHappened() throws {
+        try withSandbox { box in
+            let process = Process()
+            process.executableURL = try glintBinary.get()
+            process.arguments = ["fractal", "mandelbrot", "--size", "4000x3000", "--iterations", "200000", "--device", "opencl", "-o", "big.png"]
+            process.environment = box.childEnvironment()
+            process.currentDirectoryURL = box.work
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            // PoCL is loaded when the device list is read; the device opens a moment later.
+            let deadline = Date().addingTimeInterval(60 * sanitizerSlowdown)
+            // (procfs files report a size of 0: read to the end rather than by size.)
+            func loaded() -> Bool {
+                guard let maps = FileHandle(forReadingAtPath: "/proc/\(process.processIdentifier)/maps") else { return false }
+                defer { try? maps.close() }
+                return String(decoding: maps.readDataToEndOfFile(), as: UTF8.self).contains("libpocl")
+            }
+            while process.isRunning && !loaded() && Date() < deadline { usleep(20_000) }
+            usleep(useconds_t(1_000_000 * sanitizerSlowdown))
+            try #require(process.isRunning, "the render ended before it could be aborted")
+            kill(process.processIdentifier, SIGABRT)
+            process.waitUntilExit()
+            let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGABRT, "\(process.terminationStatus): \(stderr)")
+            #expect(stderr.contains("error: glint was aborted (SIGABRT) while the OpenCL device"), "\(stderr)")
+            #expect(stderr.contains("POCL_CACHE_DIR"), "\(stderr)")
+            #expect(!box.exists("big.png"))
+        }
+    }
+
     /// With -q, a first build of every workload's kernels on a cold PoCL cache prints nothing:
     /// no compiler chatter ("N warnings generated.") reaches the terminal.
     @Test func coldKernelBuildsPrintNothingUnderQuiet() throws {

@@ -164,7 +164,14 @@ extension Backend {
         }
         let inventory = DeviceInventory.scan()
         let kinds = inventory.devices.map { (try? $0.kind) ?? .other }
-        func open(_ device: Device) throws -> Backend { .opencl(try ComputeContext.shared(for: device)) }
+        func open(_ device: Device) throws -> Backend {
+            if (try? device.version)?.contains("PoCL") == true, let problem = DriverSetup.cacheWriteProblem() {
+                throw GlintError(problem)
+            }
+            let backend = Backend.opencl(try ComputeContext.shared(for: device))
+            DriverAbort.arm(device: (try? device.name) ?? "?")
+            return backend
+        }
         switch choice {
         case .cpu:
             return .cpu
