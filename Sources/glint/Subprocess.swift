@@ -22,10 +22,19 @@ enum Subprocess {
         if let stdin { posix_spawn_file_actions_adddup2(&actions, stdin, 0) }
         for fd in closeInChild { posix_spawn_file_actions_addclose(&actions, fd) }
         if quietStdout { posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0) }
+        // The child starts with no signal blocked: the calling thread may be one of the
+        // concurrency pool's, which block most signals, and a mask is inherited across exec.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
         let cArgs = args.map { strdup($0) } + [nil]
         defer { for a in cArgs { free(a) } }
         var child: pid_t = 0
-        let status = posix_spawn(&child, args[0], &actions, nil, cArgs, environ)
+        let status = posix_spawn(&child, args[0], &actions, &attributes, cArgs, environ)
         guard status == 0 else { throw SpawnError(reason: String(cString: strerror(status))) }
         return child
     }

@@ -73,6 +73,9 @@ final class ServerProcess: @unchecked Sendable {
         return (process.terminationStatus, String(decoding: rest, as: UTF8.self))
     }
 
+    /// What the server wrote on stderr (read once it has stopped).
+    func stderrData() -> Data { errors.fileHandleForReading.readDataToEndOfFile() }
+
     struct Answer {
         var status: Int
         var body: [UInt8]
@@ -315,6 +318,47 @@ final class ServerProcess: @unchecked Sendable {
                 #expect(r.stdout.isEmpty, "\(r)")
             }
         }
+    }
+
+    /// A driver abort (here a SIGABRT sent to the server process while an OpenCL device is open)
+    /// costs the requests in flight, not the server: the supervisor says so, removes the dead
+    /// process's folder and serves again on the same port; SIGTERM still ends it with status 0.
+    @Test func workerAbortRestartsTheServer() async throws {
+        let box = try Sandbox()
+        defer { try? FileManager.default.removeItem(at: box.root) }
+        let server = try ServerProcess(box, ["--device", "opencl"])
+        let supervisor = server.process.processIdentifier
+        func worker() -> pid_t? {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(supervisor)/task")) ?? []
+            let kids = tasks.compactMap { t -> String? in
+                guard let h = FileHandle(forReadingAtPath: "/proc/\(supervisor)/task/\(t)/children") else { return nil }
+                defer { try? h.close() }
+                return String(decoding: h.readDataToEndOfFile(), as: UTF8.self)
+            }.joined(separator: " ").split(separator: " ").compactMap { pid_t($0) }
+            return kids.first
+        }
+        let first = try #require(worker(), "no server process under the supervisor")
+        let folder = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(first)/cwd")
+        #expect(try await server.request("/api/info").status == 200)
+        kill(first, SIGABRT)
+        let deadline = Date().addingTimeInterval(30 * sanitizerSlowdown)
+        var second: pid_t?
+        while Date() < deadline {
+            if let w = worker(), w != first { second = w; break }
+            usleep(50_000)
+        }
+        #expect(second != nil, "no new server process within 30 s")
+        var answered = 0
+        while Date() < deadline, answered != 200 {
+            answered = (try? await server.request("/api/info", timeout: 5).status) ?? 0
+            if answered != 200 { usleep(100_000) }
+        }
+        #expect(answered == 200, "the server did not answer again on its port")
+        #expect(!FileManager.default.fileExists(atPath: folder), "the dead process's folder \(folder) is still there")
+        let (status, _) = server.stop()
+        #expect(status == 0)
+        let stderr = String(decoding: server.stderrData(), as: UTF8.self)
+        #expect(stderr.contains("the server process was ended by") && stderr.contains("starting it again on port"), "\(stderr)")
     }
 
     /// The connection bounds are range-checked at start-up, and --max-connections against the

@@ -75,3 +75,12 @@ class WebSocket:
             self.sock.close()
         except OSError:
             pass
+
+
+def worker_pid(pid):
+    """The process that serves under `glint serve` (pid is its supervisor); pid itself if none."""
+    try:
+        kids = [k for t in os.listdir(f"/proc/{pid}/task") for k in open(f"/proc/{pid}/task/{t}/children").read().split()]
+    except OSError:
+        return pid
+    return int(kids[0]) if kids else pid

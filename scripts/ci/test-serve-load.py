@@ -11,7 +11,7 @@ Usage: scripts/ci/test-serve-load.py [--glint PATH] [--clients 20] [--requests 5
 import argparse, http.client, json, os, random, subprocess, sys, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serve_ws import WebSocket, png  # noqa: E402
+from serve_ws import WebSocket, png, worker_pid  # noqa: E402
 
 
 def peak_rss_mib(pid):
@@ -278,7 +278,7 @@ def main():
             r.read()
             if r.status != 200:
                 failures.append(f"after the load: {method} {path} answered {r.status}")
-        rss = peak_rss_mib(server.pid)
+        rss = peak_rss_mib(worker_pid(server.pid))
         if rss > a.max_rss_mib:
             failures.append(f"peak memory {rss:.0f} MiB is over the bound of {a.max_rss_mib:.0f} MiB")
         latencies.sort()

@@ -125,15 +125,24 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(verbose: false, buildReport: false) {
-            try await serve()
+            if ServeSupervisor.isWorker {
+                try await serve()
+                return
+            }
+            // Beyond loopback a token is required; one made up here stays across restarts.
+            let secret = token ?? (ServeAccess.isLoopback(host) ? nil : ServeAccess.generatedToken())
+            let code = try ServeSupervisor.supervise(token: secret)
+            if code != 0 { throw ExitCode(code) }
         }
     }
 
     private func serve() async throws {
-        // Everything the server writes lives in one temporary folder; it also becomes the
-        // working directory, so that no job can write beside the user's files.
-        let folder = try FileIO.makeTemporaryFolder(prefix: "glint-serve")
+        // Everything the server writes lives in one temporary folder (the supervisor's, which
+        // removes it should this process die); it also becomes the working directory, so that
+        // no job can write beside the user's files.
+        let folder = try FileIO.environment(ServeSupervisor.folderVariable) ?? FileIO.makeTemporaryFolder(prefix: "glint-serve")
         defer { FileIO.removeTree(folder) }
+        let port = FileIO.environment(ServeSupervisor.portVariable).flatMap { Int($0) } ?? self.port
         guard chdir(folder) == 0 else { throw GlintError("cannot enter \(folder): \(FileIO.errnoText())") }
         ImageLimits.setInputPixels(maxPixels)
 
@@ -146,7 +155,7 @@ struct Serve: AsyncParsableCommand {
 
         // Beyond loopback anyone who reaches the machine reaches the server: a token is required.
         let loopback = ServeAccess.isLoopback(host)
-        let secret = token ?? (loopback ? nil : ServeAccess.generatedToken())
+        let secret = token ?? FileIO.environment(ServeSupervisor.tokenVariable) ?? (loopback ? nil : ServeAccess.generatedToken())
         let access = ServeAccess(bind: host, allowedHosts: allowHost, token: secret)
 
         var logger = Logger(label: "glint-serve")
@@ -166,6 +175,7 @@ struct Serve: AsyncParsableCommand {
                 // Straight to the descriptor: a script waiting for the address reads it at once.
                 let text = Array((line + "\n").utf8)
                 _ = text.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+                ServeSupervisor.tellPort(bound)
             })
         // On SIGINT or SIGTERM the server stops taking connections and waits for those open:
         // the renders in flight are cancelled and every page's connection closed, so it ends
