@@ -36,7 +36,8 @@ struct Serve: AsyncParsableCommand {
             the page working (a cookie); a script sends Authorization: Bearer TOKEN.
 
             SIGINT or SIGTERM stops it: renders in flight are cancelled and its temporary folder \
-            removed.
+            removed. It serves from a second process of its own: should an OpenCL driver abort \
+            that one, it is started again on the same port within a second, and pages reconnect.
 
             Examples:
               glint serve
