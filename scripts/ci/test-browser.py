@@ -958,10 +958,10 @@ class PageTest:
         self.el("fractal-open").send_keys(path)
         self.finished(view, n)
         got = self.args(view)
-        want = ["mandelbrot", "--size", "96x60", "--center", "-1.2506600000000000001,0.02012", "--zoom", "1000", "--iterations", "900",
+        want = ["mandelbrot", "--size", "96x60", "--center", "-1.2506600000000000001,0.02012", "--zoom", "1e3", "--iterations", "900",
                 "--palette", "rainbow", "--smooth"]
         self.check(got == want, f"the .kfr's view is {got}, not {want}")
-        self.check(self.field("fractal-center") == "-1.2506600000000000001,0.02012" and self.field("fractal-zoom") == "1000",
+        self.check(self.field("fractal-center") == "-1.2506600000000000001,0.02012" and self.field("fractal-zoom") == "1e3",
                    f"the fields show {self.field('fractal-center')} and {self.field('fractal-zoom')}")
         # The saved PNG dropped on the view: back to the saved view.
         n = self.current(view)
