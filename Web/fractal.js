@@ -11,6 +11,7 @@ import { DEFAULT_C, FORMULA_CENTERS, JULIA_TYPES, fractalLocation } from "./frac
 import { fractalGestures } from "./fractal-gestures.js";
 import { fractalInset } from "./fractal-inset.js";
 import { fractalVideo } from "./fractal-video.js";
+import { fractalFile } from "./fractal-file.js";
 
 /** "auto", or a whole number of iterations within the server's limit; null otherwise. */
 function iterationsIn(text) {
@@ -93,6 +94,7 @@ export const fractalView = {
     $("fractal-copy-cli").onclick = () => copyText($("fractal-cli").value);
     $("fractal-inset").addEventListener("click", (e) => this.insetClick(e));
     this.initVideo();
+    this.initFile();
     this.syncControls();
   },
 
@@ -117,7 +119,10 @@ export const fractalView = {
   },
 
   go() {
-    const p = parsePoint($("fractal-center").value);
+    const text = $("fractal-center").value;
+    const p = parsePoint(text);
+    // Other text is a location in another form (--center X,Y --zoom Z, ...): the server reads it.
+    if (!p && text.trim()) { this.openText(text); return; }
     const z = parseZoom($("fractal-zoom").value);
     if (!p) { notify("centre: X,Y, e.g. -0.7435669,0.1314023"); return; }
     if (!z || zoomExponent(z) < -9) { notify("zoom: a positive decimal of at least 1e-9, e.g. 2e4"); return; }
@@ -264,4 +269,7 @@ export const fractalView = {
 
   // The zoom video of the view, made by the server.
   ...fractalVideo,
+
+  // Save PNG and .kfr; open a .kfr, a Glint PNG or pasted text.
+  ...fractalFile,
 };

@@ -1,11 +1,12 @@
 #!/usr/bin/python3
 """The page of `glint serve` in a real browser (headless Chromium driven by Selenium).
 
-    /usr/bin/python3 scripts/ci/test-browser.py [--glint PATH] [--out DIR] [DEVICE ...]
+    /usr/bin/python3 scripts/ci/test-browser.py [--glint PATH] [--out DIR] [--only CHECKS] [DEVICE ...]
 
 DEVICE: the server's --device, one server and one browser per device (default: cpu opencl).
 --glint: the binary (default: $GLINT, else .build/debug/glint); nothing is built here.
 --out: where the screenshots and latencies go (default: $GLINT_BROWSER_OUT, else docs/images/serve).
+--only: some of the checks, comma-separated (fractal, files, rtow, keys, mist, pulse, iso, compare, error_bar).
 
 Per device it starts `glint serve --port 0 --host 127.0.0.1 --token TOKEN --device DEVICE` (a
 made-up token: a request without it is refused, which is checked), reads the address it prints
@@ -17,7 +18,9 @@ the ray tracer; starts the misty window on the last rendered picture and on an u
 wipes it (drag) and sets its gravity; runs the pulse and moves its hue; applies iso to the
 current view; presses the keys (zoom, pan, the help overlay, views) and walks the settled views
 with Back and Forward; runs a CPU-against-OpenCL comparison; makes a tiny zoom video of a fractal view and
-downloads it; and checks an error shows in the page's message bar. Every gesture must change the canvas's pixels. Fixed views (a fractal at --zoom
+downloads it; saves the fractal's PNG (which must be `glint fractal -o`'s file, and re-render
+byte for byte from its own record) and .kfr, opens a .kfr in the file input, drops the PNG on the
+view and pastes `--center ... --zoom ...` into the centre field; and checks an error shows in the page's message bar. Every gesture must change the canvas's pixels. Fixed views (a fractal at --zoom
 2e4, one at 1e40, a ray-traced view, the iso of a view) must give the PNG the command line
 renders for the same arguments on the same device, byte for byte in pixels
 (`glint compare --images ... --tolerance exact`).
@@ -188,7 +191,8 @@ def stop_browser(driver):
 
 
 class PageTest:
-    def __init__(self, driver, server, glint, device, work, out):
+    def __init__(self, driver, server, glint, device, work, out, only=None):
+        self.only = only
         self.d = driver
         self.server = server
         self.glint = glint
@@ -423,14 +427,9 @@ class PageTest:
         info = self.g("info")
         self.version = info.get("version")
         log(f"  page connected: glint {info.get('version')}, server device {info.get('device')}")
-        self.fractal()
-        self.rtow()
-        self.keys()
-        self.mist()
-        self.pulse()
-        self.iso()
-        self.compare()
-        self.error_bar()
+        for name in CASES:
+            if not self.only or name in self.only:
+                getattr(self, name)()
         errors = self.g("errors")
         self.check(len(errors) == self.expected_errors, f"the page reported errors: {errors}")
 
@@ -904,6 +903,114 @@ class PageTest:
         log(f"  compare: {verdict}")
         self.screenshot("serve-compare.png")
 
+    def downloaded(self, button, name):
+        """Clicks `button` and waits for the file `name` in the downloads folder: its path."""
+        downloads = os.path.join(self.work, "downloads")
+        os.makedirs(downloads, exist_ok=True)
+        self.d.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
+        path = os.path.join(downloads, name)
+        if os.path.exists(path):
+            os.remove(path)
+        self.el(button).click()
+        self.wait(f"the download of {name}", lambda: os.path.exists(path) and not os.path.exists(path + ".crdownload"), 60)
+        # The file is complete once its size stops changing.
+        size = -1
+        while size != os.path.getsize(path):
+            size = os.path.getsize(path)
+            time.sleep(0.2)
+        return path
+
+    def field(self, id_):
+        return self.el(id_).get_attribute("value")
+
+    def files(self):
+        """Save PNG gives exactly what `glint fractal -o` writes (and re-renders byte for byte from
+        its own record), Save .kfr the view's location; a .kfr picked in the file input, a Glint PNG
+        dropped on the view and `--center ... --zoom ...` pasted into the centre field each show
+        their view; what is not a location is one line in the message bar."""
+        view = "fractal"
+        self.tab(view)
+        args = ["mandelbrot", "--size", "96x60", "--center", "-0.74364,0.13182", "--zoom", "600", "--iterations", "500",
+                "--palette", "rainbow", "--smooth"]
+        self.go(view, args)
+        saved = self.downloaded("fractal-save-png", "mandelbrot.png")
+        with open(saved, "rb") as f:
+            page_bytes = f.read()
+        cli = os.path.join(self.work, "save-cli.png")
+        self.cli("fractal", *args, "-o", cli, "--device", self.device, "-q")
+        with open(cli, "rb") as f:
+            self.check(page_bytes == f.read(), f"Save PNG is not the file `glint fractal {' '.join(args)}` writes")
+        again = os.path.join(self.work, "save-again.png")
+        self.cli("fractal", "--location", saved, "-o", again, "--device", self.device, "-q")
+        with open(again, "rb") as f:
+            self.check(page_bytes == f.read(), "glint fractal --location SAVED.png does not write SAVED.png again")
+        log(f"  fractal: Save PNG ({len(page_bytes)} bytes) equals glint fractal's file, and --location re-renders it byte for byte")
+        kfr = self.downloaded("fractal-save-kfr", "mandelbrot.kfr")
+        with open(kfr) as f:
+            kfr_text = f.read()
+        self.check("Re: -0.74364" in kfr_text and "Zoom: 1200" in kfr_text and "Iterations: 500" in kfr_text,
+                   f"Save .kfr wrote {kfr_text!r}")
+        # A .kfr picked in the file input: its centre, zoom (half KF's) and count; the rest stays.
+        path = os.path.join(self.work, "elsewhere.kfr")
+        with open(path, "w", newline="") as f:
+            f.write("Re: -1.2506600000000000001\r\nIm: 0.02012\r\nZoom: 2e3\r\nIterations: 900\r\n")
+        n = self.current(view)
+        self.el("fractal-open").send_keys(path)
+        self.finished(view, n)
+        got = self.args(view)
+        want = ["mandelbrot", "--size", "96x60", "--center", "-1.2506600000000000001,0.02012", "--zoom", "1e3", "--iterations", "900",
+                "--palette", "rainbow", "--smooth"]
+        self.check(got == want, f"the .kfr's view is {got}, not {want}")
+        self.check(self.field("fractal-center") == "-1.2506600000000000001,0.02012" and self.field("fractal-zoom") == "1e3",
+                   f"the fields show {self.field('fractal-center')} and {self.field('fractal-zoom')}")
+        # The saved PNG dropped on the view: back to the saved view.
+        n = self.current(view)
+        self.d.execute_script("""
+            const [b64, stage] = arguments;
+            const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+            const dt = new DataTransfer();
+            dt.items.add(new File([bytes], "mandelbrot.png", {type: "image/png"}));
+            stage.dispatchEvent(new DragEvent("drop", {dataTransfer: dt, bubbles: true, cancelable: true}));
+        """, base64.b64encode(page_bytes).decode(), self.el("stage-fractal"))
+        self.finished(view, n)
+        got = self.args(view)
+        self.check(got == args, f"the dropped PNG's view is {got}, not {args}")
+        # Copy's form pasted into the centre field.
+        n = self.current(view)
+        self.paste("fractal-center", "--center -0.1528,1.0397 --zoom 25 --iterations 300")
+        self.finished(view, n)
+        got = self.args(view)
+        self.check(got[3:9] == ["--center", "-0.1528,1.0397", "--zoom", "25", "--iterations", "300"], f"the pasted view is {got}")
+        self.check(self.field("fractal-center") == "-0.1528,1.0397" and self.field("fractal-zoom") == "25",
+                   f"after the paste the fields show {self.field('fractal-center')} and {self.field('fractal-zoom')}")
+        # Typed, then Go: the same reader.
+        n = self.current(view)
+        box = self.el("fractal-center")
+        box.clear()
+        box.send_keys("--center -0.75,0.1 --zoom 3", Keys.ENTER)
+        self.finished(view, n)
+        got = self.args(view)
+        self.check(got[3:7] == ["--center", "-0.75,0.1", "--zoom", "3"], f"the typed location gave {got}")
+        # Not a location: one line in the message bar, the view unchanged.
+        self.paste("fractal-center", "the seahorse valley, roughly")
+        self.expected_errors += 1
+        shown = self.wait("the location's message", lambda: self.js(
+            "const m = [...document.querySelectorAll('#messages .message')].map((e) => e.textContent);"
+            "return m.find((t) => t.startsWith('location (pasted text)')) || null;"), 30)
+        self.check("\n" not in shown.strip(), f"the location's message is not one line: {shown!r}")
+        self.check(self.args(view) == got, "a refused location changed the view")
+        log(f"  fractal: .kfr picked, PNG dropped and options pasted each show their view; refused: {shown.rstrip('×').strip()}")
+
+    def paste(self, id_, text):
+        """A paste of `text` into the input `id_`, as the browser delivers one."""
+        self.d.execute_script("""
+            const [el, text] = arguments;
+            const dt = new DataTransfer();
+            dt.setData("text/plain", text);
+            el.focus();
+            el.dispatchEvent(new ClipboardEvent("paste", {clipboardData: dt, bubbles: true, cancelable: true}));
+        """, self.el(id_), text)
+
     def error_bar(self):
         """A view the command line refuses: the message shows in the bar, and the page goes on."""
         self.tab("fractal")
@@ -925,12 +1032,21 @@ class PageTest:
         log(f"  errors: shown in the message bar: {shown.rstrip('×').strip()}")
 
 
+# The checks in the order they run; --only picks some.
+CASES = ["fractal", "files", "rtow", "keys", "mist", "pulse", "iso", "compare", "error_bar"]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("devices", nargs="*", default=["cpu", "opencl"], help="the server's --device, one run each (default: cpu opencl)")
     parser.add_argument("--glint", default=os.environ.get("GLINT", ".build/debug/glint"))
     parser.add_argument("--out", default=os.environ.get("GLINT_BROWSER_OUT", "docs/images/serve"))
+    parser.add_argument("--only", default=None, help=f"comma-separated checks to run (of {','.join(CASES)}; default: all)")
     opts = parser.parse_args()
+    only = opts.only.split(",") if opts.only else None
+    if only and any(name not in CASES for name in only):
+        print(f"error: --only takes {', '.join(CASES)}", file=sys.stderr)
+        return 2
     glint = os.path.abspath(opts.glint)
     if not os.access(glint, os.X_OK):
         print(f"error: no glint binary at {glint} (build it, or give --glint / GLINT)", file=sys.stderr)
@@ -957,7 +1073,7 @@ def main():
                 server = Server(glint, device)
                 log(f"  glint serve at {server.url}")
                 driver = start_browser()
-                test = PageTest(driver, server, glint, device, work, opts.out)
+                test = PageTest(driver, server, glint, device, work, opts.out, only)
                 test.run()
                 results[device] = {"glint": os.path.relpath(glint), "version": test.version,
                                    "window": f"{WINDOW[0]}x{WINDOW[1]}", "browser": driver.capabilities.get("browserVersion"),

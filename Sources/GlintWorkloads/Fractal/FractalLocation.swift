@@ -97,19 +97,55 @@ public struct FractalLocation: Sendable {
     /// are one line saying what is wrong with the file.
     public init(contentsOf path: String) throws(GlintError) {
         let head = try FileIO.readHead(path, count: 8)
-        if head == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] {
-            let entries = try PNG.readText(path)
-            if let record = entries.last(where: { $0.keyword == Self.keyword }) {
-                try self.init(record: record.text)
-                return
-            }
-            if let comment = entries.last(where: { $0.keyword == "Comment" }), Self.looksLikeKFR(comment.text) {
-                try self.init(kfr: comment.text)
-                return
-            }
-            throw GlintError("a PNG without a view record (no \(Self.keyword) text chunk, nor a Kalles Fraktaler comment)")
+        if head == Self.pngSignature {
+            try self.init(pngText: try PNG.readText(path))
+            return
         }
-        let bytes = try FileIO.read(path, limit: Self.maxTextBytes)
+        try self.init(fileText: try FileIO.read(path, limit: Self.maxTextBytes))
+    }
+
+    /// The location in a file's bytes held in memory (an upload): a PNG (by its signature) or a
+    /// .kfr text, read as `init(contentsOf:)` reads a file. `name` is only used in messages.
+    public init(fileBytes bytes: [UInt8], name: String) throws(GlintError) {
+        if bytes.starts(with: Self.pngSignature) {
+            try self.init(pngText: try PNG.text(in: bytes, name: name))
+            return
+        }
+        guard bytes.count <= Self.maxTextBytes else {
+            throw GlintError("not a Glint PNG, and over the \(Self.maxTextBytes) bytes a .kfr text may have")
+        }
+        try self.init(fileText: bytes)
+    }
+
+    /// A location as text, in any form a file holds one: a view record (a `version=` line) or
+    /// Kalles Fraktaler .kfr text (Re, Im and Zoom lines).
+    public init(text: String) throws(GlintError) {
+        if Self.lines(text).contains(where: { $0.trimmingCharacters().hasPrefix("version=") }) {
+            try self.init(record: text)
+        } else if Self.looksLikeKFR(text) {
+            try self.init(kfr: text)
+        } else {
+            throw GlintError("not a view record (key=value lines from version=1) or a Kalles Fraktaler location (Re:, Im: and Zoom: lines)")
+        }
+    }
+
+    private static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+
+    /// The view of a PNG's text chunks: its view record, else a Kalles Fraktaler comment.
+    private init(pngText entries: [PNG.TextEntry]) throws(GlintError) {
+        if let record = entries.last(where: { $0.keyword == Self.keyword }) {
+            try self.init(record: record.text)
+            return
+        }
+        if let comment = entries.last(where: { $0.keyword == "Comment" }), Self.looksLikeKFR(comment.text) {
+            try self.init(kfr: comment.text)
+            return
+        }
+        throw GlintError("a PNG without a view record (no \(Self.keyword) text chunk, nor a Kalles Fraktaler comment)")
+    }
+
+    /// The view of a .kfr file's bytes.
+    private init(fileText bytes: [UInt8]) throws(GlintError) {
         guard !bytes.contains(0), let text = String(validating: bytes, as: UTF8.self) else {
             throw GlintError("not a Glint PNG or a Kalles Fraktaler .kfr file (binary data)")
         }

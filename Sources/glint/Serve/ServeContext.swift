@@ -72,8 +72,14 @@ final class ServeContext: Sendable {
             throw ServeError.from(error, preparing: false)
         }
         try Task.checkCancellation()
+        // The fractal job as rendered: the count auto found is the one its view record names.
+        let fractal = (comparable as? FractalComparison).map { c in
+            var j = c.job
+            if let n = run.chosenIterations { j.maxIterations = n }
+            return j
+        }
         return Rendered(image: run.image, wallSeconds: run.wallSeconds, kernelSeconds: run.kernelSeconds, device: backend.label,
-                        chosenIterations: run.chosenIterations)
+                        chosenIterations: run.chosenIterations, fractalJob: fractal)
     }
 }
 
@@ -85,6 +91,8 @@ struct Rendered: Sendable {
     var device: String
     /// The count `--iterations auto` found for this picture.
     var chosenIterations: Int? = nil
+    /// The fractal job that made the picture (its view record), for other workloads nil.
+    var fractalJob: FractalJob? = nil
 
     /// PNG for the wire: `fast` compression (a frame's wait matters more than its bytes), with
     /// alpha when the picture has transparency (iso's corners), as the command line writes it.
@@ -95,6 +103,13 @@ struct Rendered: Sendable {
             while i < p.count { if p[i] != 255 { opaque = false; break }; i += 4 }
         }
         return try PNG.encode(image, alpha: !opaque, compression: .fast)
+    }
+
+    /// The PNG `glint fractal ... -o FILE.png` writes for the same job: RGB, its view record, the
+    /// command line's default compression (renderStill in FractalRun.swift).
+    func filePNG() throws -> [UInt8] {
+        guard let job = fractalJob else { throw ServeError.bad("only a fractal view's PNG carries a view record") }
+        return try PNG.encode(image, alpha: false, text: [FractalLocation(job: job).textEntry], compression: .auto)
     }
 }
 
@@ -119,6 +134,13 @@ extension JSON {
             }
             return s
         }
+    }
+
+    /// An optional true/false field.
+    func optionalBool(_ key: String) throws -> Bool? {
+        guard let value = self[key], value != .null else { return nil }
+        guard let b = value.boolValue else { throw ServeError.bad("\"\(key)\" must be true or false") }
+        return b
     }
 
     /// An optional string field.

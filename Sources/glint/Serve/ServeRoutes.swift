@@ -39,6 +39,7 @@ struct ServeRoutes: Sendable {
             .post("upload") { request, _ in try await upload(request) }
             .post("location") { request, _ in try await location(request) }
             .post("locate") { request, _ in try await locate(request) }
+            .post("view") { request, _ in try await view(request) }
         addZoomVideo(to: api)
     }
 
@@ -122,7 +123,14 @@ struct ServeRoutes: Sendable {
     func render(_ request: Request) async throws -> Response {
         let doc = try JSON.requestObject(try await body(request))
         let job = try job(doc)
+        // "record": the PNG `glint fractal ... -o` writes, byte for byte (its view record, the
+        // command line's compression), for the page's Save PNG.
+        let record = try doc.optionalBool("record") ?? false
+        if record && !(job.command is Fractal) {
+            throw ServeError.bad("\"record\" asks for a fractal view's PNG as glint fractal writes it; this job is \(job.workload)")
+        }
         let out = try await context.render(job, device: try doc.optionalString("device"))
+        let png = record ? try out.filePNG() : try out.png()
         var headers = HTTPFields()
         headers[.contentType] = "image/png"
         headers[.cacheControl] = "no-store"
@@ -132,7 +140,7 @@ struct ServeRoutes: Sendable {
         if let n = out.chosenIterations { headers[HTTPField.Name("X-Glint-Iterations")!] = String(n) }
         // Header values are ASCII: the command line's characters beyond it are escaped.
         headers[HTTPField.Name("X-Glint-Command")!] = String(job.cli.unicodeScalars.map { $0.isASCII && $0.value >= 32 ? Character($0) : "?" })
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try out.png())))
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: png)))
     }
 
     func compare(_ request: Request) async throws -> Response {
