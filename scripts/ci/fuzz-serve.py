@@ -15,7 +15,7 @@ server must still answer /api/info with a 200 within 5 s; SIGTERM must end it wi
 its temporary folder gone. Failing cases are written to --keep (default ./fuzz-serve-failures)
 with the bytes sent and what came back; the run is repeatable with the same --seed.
 """
-import argparse, base64, json, os, random, socket, struct, subprocess, sys, time
+import argparse, base64, copy, json, os, random, socket, struct, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from serve_ws import png, worker_pid  # noqa: E402
@@ -75,16 +75,16 @@ def mutate_json(rng, body):
         choice = rng.random()
         if choice < 0.3 and isinstance(doc.get("args"), list) and doc["args"]:
             i = rng.randrange(len(doc["args"]))
-            doc["args"][i] = rng.choice(weird + ["--size", "--zoom", "--iterations", "--frames", "99999999999", "-o"])
+            doc["args"][i] = copy.deepcopy(rng.choice(weird + ["--size", "--zoom", "--iterations", "--frames", "99999999999", "-o"]))
         elif choice < 0.5 and isinstance(doc.get("args"), list):
             doc["args"].insert(rng.randrange(len(doc["args"]) + 1), rng.choice(["--size", "100000x100000", "--ss", "16",
                                                                                   "--iterations", "16777216", "--zoom",
                                                                                   "1e999999", "--location", "--help"]))
         elif choice < 0.7:
             key = rng.choice(list(doc.keys()) + ["device", "a", "b", "preview", "feature", "size", "seconds", "columns"])
-            doc[key] = rng.choice(weird)
+            doc[key] = copy.deepcopy(rng.choice(weird))
         elif choice < 0.8:
-            doc = rng.choice(weird)
+            doc = copy.deepcopy(rng.choice(weird))
         else:
             nest = rng.randint(50, 5000)
             return b"[" * nest + b"]" * nest
