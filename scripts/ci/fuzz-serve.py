@@ -18,7 +18,7 @@ with the bytes sent and what came back; the run is repeatable with the same --se
 import argparse, base64, copy, json, os, random, socket, struct, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serve_ws import png, worker_pid  # noqa: E402
+from serve_ws import png, stop_server, worker_pid  # noqa: E402
 
 API_STATUSES = {200, 204, 400, 401, 403, 404, 405, 413, 421, 431, 499, 500, 501, 503, 504, 505}
 
@@ -320,15 +320,8 @@ def main():
             failures.append("/api/info did not answer 200 at the end")
     if peak > a.max_rss_mib:
         failures.append(f"resident memory reached {peak:.0f} MiB, over {a.max_rss_mib:.0f}")
-    if server.poll() is None:
-        server.terminate()
-        try:
-            code = server.wait(timeout=20)
-            if code != 0:
-                failures.append(f"SIGTERM ended the server with status {code}")
-        except subprocess.TimeoutExpired:
-            server.kill()
-            failures.append("the server did not stop within 20 s of SIGTERM")
+    if server.poll() is None and (problem := stop_server(server)):
+        failures.append(problem)
     if folder and os.path.exists(folder):
         failures.append(f"the server's temporary folder {folder} is still there")
     print(f"fuzz-serve: {sum(counts.values())} cases ({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))}) "

@@ -84,3 +84,15 @@ def worker_pid(pid):
     except OSError:
         return pid
     return int(kids[0]) if kids else pid
+
+
+def stop_server(server, timeout=20):
+    """SIGTERM to `glint serve` and wait: None when it ended with status 0, else what went wrong."""
+    import subprocess
+    server.terminate()
+    try:
+        code = server.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        return f"glint serve did not stop within {timeout} s of SIGTERM"
+    return None if code == 0 else f"glint serve exited {code} on SIGTERM"

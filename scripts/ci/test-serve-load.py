@@ -11,7 +11,7 @@ Usage: scripts/ci/test-serve-load.py [--glint PATH] [--clients 20] [--requests 5
 import argparse, http.client, json, os, random, subprocess, sys, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serve_ws import WebSocket, png, worker_pid  # noqa: E402
+from serve_ws import WebSocket, png, stop_server, worker_pid  # noqa: E402
 
 
 def peak_rss_mib(pid):
@@ -311,14 +311,8 @@ def main():
         except subprocess.TimeoutExpired:
             failures.append("glint serve did not stop within 5 s of SIGTERM while a page had a live view open")
     finally:
-        server.terminate()
-        try:
-            code = server.wait(timeout=20)
-            if code != 0:
-                failures.append(f"glint serve exited {code} on SIGTERM")
-        except subprocess.TimeoutExpired:
-            server.kill()
-            failures.append("glint serve did not stop within 20 s of SIGTERM")
+        if problem := stop_server(server):
+            failures.append(problem)
     if failures:
         print("FAIL:\n  " + "\n  ".join(failures[:20]))
         sys.exit(1)
