@@ -135,6 +135,47 @@ def connection_bounds(glint, device):
     return problems
 
 
+def rss_now_mib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def slow_readers(port, pid, clients=6, seconds=12):
+    """Clients that ask for 1200x800 renders twice a second and never read: each connection's
+    reply queue is bounded (16 MiB), so the server's memory grows by at most that much a client,
+    and falls back once they have gone. Returns failures."""
+    import socket
+    before = rss_now_mib(pid)
+    sockets = []
+    for _ in range(clients):
+        ws = WebSocket(port)
+        ws.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sockets.append(ws)
+    peak, i, t = before, 0, time.time()
+    while time.time() - t < seconds:
+        for ws in sockets:
+            i += 1
+            ws.send(json.dumps({"type": "render", "id": i, "workload": "fractal",
+                                "args": ["mandelbrot", "--size", "1200x800", "--center", f"{-0.75 + 0.001 * i:.4f},0"]}))
+        time.sleep(0.5)
+        peak = max(peak, rss_now_mib(pid))
+    for ws in sockets:
+        ws.sock.close()
+    time.sleep(3)
+    after = rss_now_mib(pid)
+    print(f"slow readers: {clients} clients sent {i} renders in {seconds} s and read nothing: RSS {before:.0f} MiB before, "
+          f"{peak:.0f} at most, {after:.0f} 3 s after they closed")
+    problems = []
+    if peak - before > clients * 24:
+        problems.append(f"{clients} clients that never read grew the server by {peak - before:.0f} MiB (bound {clients * 24})")
+    if after - before > 64:
+        problems.append(f"the server kept {after - before:.0f} MiB after the slow readers left")
+    return problems
+
+
 def camera_frames(port, max_body=32 << 20):
     """A camera frame is one WebSocket frame, as a browser sends it: a 640x480 RGBA frame (1.2 MB)
     must reach the session (here, with no camera view, it answers that a mist view must start
@@ -289,6 +330,7 @@ def main():
             failures.append(f"{a.requests - sum(counts.values())} requests got no answer")
         failures += reply_order(port)
         failures += camera_frames(port)
+        failures += slow_readers(port, worker_pid(server.pid))
         failures += connection_bounds(a.glint, a.device)
         # A page left open with a live view must not keep the server from stopping: SIGTERM
         # closes its connection (a browser answers the close, as this client does) at once.
