@@ -23,7 +23,7 @@ enum Subprocess {
         for fd in closeInChild { posix_spawn_file_actions_addclose(&actions, fd) }
         if quietStdout { posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0) }
         // The child starts with no signal blocked: the calling thread may be one of the
-        // concurrency pool's, which block most signals, and a mask is inherited across exec.
+        // concurrency pool's, which may block signals, and a mask is inherited across exec.
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
