@@ -18,7 +18,7 @@ with the bytes sent and what came back; the run is repeatable with the same --se
 import argparse, base64, copy, json, os, random, socket, struct, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serve_ws import png, stop_server, worker_pid  # noqa: E402
+from serve_ws import png, report, status_mib, stop_server, worker_pid  # noqa: E402
 
 API_STATUSES = {200, 204, 400, 401, 403, 404, 405, 413, 421, 431, 499, 500, 501, 503, 504, 505}
 
@@ -240,17 +240,6 @@ def check_http(got):
     return None
 
 
-def rss_mib(pid):
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--glint", default=os.environ.get("GLINT", ".build/debug/glint"))
@@ -309,7 +298,7 @@ def main():
             keep(n, what, wire, got, why)
             if server.poll() is not None:
                 break
-        peak = max(peak, rss_mib(worker_pid(server.pid)))
+        peak = max(peak, status_mib(worker_pid(server.pid), "VmRSS"))
         if n % 25 == 24:
             ok, took = healthy()
             if not ok:
@@ -327,10 +316,7 @@ def main():
     print(f"fuzz-serve: {sum(counts.values())} cases ({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))}) "
           f"in {time.time() - start:.0f} s; answers {', '.join(f'{k}: {v}' for k, v in sorted(statuses.items()))}; "
           f"peak RSS {peak:.0f} MiB")
-    if failures:
-        print("FAIL:\n  " + "\n  ".join(failures[:30]))
-        sys.exit(1)
-    print("PASS")
+    report(failures)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
-"""What the serve scripts share (scripts/ci/test-serve-load.py, scripts/bench/serve-latency.py): a minimal WebSocket client (RFC 6455, stdlib only) and a PNG maker."""
-import base64, os, socket, struct, zlib
+"""What the serve scripts share (test-serve-load.py, fuzz-serve.py, scripts/bench/serve-latency.py): a minimal WebSocket client (RFC 6455, stdlib only), a PNG maker, and the serving process's pid, memory and stop."""
+import base64, os, socket, struct, sys, zlib
 
 
 def png(width, height):
@@ -96,3 +96,23 @@ def stop_server(server, timeout=20):
         server.kill()
         return f"glint serve did not stop within {timeout} s of SIGTERM"
     return None if code == 0 else f"glint serve exited {code} on SIGTERM"
+
+
+def status_mib(pid, field):
+    """A memory figure of /proc/PID/status (VmRSS: now, VmHWM: the peak) in MiB; 0 when gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def report(failures):
+    """Prints the failures (and exits 1) or PASS."""
+    if failures:
+        print("FAIL:\n  " + "\n  ".join(failures[:30]))
+        sys.exit(1)
+    print("PASS")

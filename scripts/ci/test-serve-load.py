@@ -11,15 +11,7 @@ Usage: scripts/ci/test-serve-load.py [--glint PATH] [--clients 20] [--requests 5
 import argparse, http.client, json, os, random, subprocess, sys, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serve_ws import WebSocket, png, stop_server, worker_pid  # noqa: E402
-
-
-def peak_rss_mib(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
+from serve_ws import WebSocket, png, report, status_mib, stop_server, worker_pid  # noqa: E402
 
 
 def reply_order(port):
@@ -130,17 +122,8 @@ def connection_bounds(glint, device):
     finally:
         for s in held:
             s.close()
-        srv.terminate()
-        srv.wait(timeout=20)
+        stop_server(srv)
     return problems
-
-
-def rss_now_mib(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def slow_readers(port, pid, clients=6, seconds=12):
@@ -148,7 +131,7 @@ def slow_readers(port, pid, clients=6, seconds=12):
     reply queue is bounded (16 MiB), so the server's memory grows by at most that much a client,
     and falls back once they have gone. Returns failures."""
     import socket
-    before = rss_now_mib(pid)
+    before = status_mib(pid, "VmRSS")
     sockets = []
     for _ in range(clients):
         ws = WebSocket(port)
@@ -161,11 +144,11 @@ def slow_readers(port, pid, clients=6, seconds=12):
             ws.send(json.dumps({"type": "render", "id": i, "workload": "fractal",
                                 "args": ["mandelbrot", "--size", "1200x800", "--center", f"{-0.75 + 0.001 * i:.4f},0"]}))
         time.sleep(0.5)
-        peak = max(peak, rss_now_mib(pid))
+        peak = max(peak, status_mib(pid, "VmRSS"))
     for ws in sockets:
         ws.sock.close()
     time.sleep(3)
-    after = rss_now_mib(pid)
+    after = status_mib(pid, "VmRSS")
     print(f"slow readers: {clients} clients sent {i} renders in {seconds} s and read nothing: RSS {before:.0f} MiB before, "
           f"{peak:.0f} at most, {after:.0f} 3 s after they closed")
     problems = []
@@ -319,7 +302,7 @@ def main():
             r.read()
             if r.status != 200:
                 failures.append(f"after the load: {method} {path} answered {r.status}")
-        rss = peak_rss_mib(worker_pid(server.pid))
+        rss = status_mib(worker_pid(server.pid), "VmHWM")
         if rss > a.max_rss_mib:
             failures.append(f"peak memory {rss:.0f} MiB is over the bound of {a.max_rss_mib:.0f} MiB")
         latencies.sort()
@@ -355,10 +338,7 @@ def main():
     finally:
         if problem := stop_server(server):
             failures.append(problem)
-    if failures:
-        print("FAIL:\n  " + "\n  ".join(failures[:20]))
-        sys.exit(1)
-    print("PASS")
+    report(failures)
 
 
 if __name__ == "__main__":

@@ -85,7 +85,7 @@ public struct BLATable: Sendable {
         let steps = orbit.count - 2   // steps from m = 1 to the last point
         var reals = [Double](), ints = [Int32](), offsets = [Int32](), counts = [Int32]()
         guard steps >= 1 << Self.firstLevel, !Task.isCancelled else {
-            self.reals = []; self.ints = []; levelOffsets = []; levelCounts = []; maxR2 = 0
+            self = .empty
             return
         }
         // Level 0: the step at m = j + 1.
@@ -108,7 +108,7 @@ public struct BLATable: Sendable {
         ints.reserveCapacity(storedCapacity / 2 * Self.intsPerEntry)
         while level.count >= 1 {
             if Task.isCancelled {
-                self.reals = []; self.ints = []; levelOffsets = []; levelCounts = []; maxR2 = 0
+                self = .empty
                 return
             }
             if k >= Self.firstLevel {
