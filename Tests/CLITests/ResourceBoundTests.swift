@@ -180,7 +180,10 @@ struct ResourceBoundTests {
 
     /// PoCL ends the process when it cannot write a compiled kernel: a file-size limit too small
     /// for its cache is refused before the device is opened, in one line, nothing written.
-    @Test func smallFileSizeLimitIsRefusedBeforePoCL() throws {
+    /// Not under ThreadSanitizer: its runtime faults (SIGBUS in its shadow of a memcpy inside the
+    /// Swift runtime) under a small file-size limit before any of glint's code runs, as `--version` shows.
+    @Test(.disabled(if: underThreadSanitizer, "ThreadSanitizer's runtime cannot start under ulimit -f 8"))
+    func smallFileSizeLimitIsRefusedBeforePoCL() throws {
         try withSandbox { box in
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
