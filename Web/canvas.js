@@ -1,7 +1,7 @@
 // The canvases: sizes, pointer positions, pictures decoded in order.
 
-import { notify } from "./util.js";
-import { current } from "./state.js";
+import { notify, parseSize } from "./util.js";
+import { current, state } from "./state.js";
 
 // MARK: Canvases
 
@@ -10,12 +10,80 @@ export function fitCanvas(canvas) {
   const stage = canvas.parentElement;
   const aw = Math.max(1, stage.clientWidth - 16), ah = Math.max(1, stage.clientHeight - 16);
   const scale = Math.min(aw / canvas.width, ah / canvas.height);
-  const w = Math.max(1, Math.floor(canvas.width * scale)), h = Math.max(1, Math.floor(canvas.height * scale));
+  // (The epsilon keeps a picture made for the stage at its exact size: 2w·(w/2w) may round below w.)
+  const w = Math.max(1, Math.floor(canvas.width * scale + 1e-6)), h = Math.max(1, Math.floor(canvas.height * scale + 1e-6));
   canvas.style.width = w + "px";
   canvas.style.height = h + "px";
   canvas.cssW = w;
   canvas.cssH = h;
 }
+
+/**
+ * The size in pixels of a picture that fills `canvas`'s stage at the device's pixel ratio times
+ * `quality` (the header's resolution menu), scaled down to `maxPixels` when over it; null while
+ * the stage is hidden. At quality 1 the canvas's pixels are then the screen's.
+ */
+export function stageSize(canvas, quality, maxPixels) {
+  const stage = canvas.parentElement;
+  if (!stage || stage.clientWidth === 0 || stage.clientHeight === 0) return null;
+  const cw = Math.max(16, stage.clientWidth - 16), ch = Math.max(16, stage.clientHeight - 16);
+  let s = (window.devicePixelRatio || 1) * quality;
+  if (maxPixels > 0 && cw * ch * s * s > maxPixels) s = Math.sqrt(maxPixels / (cw * ch));
+  return { w: Math.max(8, Math.floor(cw * s)), h: Math.max(8, Math.floor(ch * s)) };
+}
+
+/** The header's resolution menu: the fraction of the screen's pixels an auto-sized view renders. */
+export function resolution() {
+  const q = parseFloat(document.getElementById("resolution").value);
+  return q > 0 && q <= 1 ? q : 1;
+}
+
+/** The server's pixel limit (/api/info), or none before the page knows it. */
+function maxPixels() {
+  const limits = state.info && state.info.limits;
+  return limits && limits.max_pixels > 0 ? limits.max_pixels : 0;
+}
+
+/** "auto", or a size WxH; null for anything else. */
+export function parseSizeOrAuto(text) {
+  return text.trim().toLowerCase() === "auto" ? "auto" : parseSize(text);
+}
+
+/**
+ * What a view whose size can follow its stage shares (fractal, rtow): with `autoSize` its --size
+ * is the stage's at the screen's resolution (stageSize), re-taken before each render, on resize
+ * and when the view is shown; a size typed or linked pins it.
+ */
+export const autoSizing = {
+  autoSize: true,
+
+  /** Takes the stage's size for an auto-sized view; true when it changed. */
+  refreshSize() {
+    if (!this.autoSize || !this.canvas) return false;
+    const s = stageSize(this.canvas, resolution(), maxPixels());
+    if (!s || (s.w === this.size.w && s.h === this.size.h)) return false;
+    this.size = s;
+    return true;
+  },
+
+  sizeText() { return this.autoSize ? "auto" : `${this.size.w}x${this.size.h}`; },
+
+  /** The size field's value: "auto" or WxH. */
+  takeSize(value) {
+    this.autoSize = value === "auto";
+    if (value !== "auto") this.size = value;
+    else this.refreshSize();
+  },
+
+  /** A link's --size (null: none given): a link without one, or with the stage's own size (an
+   *  auto-sized view's link, opened in the same window), stays auto. */
+  takeLinkSize(given) {
+    const stage = this.canvas ? stageSize(this.canvas, resolution(), maxPixels()) : null;
+    this.autoSize = !given || (stage !== null && stage.w === given.w && stage.h === given.h);
+    if (given) this.size = given;
+    else this.refreshSize();
+  },
+};
 
 export function setCanvasSize(canvas, w, h) {
   if (canvas.width !== w || canvas.height !== h) {

@@ -2,7 +2,7 @@
 // workload's tolerance (POST /api/compare).
 
 import { $, fromBase64, notify, now, shellWord, short, splitWords } from "./util.js";
-import { failure, postJSON, showStatus } from "./conn.js";
+import { failure, postJSON, setHash, showStatus } from "./conn.js";
 import { state } from "./state.js";
 import { fractalView } from "./fractal.js";
 import { rtowView } from "./rtow.js";
@@ -28,11 +28,30 @@ export const compareView = {
     else if (from === "pulse") $("compare-args").value = ["pulse", ...pulseView.args(), "--frames", "30"].map(shellWord).join(" ");
   },
 
+  /** The link: the job's words, and the two devices. */
+  link() {
+    const words = splitWords($("compare-args").value);
+    return words.length ? { args: words, more: [["a", $("compare-a").value], ["b", $("compare-b").value]] } : { args: null };
+  },
+
+  /** Takes a link's job and devices (each one the server lists) into the fields. */
+  fromLink(words, a, b) {
+    for (const [id, value] of [["compare-a", a], ["compare-b", b]]) {
+      if (value === undefined || value === null) continue;
+      if (![...$(id).options].some((o) => o.value === value)) throw new Error(`device ${value}: not one of the server's (${[...$(id).options].map((o) => o.value).join(", ")})`);
+      $(id).value = value;
+    }
+    $("compare-from").value = "custom";
+    $("compare-args").value = words.map(shellWord).join(" ");
+  },
+
   async run() {
     if (this.running) return;
     const words = splitWords($("compare-args").value);
     if (words.length === 0) { notify("compare: give a workload and its options"); return; }
     const body = { workload: words[0], args: words.slice(1), a: $("compare-a").value, b: $("compare-b").value };
+    const l = this.link();
+    setHash("compare", l.args, true, l.more);
     this.running = true;
     $("compare-run").disabled = true;
     $("compare-verdict").textContent = `running ${body.workload} on ${body.a} and ${body.b}…`;

@@ -2,7 +2,7 @@
 // HTTP API, the status line and the address.
 
 import { $, base64, notify, now, short } from "./util.js";
-import { conn, current, history, lastFrame, pngs, sent, state, views } from "./state.js";
+import { conn, current, firstPngs, history, lastFrame, pngs, sent, state, views } from "./state.js";
 
 // MARK: The connection
 
@@ -129,6 +129,8 @@ function onMessage(msg) {
     if (current[req.view] === req.id) {
       if (v.live) v.setLive(false);
       if (v.onDone) v.onDone(req);
+      // A link's next step waits for this picture (iso or mist of a view: linkViews in main.js).
+      if (req.after && !req.error) req.after();
       // A view asked for at once (not mid-gesture) is settled by its final frame.
       if (req.settles && req.view === state.activeView) settleHash();
     }
@@ -151,12 +153,15 @@ function onPicture(buffer) {
   // A render's final picture is what upload:last names from now on (docs/SERVE.md), unless it
   // was made from upload:last itself: iso applied again applies to the view, not to its result.
   const fromLast = (req.message.args || []).includes("upload:last");
-  if (frame.stage === "final" && !fromLast) state.lastPicture = { view: req.view, width: frame.width, height: frame.height };
+  if (frame.stage === "final" && !fromLast) {
+    state.lastPicture = { view: req.view, width: frame.width, height: frame.height, args: (req.message.args || []).slice() };
+  }
   // A superseded or stopped job's late picture is not shown.
   if (current[req.view] !== req.id || req.stopped) return;
   const live = frame.stage === "live";
   const latency = live && req.lastAt !== null ? t - req.lastAt : t - req.sentAt;
-  if (req.firstAt === null) req.firstAt = t;
+  const first = req.firstAt === null;
+  if (first) req.firstAt = t;
   req.lastAt = t;
   const record = {
     id: frame.id, stage: frame.stage, width: frame.width, height: frame.height,
@@ -168,6 +173,7 @@ function onPicture(buffer) {
   };
   lastFrame[req.view] = record;
   pngs[req.view] = base64(buffer);
+  if (first) firstPngs[req.view] = { id: req.id, frame: frame.frame ?? null, png: pngs[req.view] };
   const h = history[req.view] || (history[req.view] = []);
   h.push({ id: record.id, stage: record.stage, latencyMs: record.latencyMs, sinceRequestMs: record.sinceRequestMs, wallMs: record.wallMs });
   if (h.length > 500) h.splice(0, h.length - 500);
@@ -208,14 +214,18 @@ let settled = null;   // the address of the history entry whose view has settled
 let settleTimer = null;
 
 /**
- * The view in the address: #fractal=ARGS, #rtow=ARGS, #mist, ... A view changed after the
- * address settled gets a history entry (pushState), one still changing replaces its own
- * (replaceState), so Back and Forward walk the settled views. `entry`: the view is a step of
- * its own (a tab), settled at once.
+ * The view in the address: #VIEW=ARGS, its options as on the command line, and for a view made
+ * from another's picture (iso, mist) or with settings beyond its command (compare) more
+ * &NAME=VALUE parts; each part's value is encoded on its own (linkParts in main.js reads them).
+ * A view changed after the address settled gets a history entry (pushState), one still changing
+ * replaces its own (replaceState), so Back and Forward walk the settled views. `entry`: the view
+ * is a step of its own (a tab, an Apply), settled at once.
  */
-export function setHash(view, args, entry = false) {
+export function setHash(view, args, entry = false, more = []) {
   if (view !== state.activeView) return;
-  const text = "#" + view + (args ? "=" + encodeURIComponent(args.join(" ")) : "");
+  const part = (name, value) => name + (value === null || value === undefined ? ""
+    : "=" + encodeURIComponent(Array.isArray(value) ? value.join(" ") : value));
+  const text = "#" + [part(view, args), ...more.map(([name, value]) => part(name, value))].join("&");
   if (entry) settleHash();
   if (location.hash !== text) {
     if (settled === location.hash) history_.pushState(null, "", text);
@@ -225,6 +235,13 @@ export function setHash(view, args, entry = false) {
   clearTimeout(settleTimer);
   if (entry) settleHash();
   else settleTimer = setTimeout(settleHash, SETTLE_MS);
+}
+
+/** The link part naming the view whose picture a pass view (iso, mist) was made from:
+ *  [[view, args]], or none when that is an upload or nothing yet. */
+export function sourcePart(fromLast) {
+  const p = state.lastPicture;
+  return fromLast && p && p.args ? [[p.view, p.args]] : [];
 }
 
 /** The address's view has settled (its final frame came, or it rested): a change is a new entry. */

@@ -44,13 +44,19 @@ export const fractalFile = {
       e.preventDefault();
       this.openFile(f);
     });
-    // Any location form pasted into the centre field is read whole: an input would drop a
-    // .kfr's line ends, so the clipboard's text is taken before it lands there.
+    // Any location form pasted into the centre field is read whole and shown at once: an input
+    // would drop a .kfr's line ends, so the clipboard's text is taken before it lands there.
     $("fractal-center").addEventListener("paste", (e) => {
       const text = e.clipboardData ? e.clipboardData.getData("text") : "";
-      if (!text || parsePoint(text)) return;
+      if (!text) return;
       e.preventDefault();
-      this.openText(text);
+      if (parsePoint(text)) {
+        // A bare centre: the view moves there at its zoom.
+        $("fractal-center").value = text.trim();
+        this.go();
+      } else {
+        this.openText(text);
+      }
     });
   },
 
@@ -126,7 +132,7 @@ export const fractalFile = {
     if (center) this.center = center;
     if (zoom) this.zoom = zoom;
     if (c) this.c = c;
-    if (size) this.size = size;
+    if (size) this.takeLinkSize(size);
     if (v.iterations) this.iterations = v.iterations;
     if (v.palette) this.palette = v.palette;
     if (v.smooth !== undefined) this.smooth = v.smooth;

@@ -2,9 +2,9 @@
 // are exact decimals (decimal.js); its arithmetic, gestures and c picker are in the fractal-*.js
 // modules.
 
-import { $, cliCommand, copyText, linkSize, notify, now, onValidChange, parseSize, readOptions, shellWord, throttledSend, wholeIn } from "./util.js";
+import { $, cliCommand, copyText, linkSize, notify, now, onValidChange, readOptions, shellWord, throttledSend, wholeIn } from "./util.js";
 import { parsePoint, parseZoom, pointText, samePoint, sameZoom, zoomExponent, zoomText } from "./decimal.js";
-import { pictureView, pointerAt, setCanvasSize } from "./canvas.js";
+import { autoSizing, parseSizeOrAuto, pictureView, pointerAt, setCanvasSize } from "./canvas.js";
 import { failure, postJSON, request, setHash, uploadOnPick } from "./conn.js";
 import { current, lastFrame, state } from "./state.js";
 import { DEFAULT_C, FORMULA_CENTERS, JULIA_TYPES, fractalLocation } from "./fractal-location.js";
@@ -20,6 +20,7 @@ function iterationsIn(text) {
 
 export const fractalView = {
   ...pictureView(),
+  ...autoSizing,
   formula: "mandelbrot",
   palette: "tutorial",
   smooth: false,
@@ -27,7 +28,7 @@ export const fractalView = {
   iterations: "auto",       // a count, or "auto": the server finds the count each view needs
   chosen: null,            // the count "auto" found for the picture shown
   ss: 1,
-  size: { w: 640, h: 400 },
+  size: { w: 640, h: 400 },  // with autoSize, the stage's (taken before each render)
   center: parsePoint(FORMULA_CENTERS.mandelbrot),
   zoom: { m: 1n, e: 0 },
   c: parsePoint(DEFAULT_C),
@@ -69,8 +70,8 @@ export const fractalView = {
     onValidChange("fractal-iterations", iterationsIn, "iterations: auto, or a whole number from 1 to 16777216", () => this.iterations,
       (n) => { this.iterations = n; this.send(true); });
     onValidChange("fractal-ss", wholeIn(1, 16), "supersampling: 1 to 16", () => this.ss, (n) => { this.ss = n; this.send(true); });
-    onValidChange("fractal-size", parseSize, "size: WxH, e.g. 640x400", () => `${this.size.w}x${this.size.h}`, (s) => {
-      this.size = s;
+    onValidChange("fractal-size", parseSizeOrAuto, "size: auto (the window's), or WxH, e.g. 640x400", () => this.sizeText(), (s) => {
+      this.takeSize(s);
       this.resetShown();
       this.send(true);
     });
@@ -161,6 +162,8 @@ export const fractalView = {
       notify("image-julia needs a texture: pick a picture under the view's controls", "info");
       return;
     }
+    // The window may have changed since the last view: the picture is the stage's size now.
+    if (this.refreshSize()) this.syncControls();
     const args = this.args();
     request("fractal", { type: "render", workload: "fractal", args, preview: true }, { transform: { ...this.shown }, settles });
     setHash("fractal", args);
@@ -222,7 +225,7 @@ export const fractalView = {
     $("fractal-iterations").value = this.iterations;
     this.showChosen();
     $("fractal-ss").value = this.ss;
-    $("fractal-size").value = `${this.size.w}x${this.size.h}`;
+    $("fractal-size").value = this.sizeText();
     $("fractal-center").value = pointText(this.center);
     $("fractal-zoom").value = zoomText(this.zoom);
     $("fractal-c").value = pointText(this.c);
@@ -236,9 +239,10 @@ export const fractalView = {
   /** Takes a command line's options (from a link): the view they describe. */
   fromArgs(words) {
     const v = {
-      formula: "mandelbrot", palette: "tutorial", smooth: false, colouring: "count", iterations: 128, ss: 1, size: { w: 640, h: 400 },
+      formula: "mandelbrot", palette: "tutorial", smooth: false, colouring: "count", iterations: 128, ss: 1,
       center: null, zoom: { m: 1n, e: 0 }, c: parsePoint(DEFAULT_C), texture: null,
     };
+    let size = null;
     v.extra = readOptions(words, (w, value) => {
       switch (w) {
       case "--center": { const p = parsePoint(value()); if (!p) throw new Error("--center: X,Y"); v.center = p; return true; }
@@ -251,7 +255,7 @@ export const fractalView = {
       case "--no-smooth": v.smooth = false; return true;
       case "--color": v.colouring = value(); return true;
       case "--ss": v.ss = parseInt(value(), 10); return true;
-      case "--size": v.size = linkSize(value()); return true;
+      case "--size": size = linkSize(value()); return true;
       case "--texture": v.texture = value(); return true;
       default:
         // A formula's name: the first word of fractal's command line.
@@ -261,6 +265,7 @@ export const fractalView = {
     });
     v.center = v.center || parsePoint(FORMULA_CENTERS[v.formula]);
     Object.assign(this, v);
+    this.takeLinkSize(size);
     this.resetShown();
   },
 

@@ -1,9 +1,12 @@
 // Iso: `glint iso` of the last picture rendered on this connection, or of an uploaded one.
 
-import { $, notify, shellWord } from "./util.js";
+import { $, notify, readOptions, shellWord } from "./util.js";
 import { drawFrame, pictureView } from "./canvas.js";
-import { request, uploadOnPick } from "./conn.js";
+import { request, setHash, sourcePart, uploadOnPick } from "./conn.js";
 import { state } from "./state.js";
+
+/** The fields and their options, with the command's defaults. */
+const FIELDS = [["iso-depth", "--depth", "20"], ["iso-radius", "--corner-radius", "0"], ["iso-ss", "--ss", "4"]];
 
 export const isoView = {
   ...pictureView(),
@@ -11,10 +14,7 @@ export const isoView = {
 
   init() {
     this.canvas = $("canvas-iso");
-    $("iso-source").onchange = () => {
-      $("iso-file-row").classList.toggle("hidden", $("iso-source").value !== "upload");
-      this.syncCLI();
-    };
+    $("iso-source").onchange = () => this.syncControls();
     uploadOnPick("iso-file", "upload", (u) => {
       this.uploadId = u.id;
       notify(`uploaded ${u.width}x${u.height}`, "info");
@@ -27,13 +27,38 @@ export const isoView = {
 
   input() { return $("iso-source").value === "upload" ? this.uploadId : "upload:last"; },
 
+  extra: [],               // options from a link that the fields do not show
+
   args() {
     const a = [this.input() || "upload:last"];
-    const depth = $("iso-depth").value.trim(), radius = $("iso-radius").value.trim(), ss = $("iso-ss").value.trim();
-    if (depth !== "20") a.push("--depth", depth);
-    if (radius !== "0") a.push("--corner-radius", radius);
-    if (ss !== "4") a.push("--ss", ss);
-    return a;
+    for (const [id, option, fallback] of FIELDS) {
+      const value = $(id).value.trim();
+      if (value !== fallback) a.push(option, value);
+    }
+    return a.concat(this.extra);
+  },
+
+  /** The link: the options (the picture is the link's source part, or an upload it cannot carry). */
+  link() { return { args: this.args().slice(1), more: sourcePart($("iso-source").value === "last") }; },
+
+  /** Takes a link's options into the fields; what the link leaves out is the command's default. */
+  fromArgs(words) {
+    const values = {};
+    this.extra = readOptions(words, (w, value) => {
+      const f = FIELDS.find(([, option]) => option === w);
+      if (!f) return false;
+      const text = value().trim();
+      if (!/^\d+$/.test(text)) throw new Error(`${w}: a whole number`);
+      values[f[0]] = text;
+      return true;
+    });
+    for (const [id, , fallback] of FIELDS) $(id).value = values[id] ?? fallback;
+    this.syncCLI();
+  },
+
+  syncControls() {
+    $("iso-file-row").classList.toggle("hidden", $("iso-source").value !== "upload");
+    this.syncCLI();
   },
 
   syncCLI() {
@@ -53,6 +78,8 @@ export const isoView = {
     if ($("iso-source").value === "last" && !state.lastPicture) { notify("render a view first: iso applies to the last picture"); return; }
     this.syncCLI();
     request("iso", { type: "render", workload: "iso", args: this.args() });
+    const l = this.link();
+    setHash("iso", l.args, true, l.more);
   },
 
   showFrame(record, blob, req) { drawFrame(this, record, blob, req, true); },

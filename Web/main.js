@@ -13,7 +13,7 @@
 import { $, notify, splitWords } from "./util.js";
 import { canvasHash, fitCanvas } from "./canvas.js";
 import { connect, failure, setHash, settleHash, showStatus } from "./conn.js";
-import { conn, current, errors, history, lastFrame, pngs, sent, state, views } from "./state.js";
+import { conn, current, errors, firstPngs, history, lastFrame, pngs, sent, state, views } from "./state.js";
 import { JULIA_TYPES } from "./fractal-location.js";
 import { fractalView } from "./fractal.js";
 import { rtowView } from "./rtow.js";
@@ -37,21 +37,64 @@ function showView(name, render = true) {
   showStatus();
   if (!state.ready || !render) return;
   if ((name === "fractal" || name === "rtow") && !lastFrame[name] && !current[name]) views[name].send(true);
+  else if (name === "fractal" || name === "rtow") followStage(0);   // the window may have changed while hidden
   if (name === "compare" && $("compare-from").value !== "custom") compareView.fill();
   if (name === "fractal" && JULIA_TYPES.has(fractalView.formula)) fractalView.showInset();
 }
 
-/** Applies the address's view; true when it asked for a render. */
+/** The address's parts: [[name, value or null]], each part's value decoded on its own. */
+function linkParts(hash) {
+  return hash.replace(/^#/, "").split("&").filter((p) => p).map((p) => {
+    const eq = p.indexOf("=");
+    return eq < 0 ? [decodeURIComponent(p), null] : [decodeURIComponent(p.slice(0, eq)), decodeURIComponent(p.slice(eq + 1))];
+  });
+}
+
+/** The views whose own command lines are their links (their pictures come from nothing else). */
+const RENDERED = new Set(["fractal", "rtow"]);
+
+/**
+ * Renders the source part of a link (`[view, args]`: the view a pass view was made from) and then
+ * `then()`, once its final picture is what upload:last names; false when there is none.
+ */
+function renderSourceThen(source, then) {
+  if (!source) return false;
+  const [name] = source;
+  const before = current[name];
+  views[name].send(true);
+  const req = conn.requests.get(current[name]);
+  if (!req || current[name] === before) return false;
+  req.after = then;
+  return true;
+}
+
+/** Applies the address's view; true when it asked for a render or started a job. */
 function applyHash() {
-  const h = decodeURIComponent(location.hash.replace(/^#/, ""));
-  if (!h) return false;
-  const eq = h.indexOf("=");
-  const name = eq < 0 ? h : h.slice(0, eq);
-  if (!views[name]) return false;
-  const words = eq < 0 ? null : splitWords(h.slice(eq + 1));
+  let parts;
   try {
-    if (words && (name === "fractal" || name === "rtow")) {
-      views[name].fromArgs(words);
+    parts = linkParts(location.hash);
+  } catch (e) {
+    notify("the link is not a view: " + e.message);
+    return false;
+  }
+  if (parts.length === 0) return false;
+  const [name, text] = parts[0];
+  if (!views[name]) return false;
+  const words = text === null ? null : splitWords(text);
+  const more = new Map(parts.slice(1));
+  // A pass view's link names the rendered view its picture came from.
+  const sourceName = [...more.keys()].find((k) => RENDERED.has(k));
+  const source = sourceName && more.get(sourceName) !== null ? [sourceName, splitWords(more.get(sourceName))] : null;
+  try {
+    if (words) {
+      if (name === "compare") views.compare.fromLink(words, more.get("a"), more.get("b"));
+      else views[name].fromArgs(words);
+      if (views[name].syncControls) views[name].syncControls();
+    }
+    if (source && (name === "iso" || name === "mist")) {
+      views[source[0]].fromArgs(source[1]);
+      views[source[0]].syncControls();
+      $(name === "iso" ? "iso-source" : "mist-source").value = name === "iso" ? "last" : "render";
       views[name].syncControls();
     }
   } catch (e) {
@@ -61,13 +104,25 @@ function applyHash() {
     showView(name);
     return false;
   }
-  const rendering = !!words && state.ready && (name === "fractal" || name === "rtow");
-  showView(name, !rendering);
-  if (rendering) views[name].send(true);
+  let started = false;
+  if (words && state.ready) {
+    if (RENDERED.has(name)) started = true;
+    else if (name === "pulse") started = true;
+    else if (name === "compare") started = true;
+    else if (name === "iso" || name === "mist") started = !!source;
+  }
+  showView(name, !started);
+  if (started) {
+    if (RENDERED.has(name)) views[name].send(true);
+    else if (name === "pulse") views.pulse.start();
+    else if (name === "compare") views.compare.run();
+    else if (name === "iso") renderSourceThen(source, () => views.iso.apply());
+    else if (name === "mist") renderSourceThen(source, () => views.mist.start());
+  }
   // An address navigated to is a settled view: the next change is an entry after it.
   state.shownHash = location.hash;
   settleHash();
-  return rendering;
+  return started;
 }
 
 /** Back, Forward or a typed address: the view it names (popstate and hashchange both come for
@@ -118,6 +173,40 @@ function deviceList(i) {
   return out;
 }
 
+// MARK: The window's size and resolution
+
+let stageTimer = null;
+
+/** The shown view, if auto-sized, renders again at its stage's new size once the window has
+ *  rested for `wait` ms (a resize sends many events). */
+function followStage(wait = 200) {
+  clearTimeout(stageTimer);
+  stageTimer = setTimeout(() => {
+    const v = views[state.activeView];
+    if (!state.ready || !v || !v.refreshSize || !v.refreshSize()) return;
+    if (v.resetShown) v.resetShown();
+    v.send(true);
+  }, wait);
+}
+
+/** A change of the screen's pixel ratio (a window moved to another screen, the browser's zoom)
+ *  fires no resize of its own; a media query for the ratio in force reports it in most browsers,
+ *  and a check each second catches the rest (an emulated ratio fires neither). */
+function watchPixelRatio() {
+  let ratio = window.devicePixelRatio;
+  const changed = () => {
+    if (window.devicePixelRatio === ratio) return;
+    ratio = window.devicePixelRatio;
+    followStage();
+    query.removeEventListener("change", changed);
+    query = matchMedia(`(resolution: ${ratio}dppx)`);
+    query.addEventListener("change", changed);
+  };
+  let query = matchMedia(`(resolution: ${ratio}dppx)`);
+  query.addEventListener("change", changed);
+  setInterval(changed, 1000);
+}
+
 // MARK: The read-only hook for tests and scripts
 
 const copy = (x) => (x === undefined ? undefined : JSON.parse(JSON.stringify(x)));
@@ -137,6 +226,8 @@ window.glint = Object.freeze({
   get uploads() { return { mist: mistView.uploadId, iso: isoView.uploadId, texture: fractalView.texture }; },
   /** The last PNG received for a view, as base64 (null before any). */
   lastPNG(view) { return pngs[view] || null; },
+  /** The first PNG of the view's newest job, as {id, frame, png} (a live job's frame and its index). */
+  firstPNG(view) { return copy(firstPngs[view]) || null; },
   /** The view's latencies: [{id, stage, latencyMs, sinceRequestMs, wallMs}]. */
   history(view) { return copy(history[view] || []); },
   /** The command-line options the view renders now. */
@@ -157,7 +248,8 @@ function start() {
       settleHash();   // the view left keeps its history entry, even mid-render
       showView(b.dataset.view);
       const v = views[b.dataset.view];
-      setHash(b.dataset.view, b.dataset.view === "fractal" || b.dataset.view === "rtow" ? v.args() : null, true);
+      const l = v.link ? v.link() : { args: v.args ? v.args() : null };
+      setHash(b.dataset.view, l.args, true, l.more);
     };
   }
   fractalView.init();
@@ -173,7 +265,10 @@ function start() {
   window.addEventListener("resize", () => {
     for (const c of document.querySelectorAll(".view.active .stage > canvas")) fitCanvas(c);
     fractalView.redraw();
+    followStage();
   });
+  watchPixelRatio();
+  $("resolution").onchange = () => followStage(0);
   window.addEventListener("popstate", onAddress);
   window.addEventListener("hashchange", onAddress);
   initKeys();

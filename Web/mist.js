@@ -1,15 +1,20 @@
 // The misty window: a live job on the last picture, an uploaded one or the camera, wiped with
 // the pointer.
 
-import { $, notify, parseSize, short } from "./util.js";
+import { $, notify, parseSize, readOptions, short } from "./util.js";
 import { drawFrame, pictureView, pointerAt } from "./canvas.js";
-import { request, sendControl, stopLive, uploadOnPick } from "./conn.js";
+import { request, sendControl, setHash, sourcePart, stopLive, uploadOnPick } from "./conn.js";
 import { conn, sent, state } from "./state.js";
+
+/** The fields and their options, with the command's defaults (the page's for drops and sigma). */
+const FIELDS = [["mist-drops", "--drops", "50"], ["mist-sigma", "--sigma", "20"], ["mist-seed", "--seed", "0"]];
 
 export const mistView = {
   ...pictureView(),
   uploadId: null,
-  gravity: { x: 0, y: 1 },
+  gravity: { x: 0, y: 1 },  // as drawn on the pad (within the unit square)
+  gravityText: "0,1",       // as given: the pad's hundredths, or a link's numbers exactly
+  extra: [],                // options from a link that the controls do not show
   stroke: null,            // the wipe being drawn: points not yet sent
   strokeTimer: null,
   camera: null,            // {stream, timer, canvas, w, h}
@@ -82,7 +87,8 @@ export const mistView = {
     const x = Math.round((p.x - half) / (half - 8) * 100) / 100, y = Math.round((p.y - half) / (half - 8) * 100) / 100;
     if (x === 0 && y === 0) return;
     this.gravity = { x: Math.max(-1, Math.min(1, x)), y: Math.max(-1, Math.min(1, y)) };
-    $("mist-gravity-value").textContent = `${short(this.gravity.x, 2)},${short(this.gravity.y, 2)}`;
+    this.gravityText = `${short(this.gravity.x, 2)},${short(this.gravity.y, 2)}`;
+    $("mist-gravity-value").textContent = this.gravityText;
     this.drawGravity();
     if (this.live) sendControl({ type: "gravity", x: this.gravity.x, y: this.gravity.y });
   },
@@ -109,12 +115,46 @@ export const mistView = {
   },
 
   args() {
-    const a = ["--drops", $("mist-drops").value.trim(), "--sigma", $("mist-sigma").value.trim(),
-      "--gravity", `${short(this.gravity.x, 2)},${short(this.gravity.y, 2)}`];
+    const a = ["--drops", $("mist-drops").value.trim(), "--sigma", $("mist-sigma").value.trim(), "--gravity", this.gravityText];
     const seed = $("mist-seed").value.trim();
     if (seed && seed !== "0") a.push("--seed", seed);
     if ($("mist-classic").checked) a.push("--classic");
-    return a;
+    return a.concat(this.extra);
+  },
+
+  /** The link: the options, and the view whose picture the mist is on (none for an upload or the camera). */
+  link() { return { args: this.args(), more: sourcePart($("mist-source").value === "render") }; },
+
+  /** Takes a link's options into the controls; what the link leaves out is the default. */
+  fromArgs(words) {
+    const values = {};
+    let gravity = null, classic = false;
+    this.extra = readOptions(words, (w, value) => {
+      if (w === "--classic") { classic = true; return true; }
+      if (w === "--gravity") {
+        const text = value().trim(), m = /^([-+]?[0-9.eE+-]+),([-+]?[0-9.eE+-]+)$/.exec(text);
+        const x = m ? Number(m[1]) : NaN, y = m ? Number(m[2]) : NaN;
+        if (!Number.isFinite(x) || !Number.isFinite(y) || (x === 0 && y === 0) || Math.abs(x) > 1e6 || Math.abs(y) > 1e6) {
+          throw new Error("--gravity: X,Y, numbers within +-1e6, not both 0");
+        }
+        gravity = { text, x, y };
+        return true;
+      }
+      const f = FIELDS.find(([, option]) => option === w);
+      if (!f) return false;
+      const text = value().trim();
+      if (!/^\d+$/.test(text)) throw new Error(`${w}: a whole number`);
+      values[f[0]] = text;
+      return true;
+    });
+    for (const [id, , fallback] of FIELDS) $(id).value = values[id] ?? fallback;
+    $("mist-classic").checked = classic;
+    const g = gravity || { text: "0,1", x: 0, y: 1 };
+    const m = Math.max(Math.abs(g.x), Math.abs(g.y));
+    this.gravity = { x: g.x / m, y: g.y / m };
+    this.gravityText = g.text;
+    $("mist-gravity-value").textContent = g.text;
+    this.drawGravity();
   },
 
   async start() {
@@ -134,6 +174,8 @@ export const mistView = {
       message.source = "render";
     }
     request("mist", message);
+    const l = this.link();
+    setHash("mist", l.args, true, l.more);
     this.setLive(true);
   },
 

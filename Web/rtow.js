@@ -1,16 +1,17 @@
 // The ray tracer: a command line of `glint rtow`, orbited, dollied and rolled with the pointer.
 
-import { $, cliCommand, copyText, linkSize, now, onValidChange, parseSize, readOptions, shellWord, short, throttledSend } from "./util.js";
-import { drawFrame, pictureView, pointerAt } from "./canvas.js";
+import { $, cliCommand, copyText, linkSize, now, onValidChange, readOptions, shellWord, short, throttledSend } from "./util.js";
+import { autoSizing, drawFrame, parseSizeOrAuto, pictureView, pointerAt } from "./canvas.js";
 import { request, setHash } from "./conn.js";
 
 const RTOW_DEFAULTS = { vfov: 20, aperture: 0.1, focus: 10 };
 
 export const rtowView = {
   ...pictureView(),
+  ...autoSizing,
   scene: "ch10",
   spp: 50,
-  size: { w: 450, h: 300 },
+  size: { w: 450, h: 300 },  // with autoSize, the stage's (taken before each render)
   seed: 0,
   lon: 0, lat: 0, roll: 0,
   distanceSteps: 0,        // wheel notches: each moves the eye by 1.1 (out) or 1/1.1 (in)
@@ -61,8 +62,8 @@ export const rtowView = {
     $("rtow-spp").onchange = (e) => { this.spp = parseInt(e.target.value, 10); this.send(true); };
     const seed = (text) => (/^\d{1,20}$/.test(text.trim()) ? text.trim() : null);
     onValidChange("rtow-seed", seed, "seed: a whole number from 0", () => this.seed, (n) => { this.seed = n; this.send(true); });
-    onValidChange("rtow-size", parseSize, "size: WxH, e.g. 450x300", () => `${this.size.w}x${this.size.h}`, (s) => {
-      this.size = s;
+    onValidChange("rtow-size", parseSizeOrAuto, "size: auto (the window's), or WxH, e.g. 450x300", () => this.sizeText(), (s) => {
+      this.takeSize(s);
       this.send(true);
     });
     const slider = (id, key, out, suffix = "") => {
@@ -113,6 +114,7 @@ export const rtowView = {
 
   sendNow(settles = true) {
     this.lastSent = now();
+    if (this.refreshSize()) this.syncControls();
     const args = this.args();
     request("rtow", { type: "render", workload: "rtow", args }, { settles });
     setHash("rtow", args);
@@ -138,7 +140,7 @@ export const rtowView = {
       $("rtow-spp").add(new Option(String(this.spp)));
     }
     $("rtow-spp").value = String(this.spp);
-    $("rtow-size").value = `${this.size.w}x${this.size.h}`;
+    $("rtow-size").value = this.sizeText();
     $("rtow-seed").value = this.seed;
     $("rtow-vfov").value = this.vfov;
     $("rtow-vfov-value").textContent = short(this.vfov, 2) + "°";
@@ -152,7 +154,8 @@ export const rtowView = {
   },
 
   fromArgs(words) {
-    const v = { scene: "ch10", spp: 50, size: { w: 450, h: 300 }, seed: 0, lon: 0, lat: 0, roll: 0,
+    let size = null;
+    const v = { scene: "ch10", spp: 50, seed: 0, lon: 0, lat: 0, roll: 0,
       distanceSteps: 0, distances: [], ...RTOW_DEFAULTS };
     v.extra = readOptions(words, (w, value) => {
       const num = () => {
@@ -163,7 +166,7 @@ export const rtowView = {
       switch (w) {
       case "--scene": v.scene = value(); return true;
       case "--spp": v.spp = parseInt(value(), 10); return true;
-      case "--size": v.size = linkSize(value()); return true;
+      case "--size": size = linkSize(value()); return true;
       case "--seed": v.seed = value(); return true;
       case "--vfov": v.vfov = num(); return true;
       case "--aperture": v.aperture = num(); return true;
@@ -189,6 +192,7 @@ export const rtowView = {
     const product = v.distances.reduce((p, f) => p * Number(f), 1);
     v.distanceSteps = Math.round(Math.log(product) / Math.log(1.1));
     Object.assign(this, v);
+    this.takeLinkSize(size);
   },
 };
 

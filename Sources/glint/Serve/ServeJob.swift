@@ -203,14 +203,15 @@ struct ServeJob: @unchecked Sendable {
         return (size, rest)
     }
 
-    /// The same job at a quarter of its size (at least 1 pixel a side), for a first look; nil
-    /// for workloads without --size.
-    func preview(uploads: Uploads, defaultSize: ImageSize) throws -> ServeJob? {
+    /// The same job at 1/`divisor` of its size (at least 1 pixel a side), for a first look or a
+    /// pass on the way to the whole picture; nil for workloads without --size, and for pictures
+    /// under 2·`divisor` pixels a side, whose pass would show nothing of them.
+    func preview(uploads: Uploads, defaultSize: ImageSize, divisor: Int = 4) throws -> ServeJob? {
         guard Self.allowed[workload]?["--size"] != nil else { return nil }
         let (given, rest) = splitSize()
         let size = given ?? defaultSize
-        guard size.width >= 8 && size.height >= 8 else { return nil }
-        let small = "\(max(1, size.width / 4))x\(max(1, size.height / 4))"
+        guard size.width >= 2 * divisor && size.height >= 2 * divisor else { return nil }
+        let small = "\(max(1, size.width / divisor))x\(max(1, size.height / divisor))"
         return try ServeJob(workload: workload, args: rest + ["--size", small], uploads: uploads)
     }
 

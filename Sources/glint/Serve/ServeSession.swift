@@ -243,11 +243,23 @@ final class ServeSession: Sendable {
 
     /// A still view: a quarter-size preview first where the workload has a size, then the
     /// picture; a ray-traced view after every pass instead.
+    /// The time a view may take before a pass is shown on the way to it: about what a person
+    /// takes for an answer to a gesture.
+    static let passSeconds = 0.15
+
     private func render(_ job: ServeJob, device: String?, preview: Bool, id: JSON, gen: Int) async throws {
         if job.workload == "rtow" { return try await progressive(job, device: device, id: id, gen: gen) }
-        if preview, let small = try job.preview(uploads: context.uploads, defaultSize: ImageSize(width: 1200, height: 800)) {
+        let defaultSize = ImageSize(width: 1200, height: 800)
+        if preview, let small = try job.preview(uploads: context.uploads, defaultSize: defaultSize) {
             let out = try await context.render(small, device: device)
             if isCurrent(gen) { sendFrame(out, id: id, gen: gen, stage: "preview", command: job.cli, keep: false) }
+            // A view whose whole picture would take past the pass threshold (16 times the quarter's
+            // pixels) gets a half-size pass between: a quarter of the final's cost, shown at once.
+            if isCurrent(gen), out.wallSeconds * 16 > Self.passSeconds,
+               let half = try job.preview(uploads: context.uploads, defaultSize: defaultSize, divisor: 2) {
+                let pass = try await context.render(half, device: device)
+                if isCurrent(gen) { sendFrame(pass, id: id, gen: gen, stage: "pass", command: job.cli, keep: false) }
+            }
         }
         let out = try await context.render(job, device: device)
         // A picture made from the last one (iso of the view) does not replace it: applied again,
