@@ -1,5 +1,6 @@
 // The page's keyboard: views by number, the fractal's zoom, pan, iterations and palette, the ray
-// tracer's camera, and `?` for a help overlay listing every key (docs/SERVE.md lists the same).
+// tracer's camera, the comparison's viewer, and `?` for a help overlay listing every key
+// (docs/SERVE.md lists the same).
 
 import { $ } from "./util.js";
 import { state, views } from "./state.js";
@@ -28,6 +29,16 @@ const KEYS = [
     [["+", "=", "PageUp"], "closer (one wheel notch)"],
     [["-", "PageDown"], "farther"],
     [["0", "Home"], "reset the camera"],
+  ]],
+  ["Compare", [
+    [["a", "b", "d"], "show A, B, the difference"],
+    [["Space"], "flip between A and B"],
+    [["e", "E"], "the difference's gain up, down (×1, ×4, ×16, ×64)"],
+    [["h"], "the server's heat map as the difference (again: the gain)"],
+    [["+", "=", "PageUp"], "zoom in ×2 about the pointer (up to ×64)"],
+    [["-", "PageDown"], "zoom out ÷2"],
+    [["←", "→", "↑", "↓"], "pan a tenth of the viewer"],
+    [["0", "Home"], "fit the picture to the viewer"],
   ]],
 ];
 
@@ -96,6 +107,7 @@ function handle(e) {
   const once = !e.repeat;
   if (state.activeView === "fractal") return fractalKey(k, once);
   if (state.activeView === "rtow") return rtowKey(k, once);
+  if (state.activeView === "compare") return views.compare.key(k);
   return false;
 }
 

@@ -221,6 +221,8 @@ window.glint = Object.freeze({
   get sent() { return copy(sent); },
   get lastPicture() { return copy(state.lastPicture); },
   get lastCompare() { return copy(state.lastCompare); },
+  /** The compare viewer: what it shows, its zoom, and the pixel under the pointer with A's and B's RGBA. */
+  get compareProbe() { return copy(compareView.probe()); },
   get location() { return state.locationText; },
   /** The pictures uploaded from the mist and iso views (upload:ID), null before any. */
   get uploads() { return { mist: mistView.uploadId, iso: isoView.uploadId, texture: fractalView.texture }; },

@@ -17,7 +17,9 @@ Mandelbrot inset), zooms a view at 1e40; orbits (drag), dollies (wheel) and roll
 the ray tracer; starts the misty window on the last rendered picture and on an uploaded one,
 wipes it (drag) and sets its gravity; runs the pulse and moves its hue; applies iso to the
 current view; presses the keys (zoom, pan, the help overlay, views) and walks the settled views
-with Back and Forward; runs a CPU-against-OpenCL comparison; makes a tiny zoom video of a fractal view and
+with Back and Forward; runs a CPU-against-OpenCL comparison and looks at it in the compare
+viewer (keys flip A, B and the difference; the pixel readout against the PNGs the command line
+writes on each device; wheel and + zoom about the pointer, a drag pans, 0 fits); makes a tiny zoom video of a fractal view and
 downloads it; saves the fractal's PNG (which must be `glint fractal -o`'s file, and re-render
 byte for byte from its own record) and .kfr, opens a .kfr in the file input, drops the PNG on the
 view and pastes `--center ... --zoom ...` into the centre field; and checks an error shows in the page's message bar. Every gesture must change the canvas's pixels. Fixed views (a fractal at --zoom
@@ -45,6 +47,7 @@ import secrets
 import shlex
 import signal
 import statistics
+import struct
 import subprocess
 import sys
 import tarfile
@@ -54,6 +57,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import zlib
 from decimal import Decimal
 
 from selenium import webdriver
@@ -84,6 +88,56 @@ class Failure(Exception):
 
 def log(text):
     print(text, flush=True)
+
+
+def png_pixels(path):
+    """An 8-bit, non-interlaced RGB or RGBA PNG read here, apart from any browser: (width,
+    height, pixel(x, y) -> [r, g, b, a])."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise Failure(f"{path} is no PNG")
+    pos, idat, head = 8, b"", None
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        pos += 12 + n
+        if kind == b"IHDR":
+            head = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        elif kind == b"IEND":
+            break
+    w, h, depth, colour, _, _, interlace = head
+    if depth != 8 or colour not in (2, 6) or interlace != 0:
+        raise Failure(f"{path}: a PNG of depth {depth}, colour type {colour}, interlace {interlace} is not read here")
+    ch = 3 if colour == 2 else 4
+    raw, stride = zlib.decompress(idat), w * ch
+    rows, prev = [], bytearray(stride)
+    for y in range(h):
+        kind = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - ch] if i >= ch else 0
+            b = prev[i]
+            c = prev[i - ch] if i >= ch else 0
+            if kind == 1:
+                line[i] = (line[i] + a) & 255
+            elif kind == 2:
+                line[i] = (line[i] + b) & 255
+            elif kind == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif kind == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(line)
+        prev = line
+
+    def pixel(x, y):
+        px = list(rows[y][x * ch:(x + 1) * ch])
+        return px + [255] if ch == 3 else px
+    return w, h, pixel
 
 
 # MARK: The server
@@ -886,7 +940,7 @@ class PageTest:
         self.tab(view)
         Select(self.el("compare-from")).select_by_value("fractal")
         text = self.el("compare-args").get_attribute("value")
-        self.check(text.startswith("fractal julia"), f"compare did not take the fractal view: {text!r}")
+        self.check(shlex.split(text) == ["fractal", *self.args("fractal")], f"compare did not take the fractal view: {text!r}")
         a = Select(self.el("compare-a")).first_selected_option.get_attribute("value")
         b = Select(self.el("compare-b")).first_selected_option.get_attribute("value")
         self.check(a == "cpu" and b.startswith("opencl"), f"compare's devices are {a} and {b}, not cpu and opencl")
@@ -905,6 +959,7 @@ class PageTest:
         self.latency["compare"] = {"ms": result["ms"], "a_wall_ms": round(r["a"]["wall_ms"], 1), "b_wall_ms": round(r["b"]["wall_ms"], 1),
                                    "a": r["a"]["device"], "b": r["b"]["device"]}
         log(f"  compare: {verdict}")
+        self.compare_viewer(shlex.split(text), a, b, result)
         self.screenshot("serve-compare.png")
 
     def device_pixels(self, view, what):
@@ -1110,6 +1165,100 @@ class PageTest:
                    f"the compare link ran {again.get('request')}, not {first['request']}")
         self.check(again["result"]["passed"] is True, f"the compare link's verdict: {again['result']}")
         log(f"  links: {urllib.parse.unquote(address)} runs the same comparison")
+
+    def compare_viewer(self, words, a, b, result):
+        """The comparison's viewer: keys flip A and B and show the difference; the readout under
+        the pointer gives the values of the PNGs `glint WORKLOAD ARGS -o` writes on each device
+        (read here, not by the browser); the wheel zooms about the pointer, which stays on its
+        pixel, to 64 screen pixels a pixel; a drag pans and 0 fits again."""
+        view = "compare"
+        sides = {}
+        for key, device in (("a", a), ("b", b)):
+            path = os.path.join(self.work, f"compare-{key}.png")
+            self.cli(*words, "-o", path, "--device", device, "-q")
+            sides[key] = png_pixels(path)
+        (w, h, pa), (_, _, pb) = sides["a"], sides["b"]
+
+        def probe():
+            return self.g("compareProbe")
+
+        def press(key, what, condition):
+            ActionChains(self.d).send_keys(key).perform()
+            return self.wait(f"the compare viewer: {what}", lambda: (lambda p: p if condition(p) else None)(probe()), 10)
+
+        p0 = probe()
+        self.check(p0["shown"] == "a" and p0["fitted"] and p0["width"] == w and p0["height"] == h,
+                   f"after the comparison the viewer should fit A ({w}x{h}): {p0}")
+        hashes = {"a": self.canvas(view)}
+        # Straight after the Compare button: Space flips the viewer, it does not press the button again.
+        runs = self.g("lastCompare")["ms"]
+        press(Keys.SPACE, "Space to show B", lambda p: p["shown"] == "b")
+        hashes["b"] = self.canvas(view)
+        press(Keys.SPACE, "Space to show A again", lambda p: p["shown"] == "a")
+        self.check(self.canvas(view) == hashes["a"], "A shown again is not the picture A was")
+        press("b", "b to show B", lambda p: p["shown"] == "b")
+        self.check(self.canvas(view) == hashes["b"], "b does not show the picture Space showed as B")
+        press("a", "a to show A", lambda p: p["shown"] == "a")
+        self.check(self.g("lastCompare")["ms"] == runs and not self.js("return document.getElementById('compare-run').disabled"),
+                   "a key in the compare view ran the comparison again")
+        differ = [(x, y) for y in range(h) for x in range(w) if pa(x, y) != pb(x, y)]
+        if differ:
+            self.check(hashes["a"] != hashes["b"], f"{len(differ)} pixels differ but the viewer shows A and B alike")
+        press("d", "d to show the difference", lambda p: p["shown"] == "diff")
+        gain = probe()["gain"]
+        press("e", "e to raise the gain", lambda p: p["shown"] == "diff" and p["gain"] == min(64, gain * 4))
+        hashes["diff"] = self.canvas(view)
+        self.check(hashes["diff"] != hashes["a"], "the difference looks like A")
+        press("a", "a to show A", lambda p: p["shown"] == "a")
+
+        # The pointer on a pixel: a differing one if there is one, else one that is not black.
+        pick = differ[0] if differ else next(((x, y) for y in range(h // 3, h) for x in range(w // 3, w) if sum(pa(x, y)[:3]) > 0),
+                                            (w // 2, h // 2))
+        rect = self.js("const r = document.getElementById('canvas-compare').getBoundingClientRect(); return [r.left, r.top];")
+        z0 = p0["zoom"]
+        self.check(z0 >= 2, f"the fit's zoom is {z0}: the viewer is too small to aim at one pixel of {w}x{h}")
+        sx = math.floor(rect[0] + p0["left"] + (pick[0] + 0.5) * z0)
+        sy = math.floor(rect[1] + p0["top"] + (pick[1] + 0.5) * z0)
+        builder = ActionBuilder(self.d)
+        builder.pointer_action.move_to_location(sx, sy)
+        builder.perform()
+        p1 = self.wait("the readout of the pixel under the pointer", lambda: (lambda p: p if p["x"] is not None else None)(probe()), 10)
+
+        def same_pixel(p, label):
+            self.check((p["x"], p["y"]) == pick, f"{label}: the pointer at ({sx}, {sy}) reads pixel ({p['x']}, {p['y']}), not {pick}")
+            self.check(p["a"] == pa(*pick) and p["b"] == pb(*pick),
+                       f"{label}: the readout at {pick} gives A {p['a']} and B {p['b']}; the PNGs hold {pa(*pick)} and {pb(*pick)}")
+            self.check(p["diff"] == [abs(u - v) for u, v in zip(pa(*pick), pb(*pick))], f"{label}: |A-B| reads {p['diff']}")
+        same_pixel(p1, "at the fit")
+        line = self.el("compare-readout").text
+        self.check(" ".join(str(v) for v in pa(*pick)) in " ".join(line.split()), f"the readout line does not show A's values: {line!r}")
+        # The wheel zooms about the pointer: the same pixel stays under it.
+        ActionChains(self.d).scroll_from_origin(ScrollOrigin.from_viewport(sx, sy), 0, -300).perform()
+        p2 = self.wait("the wheel's zoom", lambda: (lambda p: p if p["zoom"] > z0 else None)(probe()), 10)
+        self.check(p2["zoom"] > 1 and not p2["fitted"], f"the wheel did not zoom in: {p2}")
+        same_pixel(p2, f"zoomed {p2['zoom']:.2f}x by the wheel")
+        zoomed = self.canvas(view)
+        self.check(zoomed != hashes["a"], "the viewer's picture did not change with the wheel")
+        for _ in range(6):
+            if probe()["zoom"] >= 64:
+                break
+            press("+", "+ to zoom in", lambda p, z=probe()["zoom"]: p["zoom"] > z)
+        p3 = probe()
+        self.check(p3["zoom"] == 64, f"+ zoomed no further than {p3['zoom']}x, not to 64x")
+        same_pixel(p3, f"zoomed {p3['zoom']:.0f}x by +")
+        # A drag pans by as many CSS pixels.
+        left = p3["left"]
+        self.drag("canvas-compare", 40, 0)
+        p4 = self.wait("the drag's pan", lambda: (lambda p: p if abs(p["left"] - left - 40) < 1e-6 else None)(probe()), 10)
+        self.check(abs(p4["top"] - p3["top"]) < 1e-6 and p4["zoom"] == p3["zoom"], f"a level drag moved more than the x origin: {p3} -> {p4}")
+        press("0", "0 to fit again", lambda p: p["fitted"] and p["zoom"] == z0 and p["left"] == p0["left"] and p["top"] == p0["top"])
+        self.check(self.canvas(view) == hashes["a"], "after 0 the viewer does not show A as it did at the fit")
+        builder = ActionBuilder(self.d)
+        builder.pointer_action.move_to_location(sx, sy)
+        builder.perform()
+        same_pixel(self.wait("the readout after the fit", lambda: (lambda p: p if p["x"] is not None else None)(probe()), 10), "fitted again")
+        log(f"  compare: the viewer flips A/B/difference by key; pixel {pick} reads A {pa(*pick)} B {pb(*pick)} as the CLI's PNGs "
+            f"at {z0}x, {p2['zoom']:.2f}x (wheel) and {p3['zoom']:.0f}x (+); drag and 0 work ({len(differ)} pixels differ)")
 
     def downloaded(self, button, name):
         """Clicks `button` and waits for the file `name` in the downloads folder: its path."""
