@@ -119,6 +119,8 @@ export const mistView = {
     const seed = $("mist-seed").value.trim();
     if (seed && seed !== "0") a.push("--seed", seed);
     if ($("mist-classic").checked) a.push("--classic");
+    // Misted from the start, so that a wipe shows at once however slowly the frames come.
+    if ($("mist-fogged").checked) a.push("--fogged");
     return a.concat(this.extra);
   },
 
@@ -128,9 +130,10 @@ export const mistView = {
   /** Takes a link's options into the controls; what the link leaves out is the default. */
   fromArgs(words) {
     const values = {};
-    let gravity = null, classic = false;
+    let gravity = null, classic = false, fogged = false;
     this.extra = readOptions(words, (w, value) => {
       if (w === "--classic") { classic = true; return true; }
+      if (w === "--fogged") { fogged = true; return true; }
       if (w === "--gravity") {
         const text = value().trim(), m = /^([-+]?[0-9.eE+-]+),([-+]?[0-9.eE+-]+)$/.exec(text);
         const x = m ? Number(m[1]) : NaN, y = m ? Number(m[2]) : NaN;
@@ -149,6 +152,7 @@ export const mistView = {
     });
     for (const [id, , fallback] of FIELDS) $(id).value = values[id] ?? fallback;
     $("mist-classic").checked = classic;
+    $("mist-fogged").checked = fogged;
     const g = gravity || { text: "0,1", x: 0, y: 1 };
     const m = Math.max(Math.abs(g.x), Math.abs(g.y));
     this.gravity = { x: g.x / m, y: g.y / m };

@@ -108,6 +108,9 @@ struct Mist: WorkloadCommand {
     @Flag(help: "The seed's drops: one size, no merging, no trails.")
     var classic = false
 
+    @Flag(help: "Start misted over (every blur weight at 1, as once the fog has built up, 100 frames at 60 fps); by default the window starts clear.")
+    var fogged = false
+
     @OptionGroup var limits: InputLimitOptions
     @OptionGroup var sharding: ShardOptions
     @OptionGroup var device: DeviceOptions
@@ -155,6 +158,7 @@ struct Mist: WorkloadCommand {
         job.drops = drops
         job.seed = seed
         job.classic = classic
+        job.fogged = fogged
         if let gravity { job.gravity = SIMD2(gravity.x, gravity.y) }
         return job
     }

@@ -177,6 +177,21 @@ struct MistCLITests {
         }
     }
 
+    /// The fog builds by 0.01 a frame at 60 fps up to 1: without drops, a window misted from the
+    /// start shows at frame 0 what a clear one shows once fogged over (frame 110), on each device.
+    @Test("--fogged starts where the fog ends up", arguments: ["cpu", "opencl"])
+    func foggedStartsMisted(device: String) throws {
+        try withSandbox { box in
+            try writeInput(box)
+            let base = ["mist", "--input", "in.png", "--sigma", "4", "--drops", "0", "--device", device]
+            let fogged = try box.run(base + ["--fogged", "--frames", "1", "-o", "f"])
+            let clear = try box.run(base + ["--frames", "111", "-o", "c", "-q"])
+            #expect(fogged.status == 0 && clear.status == 0, "\(fogged)\n\(clear)")
+            #expect(try box.bytes("f/frame_00000.png") == box.bytes("c/frame_00110.png"), "--fogged frame 0 is not the fogged-over frame")
+            #expect(try box.bytes("f/frame_00000.png") != box.bytes("c/frame_00000.png"), "--fogged changed nothing")
+        }
+    }
+
     @Test("a folder of frames plays as the camera; compare mist compares the last frame")
     func mistFolderAndCompare() throws {
         try withSandbox { box in

@@ -1094,6 +1094,7 @@ class PageTest:
         # Iso of the fractal view.
         self.tab("fractal")
         self.go("fractal", source)
+        source = self.args("fractal")   # in the page's order
         self.tab("iso")
         Select(self.el("iso-source")).select_by_value("last")
         for field, value in (("iso-depth", "40"), ("iso-radius", "12")):

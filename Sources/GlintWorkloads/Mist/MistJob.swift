@@ -33,6 +33,9 @@ public struct MistJob: Sendable {
     public var seed: UInt64 = 0
     /// The seed's drops exactly: one size, no merging, no trails, no rim shading.
     public var classic = false
+    /// Start misted over: every blur weight at 1, as once the fog has built up (100 frames at
+    /// 60 fps); by default the window starts clear and mists over.
+    public var fogged = false
 
     public init() {}
 

@@ -30,13 +30,13 @@ public final class MistRenderer: @unchecked Sendable {
         var sharp: [UInt8] = []
         let blurred: UnsafeMutablePointer<UInt8>
         let weight: UnsafeMutablePointer<Float>
-        init(plan: BlurPlan, pixels: Int) {
+        init(plan: BlurPlan, pixels: Int, weight start: Float) {
             // A frame's memory traffic is several times the caches': the blur's middle image is
             // written past them (CPUBlur.streaming).
             blur = CPUBlur(plan: plan, streaming: true)
             blurred = .allocate(capacity: pixels * 4)
             weight = .allocate(capacity: pixels)
-            weight.initialize(repeating: 0, count: pixels)
+            weight.initialize(repeating: start, count: pixels)
         }
         deinit { blurred.deallocate(); weight.deallocate() }
     }
@@ -53,7 +53,7 @@ public final class MistRenderer: @unchecked Sendable {
         let tileStart: Buffer<Int32>
         var shapes: Buffer<GlintMistShape>
         var tileList: Buffer<Int32>
-        init(cc: ComputeContext, plan: BlurPlan, pixels: Int, tiles: Int, drops: Int, lanes: Int?) throws {
+        init(cc: ComputeContext, plan: BlurPlan, pixels: Int, tiles: Int, drops: Int, lanes: Int?, weight start: Float) throws {
             self.cc = cc
             blur = try CLBlur(plan: plan, on: cc, shape: lanes.map(CLBlur.shape(lanes:)))
             self.lanes = lanes ?? CLBlur.preferredShape(on: cc).lanes
@@ -62,7 +62,7 @@ public final class MistRenderer: @unchecked Sendable {
             sharp = try Buffer(context: cc.context, count: pixels * 4)
             blurred = try Buffer(context: cc.context, count: pixels * 4)
             out = try Buffer(context: cc.context, count: pixels * 4, access: .writeOnly)
-            weight = try Buffer(queue: cc.queue, copying: [Float](repeating: 0, count: pixels), access: .readWrite)
+            weight = try Buffer(queue: cc.queue, copying: [Float](repeating: start, count: pixels), access: .readWrite)
             tileStart = try Buffer(context: cc.context, count: tiles + 1)
             // Room for a busy window; grown (rarely) when a frame needs more.
             shapes = try Buffer(context: cc.context, count: max(64, 8 * drops + 64))
@@ -83,12 +83,17 @@ public final class MistRenderer: @unchecked Sendable {
         let plan = BlurPlan(job: BlurJob(sigma: job.sigma, method: job.method), format: .u8, width: width, height: height)
         blurMethod = plan.method
         let tiles = ((width + MistTiles.size - 1) / MistTiles.size) * ((height + MistTiles.size - 1) / MistTiles.size)
+        let start: Float = job.fogged ? 1 : 0
         switch backend {
-        case .cpu: engine = .cpu(CPUState(plan: plan, pixels: width * height))
+        case .cpu: engine = .cpu(CPUState(plan: plan, pixels: width * height, weight: start))
         case .opencl(let cc):
-            engine = .opencl(try CLState(cc: cc, plan: plan, pixels: width * height, tiles: tiles, drops: job.drops, lanes: kernelLanes))
+            engine = .opencl(try CLState(cc: cc, plan: plan, pixels: width * height, tiles: tiles, drops: job.drops, lanes: kernelLanes,
+                                         weight: start))
         }
     }
+
+    /// Every blur weight before frame 0: clear, or misted over (`MistJob.fogged`).
+    private var startWeight: Float { job.fogged ? 1 : 0 }
 
     /// The number of the frame `renderNext` renders next.
     public var frame: Int { nextFrame }
@@ -107,8 +112,8 @@ public final class MistRenderer: @unchecked Sendable {
         hasCamera = false
         kernelSeconds = 0
         switch engine {
-        case .cpu(let s): s.weight.update(repeating: 0, count: width * height)
-        case .opencl(let s): try s.weight.zero(queue: s.cc.queue)
+        case .cpu(let s): s.weight.update(repeating: startWeight, count: width * height)
+        case .opencl(let s): try s.weight.write([Float](repeating: startWeight, count: width * height), queue: s.cc.queue)
         }
     }
 

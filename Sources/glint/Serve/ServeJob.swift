@@ -69,7 +69,7 @@ struct ServeJob: @unchecked Sendable {
                  "--roll": .value, "--app-glass": .flag],
         "blur": ["--sigma": .value, "--method": .value, "--border": .value],
         "mist": ["--input": .picture, "--fps": .value, "--sigma": .value, "--method": .value, "--drops": .value,
-                 "--gravity": .value, "--seed": .value, "--classic": .flag, "--frames": .value],
+                 "--gravity": .value, "--seed": .value, "--classic": .flag, "--fogged": .flag, "--frames": .value],
         "iso": ["--depth": .value, "--corner-radius": .value, "--ss": .value],
         "pulse": ["--fps": .value, "--hue": .value, "--purity-center": .value, "--purity-range": .value,
                   "--size": .value],
