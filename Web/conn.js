@@ -175,7 +175,8 @@ function onPicture(buffer) {
   pngs[req.view] = base64(buffer);
   if (first) firstPngs[req.view] = { id: req.id, frame: frame.frame ?? null, png: pngs[req.view] };
   const h = history[req.view] || (history[req.view] = []);
-  h.push({ id: record.id, stage: record.stage, latencyMs: record.latencyMs, sinceRequestMs: record.sinceRequestMs, wallMs: record.wallMs });
+  h.push({ id: record.id, stage: record.stage, width: record.width, height: record.height,
+    latencyMs: record.latencyMs, sinceRequestMs: record.sinceRequestMs, wallMs: record.wallMs });
   if (h.length > 500) h.splice(0, h.length - 500);
   const view = views[req.view];
   view.status = statusLine(req, record);

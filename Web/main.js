@@ -230,7 +230,7 @@ window.glint = Object.freeze({
   lastPNG(view) { return pngs[view] || null; },
   /** The first PNG of the view's newest job, as {id, frame, png} (a live job's frame and its index). */
   firstPNG(view) { return copy(firstPngs[view]) || null; },
-  /** The view's latencies: [{id, stage, latencyMs, sinceRequestMs, wallMs}]. */
+  /** The view's frames and latencies: [{id, stage, width, height, latencyMs, sinceRequestMs, wallMs}]. */
   history(view) { return copy(history[view] || []); },
   /** The command-line options the view renders now. */
   args(view) { return views[view] && views[view].args ? views[view].args() : null; },

@@ -16,7 +16,7 @@ export const current = {};         // view -> the id of its newest request
 export const lastFrame = {};       // view -> the newest frame shown
 export const pngs = {};            // view -> base64 of its newest PNG
 export const firstPngs = {};       // view -> {id, frame, png}: the first PNG of its newest job (a live one's frame 0)
-export const history = {};         // view -> [{id, stage, latencyMs, wallMs}]
+export const history = {};         // view -> [{id, stage, width, height, latencyMs, sinceRequestMs, wallMs}]
 export const sent = { render: 0, mist: 0, pulse: 0, wipe: 0, gravity: 0, stop: 0, camera: 0 };
 
 /** The rest of the page's state. */

@@ -246,6 +246,8 @@ final class ServeSession: Sendable {
     /// The time a view may take before a pass is shown on the way to it: about what a person
     /// takes for an answer to a gesture.
     static let passSeconds = 0.15
+    /// Pictures smaller than this (320x200) come as preview and final only.
+    static let passMinPixels = 320 * 200
 
     private func render(_ job: ServeJob, device: String?, preview: Bool, id: JSON, gen: Int) async throws {
         if job.workload == "rtow" { return try await progressive(job, device: device, id: id, gen: gen) }
@@ -255,7 +257,8 @@ final class ServeSession: Sendable {
             if isCurrent(gen) { sendFrame(out, id: id, gen: gen, stage: "preview", command: job.cli, keep: false) }
             // A view whose whole picture would take past the pass threshold (16 times the quarter's
             // pixels) gets a half-size pass between: a quarter of the final's cost, shown at once.
-            if isCurrent(gen), out.wallSeconds * 16 > Self.passSeconds,
+            // Below passMinPixels a device's fixed cost per render dominates that estimate.
+            if isCurrent(gen), out.wallSeconds * 16 > Self.passSeconds, small.requestedPixels() * 16 >= Self.passMinPixels,
                let half = try job.preview(uploads: context.uploads, defaultSize: defaultSize, divisor: 2) {
                 let pass = try await context.render(half, device: device)
                 if isCurrent(gen) { sendFrame(pass, id: id, gen: gen, stage: "pass", command: job.cli, keep: false) }
