@@ -1036,7 +1036,7 @@ class PageTest:
         # preview, a half-size pass, then final.
         self.go(view, ["mandelbrot"] + FIXED_FRACTAL[3:6] + ["500"] + FIXED_FRACTAL[6:])
         ids = []
-        for _ in range(4):
+        for _ in range(3):
             n = self.current(view)
             self.wheel("canvas-fractal", -100)
             self.finished(view, n)
@@ -1063,8 +1063,8 @@ class PageTest:
         # The ray tracer at the window's size: its first pass.
         self.tab("rtow")
         firsts = []
-        for lon in ("10", "20", "30"):
-            rframe = self.go("rtow", ["--scene", "ch10", "--spp", "4", "--orbit", f"{lon},5"])
+        for lon in ("10", "20"):
+            rframe = self.go("rtow", ["--scene", "ch10", "--spp", "2", "--orbit", f"{lon},5"])
             first = [h for h in self.g("history('rtow')") if h["id"] == rframe["id"] and h["stage"] == "pass"]
             if first:
                 firsts.append(first[0]["latencyMs"])
