@@ -116,7 +116,7 @@ export const rtowView = {
     this.lastSent = now();
     if (this.refreshSize()) this.syncControls();
     const args = this.args();
-    request("rtow", { type: "render", workload: "rtow", args }, { settles });
+    request("rtow", { type: "render", workload: "rtow", args, preview: true }, { settles });
     setHash("rtow", args);
     $("rtow-progress").value = 0;
   },

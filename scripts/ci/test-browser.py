@@ -1063,14 +1063,18 @@ class PageTest:
         # The ray tracer at the window's size: its first pass.
         self.tab("rtow")
         firsts = []
+        passes = []
         for lon in ("10", "20"):
             rframe = self.go("rtow", ["--scene", "ch10", "--spp", "2", "--orbit", f"{lon},5"])
-            first = [h for h in self.g("history('rtow')") if h["id"] == rframe["id"] and h["stage"] == "pass"]
-            if first:
-                firsts.append(first[0]["latencyMs"])
+            frames = [h for h in self.g("history('rtow')") if h["id"] == rframe["id"]]
+            self.check(frames[0]["stage"] == "preview" and frames[0]["width"] * 4 <= rframe["width"] + 3,
+                       f"the ray tracer at the window's size did not answer first with a quarter-size preview: {frames[:2]}")
+            firsts.append(frames[0]["latencyMs"])
+            passes += [h["latencyMs"] for h in frames if h["stage"] == "pass"][:1]
         r = self.device_pixels("rtow", "the ray tracer")
-        self.latency["rtow_window"] = {"size": f"{r['w']}x{r['h']}", "first_pass_ms": firsts,
-                                       "first_pass_ms_median": round(statistics.median(firsts), 1) if firsts else None}
+        self.latency["rtow_window"] = {"size": f"{r['w']}x{r['h']}", "preview_ms": firsts,
+                                       "preview_ms_median": round(statistics.median(firsts), 1),
+                                       "first_pass_ms_median": round(statistics.median(passes), 1) if passes else None}
         self.screenshot("serve-resolution.png")
         self.go("rtow", ["--scene", "ch10", "--size", "160x100", "--spp", "8"])
         self.tab(view)

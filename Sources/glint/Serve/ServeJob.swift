@@ -206,13 +206,14 @@ struct ServeJob: @unchecked Sendable {
     /// The same job at 1/`divisor` of its size (at least 1 pixel a side), for a first look or a
     /// pass on the way to the whole picture; nil for workloads without --size, and for pictures
     /// under 2·`divisor` pixels a side, whose pass would show nothing of them.
-    func preview(uploads: Uploads, defaultSize: ImageSize, divisor: Int = 4) throws -> ServeJob? {
+    /// `also`: options that replace the job's own (the last of an option wins).
+    func preview(uploads: Uploads, defaultSize: ImageSize, divisor: Int = 4, also: [String] = []) throws -> ServeJob? {
         guard Self.allowed[workload]?["--size"] != nil else { return nil }
         let (given, rest) = splitSize()
         let size = given ?? defaultSize
         guard size.width >= 2 * divisor && size.height >= 2 * divisor else { return nil }
         let small = "\(max(1, size.width / divisor))x\(max(1, size.height / divisor))"
-        return try ServeJob(workload: workload, args: rest + ["--size", small], uploads: uploads)
+        return try ServeJob(workload: workload, args: rest + ["--size", small] + also, uploads: uploads)
     }
 
     /// The image size the job asks for (--size, or the workload's default), for the pixel limit.
