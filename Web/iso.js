@@ -1,6 +1,6 @@
 // Iso: `glint iso` of the last picture rendered on this connection, or of an uploaded one.
 
-import { $, notify, readOptions, shellWord } from "./util.js";
+import { $, notify, readFieldOptions, shellWord } from "./util.js";
 import { drawFrame, pictureView } from "./canvas.js";
 import { request, setHash, sourcePart, uploadOnPick } from "./conn.js";
 import { state } from "./state.js";
@@ -43,16 +43,7 @@ export const isoView = {
 
   /** Takes a link's options into the fields; what the link leaves out is the command's default. */
   fromArgs(words) {
-    const values = {};
-    this.extra = readOptions(words, (w, value) => {
-      const f = FIELDS.find(([, option]) => option === w);
-      if (!f) return false;
-      const text = value().trim();
-      if (!/^\d+$/.test(text)) throw new Error(`${w}: a whole number`);
-      values[f[0]] = text;
-      return true;
-    });
-    for (const [id, , fallback] of FIELDS) $(id).value = values[id] ?? fallback;
+    this.extra = readFieldOptions(words, FIELDS);
     this.syncCLI();
   },
 

@@ -1,7 +1,7 @@
 // The misty window: a live job on the last picture, an uploaded one or the camera, wiped with
 // the pointer.
 
-import { $, notify, parseSize, readOptions, short } from "./util.js";
+import { $, notify, parseSize, readFieldOptions, short } from "./util.js";
 import { drawFrame, pictureView, pointerAt } from "./canvas.js";
 import { request, sendControl, setHash, sourcePart, stopLive, uploadOnPick } from "./conn.js";
 import { conn, sent, state } from "./state.js";
@@ -129,9 +129,8 @@ export const mistView = {
 
   /** Takes a link's options into the controls; what the link leaves out is the default. */
   fromArgs(words) {
-    const values = {};
     let gravity = null, classic = false, fogged = false;
-    this.extra = readOptions(words, (w, value) => {
+    this.extra = readFieldOptions(words, FIELDS, (w, value) => {
       if (w === "--classic") { classic = true; return true; }
       if (w === "--fogged") { fogged = true; return true; }
       if (w === "--gravity") {
@@ -143,14 +142,8 @@ export const mistView = {
         gravity = { text, x, y };
         return true;
       }
-      const f = FIELDS.find(([, option]) => option === w);
-      if (!f) return false;
-      const text = value().trim();
-      if (!/^\d+$/.test(text)) throw new Error(`${w}: a whole number`);
-      values[f[0]] = text;
-      return true;
+      return false;
     });
-    for (const [id, , fallback] of FIELDS) $(id).value = values[id] ?? fallback;
     $("mist-classic").checked = classic;
     $("mist-fogged").checked = fogged;
     const g = gravity || { text: "0,1", x: 0, y: 1 };

@@ -159,3 +159,21 @@ export function readOptions(words, take) {
 export function cliCommand(command, output) {
   return / -o /.test(command) ? command : command + " -o " + output;
 }
+
+/** Reads a link's words into the view's whole-number fields, `fields` being [[id, option,
+ *  default]]: a field the link leaves out gets its default. `other(w, value)` takes the view's
+ *  other options first. The words left over, as readOptions gives them. */
+export function readFieldOptions(words, fields, other = () => false) {
+  const values = {};
+  const extra = readOptions(words, (w, value) => {
+    if (other(w, value)) return true;
+    const f = fields.find(([, option]) => option === w);
+    if (!f) return false;
+    const text = value().trim();
+    if (!/^\d+$/.test(text)) throw new Error(`${w}: a whole number`);
+    values[f[0]] = text;
+    return true;
+  });
+  for (const [id, , fallback] of fields) $(id).value = values[id] ?? fallback;
+  return extra;
+}

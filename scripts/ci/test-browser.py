@@ -38,6 +38,7 @@ every wait is bounded.
 """
 import argparse
 import base64
+import importlib.util
 import json
 import math
 import os
@@ -47,7 +48,6 @@ import secrets
 import shlex
 import signal
 import statistics
-import struct
 import subprocess
 import sys
 import tarfile
@@ -57,7 +57,6 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-import zlib
 from decimal import Decimal
 
 from selenium import webdriver
@@ -91,53 +90,15 @@ def log(text):
 
 
 def png_pixels(path):
-    """An 8-bit, non-interlaced RGB or RGBA PNG read here, apart from any browser: (width,
-    height, pixel(x, y) -> [r, g, b, a])."""
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:8] != b"\x89PNG\r\n\x1a\n":
-        raise Failure(f"{path} is no PNG")
-    pos, idat, head = 8, b"", None
-    while pos < len(data):
-        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + n]
-        pos += 12 + n
-        if kind == b"IHDR":
-            head = struct.unpack(">IIBBBBB", body)
-        elif kind == b"IDAT":
-            idat += body
-        elif kind == b"IEND":
-            break
-    w, h, depth, colour, _, _, interlace = head
-    if depth != 8 or colour not in (2, 6) or interlace != 0:
-        raise Failure(f"{path}: a PNG of depth {depth}, colour type {colour}, interlace {interlace} is not read here")
-    ch = 3 if colour == 2 else 4
-    raw, stride = zlib.decompress(idat), w * ch
-    rows, prev = [], bytearray(stride)
-    for y in range(h):
-        kind = raw[y * (stride + 1)]
-        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):
-            a = line[i - ch] if i >= ch else 0
-            b = prev[i]
-            c = prev[i - ch] if i >= ch else 0
-            if kind == 1:
-                line[i] = (line[i] + a) & 255
-            elif kind == 2:
-                line[i] = (line[i] + b) & 255
-            elif kind == 3:
-                line[i] = (line[i] + (a + b) // 2) & 255
-            elif kind == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append(line)
-        prev = line
-
-    def pixel(x, y):
-        px = list(rows[y][x * ch:(x + 1) * ch])
-        return px + [255] if ch == 3 else px
-    return w, h, pixel
+    """An 8-bit, non-interlaced PNG read apart from any browser, by scripts/tools/png-strip.py's
+    reader: (width, height, pixel(x, y) -> [r, g, b, a]). That reader keeps the colours only; the
+    server's frames have no alpha, so a is 255."""
+    spec = importlib.util.spec_from_file_location("png_strip", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                                            "..", "tools", "png-strip.py"))
+    reader = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(reader)
+    w, h, rows = reader.read_png(path)
+    return w, h, lambda x, y: list(rows[y][3 * x:3 * x + 3]) + [255]
 
 
 # MARK: The server
@@ -573,8 +534,8 @@ class PageTest:
         self.auto_iterations(view)
         self.locate_and_colour(view)
         self.zoom_video(view)
-        # The picture for the screenshot.
-        self.go(view, ["mandelbrot", "--size", "640x400"] + FIXED_FRACTAL[3:5] + ["--zoom", "500"] + FIXED_FRACTAL[6:])
+        # The picture for the screenshot, at the window's size.
+        self.go(view, ["mandelbrot"] + FIXED_FRACTAL[3:5] + ["--zoom", "500"] + FIXED_FRACTAL[6:])
         self.screenshot("serve-fractal.png")
 
     def auto_iterations(self, view):
