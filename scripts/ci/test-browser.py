@@ -6,7 +6,8 @@
 DEVICE: the server's --device, one server and one browser per device (default: cpu opencl).
 --glint: the binary (default: $GLINT, else .build/debug/glint); nothing is built here.
 --out: where the screenshots and latencies go (default: $GLINT_BROWSER_OUT, else docs/images/serve).
---only: some of the checks, comma-separated (fractal, files, rtow, keys, mist, pulse, iso, compare, error_bar).
+--only: some of the checks, comma-separated (fractal, files, rtow, keys, resolution, mist, pulse, iso, compare, links,
+error_bar).
 
 Per device it starts `glint serve --port 0 --host 127.0.0.1 --token TOKEN --device DEVICE` (a
 made-up token: a request without it is refused, which is checked), reads the address it prints
@@ -19,16 +20,21 @@ wipes it (drag) and sets its gravity; runs the pulse and moves its hue; applies 
 current view; presses the keys (zoom, pan, the help overlay, views) and walks the settled views
 with Back and Forward; runs a CPU-against-OpenCL comparison and looks at it in the compare
 viewer (keys flip A, B and the difference; the pixel readout against the PNGs the command line
-writes on each device; wheel and + zoom about the pointer, a drag pans, 0 fits); makes a tiny zoom video of a fractal view and
-downloads it; saves the fractal's PNG (which must be `glint fractal -o`'s file, and re-render
-byte for byte from its own record) and .kfr, opens a .kfr in the file input, drops the PNG on the
-view and pastes `--center ... --zoom ...` into the centre field; and checks an error shows in the page's message bar. Every gesture must change the canvas's pixels. Fixed views (a fractal at --zoom
+writes on each device; wheel and + zoom about the pointer, a drag pans, 0 fits); makes a tiny
+zoom video of a fractal view and downloads it; saves the fractal's PNG (which must be `glint
+fractal -o`'s file, and re-render byte for byte from its own record) and .kfr, opens a .kfr in the
+file input, drops the PNG on the view and pastes `--center ... --zoom ...` and a bare centre into
+the centre field; renders views of size auto at device pixel ratios 1 and 2 (set through the
+DevTools protocol), after a resize and at resolution ½, each frame the canvas's size in screen
+pixels, slow views with a half-size pass; opens each view's own link (iso and the mist of a
+fractal view, the pulse, a comparison) in a fresh page, which must show the command line's
+picture; and checks an error shows in the page's message bar. Every gesture must change the canvas's pixels. Fixed views (a fractal at --zoom
 2e4, one at 1e40, a ray-traced view, the iso of a view) must give the PNG the command line
 renders for the same arguments on the same device, byte for byte in pixels
 (`glint compare --images ... --tolerance exact`).
 
 Written: serve-fractal.png, serve-rtow.png, serve-mist.png, serve-pulse.png, serve-iso.png,
-serve-compare.png (screenshots of the last device's run) and serve-latency.json (the page-side
+serve-compare.png, serve-resolution.png (screenshots of the last device's run) and serve-latency.json (the page-side
 latency of each view per device: from sending the request to the frame's arrival, median of a
 few, with the server's wall time beside it).
 
