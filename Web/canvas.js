@@ -56,12 +56,17 @@ export function parseSizeOrAuto(text) {
  */
 export const autoSizing = {
   autoSize: true,
+  autoSizes: null,          // the sizes this view rendered at auto: a link or Back to one stays auto
+  autoPixelCap: 0,          // the view's own bound on an auto size (0: the server's only)
 
   /** Takes the stage's size for an auto-sized view; true when it changed. */
   refreshSize() {
     if (!this.autoSize || !this.canvas) return false;
-    const s = stageSize(this.canvas, resolution(), maxPixels());
-    if (!s || (s.w === this.size.w && s.h === this.size.h)) return false;
+    const cap = Math.min(...[maxPixels(), this.autoPixelCap].filter((n) => n > 0));
+    const s = stageSize(this.canvas, resolution(), Number.isFinite(cap) ? cap : 0);
+    if (!s) return false;
+    (this.autoSizes || (this.autoSizes = new Set())).add(`${s.w}x${s.h}`);
+    if (s.w === this.size.w && s.h === this.size.h) return false;
     this.size = s;
     return true;
   },
@@ -75,11 +80,11 @@ export const autoSizing = {
     else this.refreshSize();
   },
 
-  /** A link's --size (null: none given): a link without one, or with the stage's own size (an
-   *  auto-sized view's link, opened in the same window), stays auto. */
+  /** A link's --size (null: none given): a link without one, or with a size this view rendered
+   *  at auto (its own link, Back or Forward to it), stays auto; any other size is pinned. */
   takeLinkSize(given) {
-    const stage = this.canvas ? stageSize(this.canvas, resolution(), maxPixels()) : null;
-    this.autoSize = !given || (stage !== null && stage.w === given.w && stage.h === given.h);
+    if (given) this.refreshSize();   // the stage's size now counts as one of auto's
+    this.autoSize = !given || (!!this.autoSizes && this.autoSizes.has(`${given.w}x${given.h}`));
     if (given) this.size = given;
     else this.refreshSize();
   },
@@ -114,12 +119,14 @@ export function pictureView() {
   return { canvas: null, decode: decoder(), status: "", live: false, setLive() {} };
 }
 
-/** Draws a frame of `req` on `view`'s canvas, sized to the frame, unless a newer request of the
+/** Draws a frame of `req` on `view`'s canvas, sized to the frame (or to `size`, a smaller
+ *  preview then drawn scaled), unless a newer request of the
  *  view has superseded it by the time it is decoded; `clear` first for a picture with alpha. */
-export function drawFrame(view, record, blob, req, clear = false) {
-  setCanvasSize(view.canvas, record.width, record.height);
+export function drawFrame(view, record, blob, req, clear = false, size = null) {
   view.decode(blob, (bitmap) => {
     if (current[req.view] !== req.id) return;
+    // Sized as it is drawn: a canvas resized on arrival would show blank until the decode.
+    setCanvasSize(view.canvas, size ? size.w : record.width, size ? size.h : record.height);
     const ctx = view.canvas.getContext("2d");
     if (clear) ctx.clearRect(0, 0, view.canvas.width, view.canvas.height);
     ctx.drawImage(bitmap, 0, 0, view.canvas.width, view.canvas.height);

@@ -68,7 +68,9 @@ export const compareView = {
   /** The link: the job's words, and the two devices. */
   link() {
     const words = splitWords($("compare-args").value);
-    return words.length ? { args: words, more: [["a", $("compare-a").value], ["b", $("compare-b").value]] } : { args: null };
+    // One string, each word quoted as a shell would read it back (splitWords, when opened).
+    return words.length ? { args: words.map(shellWord).join(" "), more: [["a", $("compare-a").value], ["b", $("compare-b").value]] }
+      : { args: null };
   },
 
   /** Takes a link's job and devices (each one the server lists) into the fields. */

@@ -129,7 +129,7 @@ function onMessage(msg) {
     if (current[req.view] === req.id) {
       if (v.live) v.setLive(false);
       if (v.onDone) v.onDone(req);
-      // A link's next step waits for this picture (iso or mist of a view: linkViews in main.js).
+      // A link's next step waits for this picture (iso or mist of a view: renderSourceThen in main.js).
       if (req.after && !req.error) req.after();
       // A view asked for at once (not mid-gesture) is settled by its final frame.
       if (req.settles && req.view === state.activeView) settleHash();
@@ -227,6 +227,14 @@ export function setHash(view, args, entry = false, more = []) {
   const part = (name, value) => name + (value === null || value === undefined ? ""
     : "=" + encodeURIComponent(Array.isArray(value) ? value.join(" ") : value));
   const text = "#" + [part(view, args), ...more.map(([name, value]) => part(name, value))].join("&");
+  if (state.applyingLink) {
+    // The job a link started writes its address in the page's form in the link's own entry,
+    // so that Back leaves the link rather than returning to it.
+    history_.replaceState(null, "", text);
+    state.shownHash = location.hash;
+    settleHash();
+    return;
+  }
   if (entry) settleHash();
   if (location.hash !== text) {
     if (settled === location.hash) history_.pushState(null, "", text);

@@ -6,7 +6,7 @@ import { request, setHash, sourcePart, uploadOnPick } from "./conn.js";
 import { state } from "./state.js";
 
 /** The fields and their options, with the command's defaults. */
-const FIELDS = [["iso-depth", "--depth", "20"], ["iso-radius", "--corner-radius", "0"], ["iso-ss", "--ss", "4"]];
+const FIELDS = [["iso-depth", "--depth", "20", true], ["iso-radius", "--corner-radius", "0", true], ["iso-ss", "--ss", "4"]];
 
 export const isoView = {
   ...pictureView(),

@@ -60,12 +60,27 @@ const RENDERED = new Set(["fractal", "rtow"]);
 function renderSourceThen(source, then) {
   if (!source) return false;
   const [name] = source;
+  const view = state.activeView;
   const before = current[name];
   views[name].send(true);
   const req = conn.requests.get(current[name]);
   if (!req || current[name] === before) return false;
-  req.after = then;
+  // Only while the link's view is still the one shown: a tab left meanwhile starts nothing.
+  req.after = () => { if (state.activeView === view) asLink(then); };
   return true;
+}
+
+/** Runs `start` (a link's job) so that the addresses it writes replace the link's history entry. */
+function asLink(start) {
+  state.applyingLink = true;
+  try {
+    const result = start();
+    if (result && result.catch) result.catch((e) => notify("the link's view: " + e.message));
+  } catch (e) {
+    notify("the link's view: " + e.message);
+  } finally {
+    state.applyingLink = false;
+  }
 }
 
 /** Applies the address's view; true when it asked for a render or started a job. */
@@ -86,17 +101,17 @@ function applyHash() {
   const sourceName = [...more.keys()].find((k) => RENDERED.has(k));
   const source = sourceName && more.get(sourceName) !== null ? [sourceName, splitWords(more.get(sourceName))] : null;
   try {
-    if (words) {
-      if (name === "compare") views.compare.fromLink(words, more.get("a"), more.get("b"));
-      else views[name].fromArgs(words);
-      if (views[name].syncControls) views[name].syncControls();
-    }
+    // The source view first: a source that does not read leaves the pass view's fields as they were.
     if (source && (name === "iso" || name === "mist")) {
       views[source[0]].fromArgs(source[1]);
       views[source[0]].syncControls();
       $(name === "iso" ? "iso-source" : "mist-source").value = name === "iso" ? "last" : "render";
-      views[name].syncControls();
     }
+    if (words) {
+      if (name === "compare") views.compare.fromLink(words, more.get("a"), more.get("b"));
+      else views[name].fromArgs(words);
+    }
+    if (views[name].syncControls) views[name].syncControls();
   } catch (e) {
     // The view shown stays as it was: nothing is rendered for a link that does not read.
     notify("the link's view: " + e.message);
@@ -114,8 +129,8 @@ function applyHash() {
   showView(name, !started);
   if (started) {
     if (RENDERED.has(name)) views[name].send(true);
-    else if (name === "pulse") views.pulse.start();
-    else if (name === "compare") views.compare.run();
+    else if (name === "pulse") asLink(() => views.pulse.start());
+    else if (name === "compare") asLink(() => views.compare.run());
     else if (name === "iso") renderSourceThen(source, () => views.iso.apply());
     else if (name === "mist") renderSourceThen(source, () => views.mist.start());
   }

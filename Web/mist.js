@@ -6,8 +6,9 @@ import { drawFrame, pictureView, pointerAt } from "./canvas.js";
 import { request, sendControl, setHash, sourcePart, stopLive, uploadOnPick } from "./conn.js";
 import { conn, sent, state } from "./state.js";
 
-/** The fields and their options, with the command's defaults (the page's for drops and sigma). */
-const FIELDS = [["mist-drops", "--drops", "50"], ["mist-sigma", "--sigma", "20"], ["mist-seed", "--seed", "0"]];
+/** The fields and their options, with the command's defaults (for a link that leaves one out;
+ *  the page itself starts at sigma 20 and always writes it). */
+const FIELDS = [["mist-drops", "--drops", "50"], ["mist-sigma", "--sigma", "40", true], ["mist-seed", "--seed", "0"]];
 
 export const mistView = {
   ...pictureView(),

@@ -9,6 +9,9 @@ const RTOW_DEFAULTS = { vfov: 20, aperture: 0.1, focus: 10 };
 export const rtowView = {
   ...pictureView(),
   ...autoSizing,
+  // At auto, at most 2 megapixels: the default 50 samples a pixel then stay within the server's
+  // render timeout on a CPU (about 30 s at 3.5 M samples/s).
+  autoPixelCap: 1 << 21,
   scene: "ch10",
   spp: 50,
   size: { w: 450, h: 300 },  // with autoSize, the stage's (taken before each render)
@@ -122,7 +125,7 @@ export const rtowView = {
   },
 
   showFrame(record, blob, req) {
-    drawFrame(this, record, blob, req);
+    drawFrame(this, record, blob, req, false, this.size);
     if (record.spp !== undefined && record.targetSpp) {
       $("rtow-progress").value = record.spp / record.targetSpp;
     }

@@ -25,6 +25,7 @@ export const state = {
   info: null,               // the server's /api/info
   ready: false,             // the info has come: views may render
   activeView: "fractal",    // the view shown
+  applyingLink: false,      // a link's jobs are starting: their addresses replace the link's entry (setHash)
   shownHash: "",            // the address the page shows: a popstate or hashchange to it again is not applied twice
   locationText: "",         // the fractal view's location (.kfr text), as the server wrote it
   lastCompare: null,        // the last comparison (its pictures left out), or its error

@@ -160,9 +160,10 @@ export function cliCommand(command, output) {
   return / -o /.test(command) ? command : command + " -o " + output;
 }
 
-/** Reads a link's words into the view's whole-number fields, `fields` being [[id, option,
- *  default]]: a field the link leaves out gets its default. `other(w, value)` takes the view's
- *  other options first. The words left over, as readOptions gives them. */
+/** Reads a link's words into the view's number fields, `fields` being [[id, option, default,
+ *  decimal]] (decimal: the command takes a fraction, else a whole number): a field the link leaves
+ *  out gets its default. `other(w, value)` takes the view's other options first. The words left
+ *  over, as readOptions gives them. */
 export function readFieldOptions(words, fields, other = () => false) {
   const values = {};
   const extra = readOptions(words, (w, value) => {
@@ -170,7 +171,7 @@ export function readFieldOptions(words, fields, other = () => false) {
     const f = fields.find(([, option]) => option === w);
     if (!f) return false;
     const text = value().trim();
-    if (!/^\d+$/.test(text)) throw new Error(`${w}: a whole number`);
+    if (f[3] ? !/^(\d+\.?\d*|\.\d+)$/.test(text) : !/^\d+$/.test(text)) throw new Error(`${w}: ${f[3] ? "a number from 0" : "a whole number"}`);
     values[f[0]] = text;
     return true;
   });

@@ -1126,8 +1126,12 @@ class PageTest:
         log(f"  links: {urllib.parse.unquote(address)} reproduces the mist's frame 0")
         # The pulse: settings from a link, its first frame the command's frame 0.
         pulse = ["--size", "64x36", "--hue", "0.257", "--purity-center", "0.6", "--purity-range", "0.35"]
-        self.open_link("#pulse=" + urllib.parse.quote(" ".join(pulse)))
+        # Written by hand, in another order: the page's form replaces it in its own history entry.
+        self.open_link("#pulse=" + urllib.parse.quote(" ".join(pulse[2:] + pulse[:2])))
+        entries = self.js("return history.length")
         rid = self.wait("the pulse link's job", lambda: self.current("pulse") or None, 60)
+        self.check(self.address() == "#pulse=" + urllib.parse.quote(" ".join(pulse), safe="") and self.js("return history.length") == entries,
+                   f"the pulse link's address became {self.address()} in {self.js('return history.length')} history entries, was {entries}")
         page, frame = self.first_live_png("pulse", rid, "link-pulse")
         self.el("pulse-stop").click()
         self.check(self.args("pulse") == pulse, f"the pulse link gave {self.args('pulse')}, not {pulse}")
