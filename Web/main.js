@@ -119,13 +119,8 @@ function applyHash() {
     showView(name);
     return false;
   }
-  let started = false;
-  if (words && state.ready) {
-    if (RENDERED.has(name)) started = true;
-    else if (name === "pulse") started = true;
-    else if (name === "compare") started = true;
-    else if (name === "iso" || name === "mist") started = !!source;
-  }
+  // A pass view's link starts only with its source view (an upload or the camera cannot travel).
+  const started = !!words && state.ready && ((name !== "iso" && name !== "mist") || !!source);
   showView(name, !started);
   if (started) {
     if (RENDERED.has(name)) views[name].send(true);

@@ -21,7 +21,8 @@ public enum PNG {
         static let linearRGBA = rgba | UInt32(PNG_FORMAT_FLAG_LINEAR)
     }
 
-    static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    /// The eight bytes every PNG file starts with.
+    public static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
     /// How hard PNG writing compresses (`--png-compression`). The pixels are the same in every
     /// mode; only the file's size and the time to write it change.

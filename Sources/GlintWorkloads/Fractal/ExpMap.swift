@@ -192,7 +192,7 @@ public struct ExpMapStrip: Sendable {
     /// one line naming the file.
     public static func record(at path: String) throws(GlintError) -> Record {
         let head = try FileIO.readHead(path, count: 8)
-        guard head == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] else {
+        guard head == PNG.signature else {
             throw GlintError("\(path) is not a PNG file (a strip is the PNG glint fractal --exp-map writes)")
         }
         guard let entry = try PNG.readText(path).last(where: { $0.keyword == keyword }) else {

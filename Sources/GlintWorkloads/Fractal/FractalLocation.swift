@@ -97,7 +97,7 @@ public struct FractalLocation: Sendable {
     /// are one line saying what is wrong with the file.
     public init(contentsOf path: String) throws(GlintError) {
         let head = try FileIO.readHead(path, count: 8)
-        if head == Self.pngSignature {
+        if head == PNG.signature {
             try self.init(pngText: try PNG.readText(path))
             return
         }
@@ -107,7 +107,7 @@ public struct FractalLocation: Sendable {
     /// The location in a file's bytes held in memory (an upload): a PNG (by its signature) or a
     /// .kfr text, read as `init(contentsOf:)` reads a file. `name` is only used in messages.
     public init(fileBytes bytes: [UInt8], name: String) throws(GlintError) {
-        if bytes.starts(with: Self.pngSignature) {
+        if bytes.starts(with: PNG.signature) {
             try self.init(pngText: try PNG.text(in: bytes, name: name))
             return
         }
@@ -128,8 +128,6 @@ public struct FractalLocation: Sendable {
             throw GlintError("not a view record (key=value lines from version=1) or a Kalles Fraktaler location (Re:, Im: and Zoom: lines)")
         }
     }
-
-    private static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
     /// The view of a PNG's text chunks: its view record, else a Kalles Fraktaler comment.
     private init(pngText entries: [PNG.TextEntry]) throws(GlintError) {

@@ -83,7 +83,7 @@ public final class MistRenderer: @unchecked Sendable {
         let plan = BlurPlan(job: BlurJob(sigma: job.sigma, method: job.method), format: .u8, width: width, height: height)
         blurMethod = plan.method
         let tiles = ((width + MistTiles.size - 1) / MistTiles.size) * ((height + MistTiles.size - 1) / MistTiles.size)
-        let start: Float = job.fogged ? 1 : 0
+        let start = Self.startWeight(job)
         switch backend {
         case .cpu: engine = .cpu(CPUState(plan: plan, pixels: width * height, weight: start))
         case .opencl(let cc):
@@ -93,7 +93,7 @@ public final class MistRenderer: @unchecked Sendable {
     }
 
     /// Every blur weight before frame 0: clear, or misted over (`MistJob.fogged`).
-    private var startWeight: Float { job.fogged ? 1 : 0 }
+    private static func startWeight(_ job: MistJob) -> Float { job.fogged ? 1 : 0 }
 
     /// The number of the frame `renderNext` renders next.
     public var frame: Int { nextFrame }
@@ -112,8 +112,8 @@ public final class MistRenderer: @unchecked Sendable {
         hasCamera = false
         kernelSeconds = 0
         switch engine {
-        case .cpu(let s): s.weight.update(repeating: startWeight, count: width * height)
-        case .opencl(let s): try s.weight.write([Float](repeating: startWeight, count: width * height), queue: s.cc.queue)
+        case .cpu(let s): s.weight.update(repeating: Self.startWeight(job), count: width * height)
+        case .opencl(let s): try s.weight.write([Float](repeating: Self.startWeight(job), count: width * height), queue: s.cc.queue)
         }
     }
 

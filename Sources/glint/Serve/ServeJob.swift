@@ -258,7 +258,7 @@ final class Uploads: Sendable {
     /// Checks and keeps a PNG: the header's size against the pixel limit before decoding, then
     /// the whole picture decoded as the command line reads its inputs.
     func add(_ bytes: [UInt8], maxPixels: Int) throws -> (token: String, width: Int, height: Int) {
-        guard bytes.count >= 24, Array(bytes[0..<8]) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] else {
+        guard bytes.count >= 24, bytes.starts(with: PNG.signature) else {
             throw ServeError.bad("the upload is not a PNG file")
         }
         let w = bytes[16..<20].reduce(0) { $0 << 8 | Int($1) }, h = bytes[20..<24].reduce(0) { $0 << 8 | Int($1) }

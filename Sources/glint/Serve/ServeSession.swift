@@ -241,37 +241,37 @@ final class ServeSession: Sendable {
         !Task.isCancelled && state.withLock { $0.generation == gen }
     }
 
-    /// A still view: a quarter-size preview first where the workload has a size, then the
-    /// picture; a ray-traced view after every pass instead.
     /// The time a view may take before a pass is shown on the way to it: about what a person
     /// takes for an answer to a gesture.
     static let passSeconds = 0.15
     /// Pictures smaller than this (320x200) come as preview and final only.
     static let passMinPixels = 320 * 200
 
+    /// A still view: a quarter-size preview first where the workload has a size, a half-size
+    /// pass for a slow fractal, then the picture; a ray-traced view after every pass instead.
     private func render(_ job: ServeJob, device: String?, preview: Bool, id: JSON, gen: Int) async throws {
         let defaultSize = ImageSize(width: 1200, height: 800)
+        // A smaller picture on the way to the view's (1/`divisor` of its size): rendered, sent
+        // unless superseded, and its wall time returned; nil where the job has none so small.
+        func onTheWay(stage: String, divisor: Int, also: [String] = []) async throws -> Double? {
+            guard let small = try job.preview(uploads: context.uploads, defaultSize: defaultSize, divisor: divisor, also: also) else { return nil }
+            let out = try await context.render(small, device: device)
+            if isCurrent(gen) { sendFrame(out, id: id, gen: gen, stage: stage, command: job.cli, keep: false) }
+            return out.wallSeconds
+        }
+        let large = job.requestedPixels() >= Self.passMinPixels
         if job.workload == "rtow" {
             // A picture of 320x200 or more answers first at a quarter of its size and one sample
             // per pixel: a sixteenth of its first pass's cost.
-            if preview, job.requestedPixels() >= Self.passMinPixels,
-               let small = try job.preview(uploads: context.uploads, defaultSize: defaultSize, also: ["--spp", "1"]) {
-                let out = try await context.render(small, device: device)
-                if isCurrent(gen) { sendFrame(out, id: id, gen: gen, stage: "preview", command: job.cli, keep: false) }
-            }
+            if preview && large { _ = try await onTheWay(stage: "preview", divisor: 4, also: ["--spp", "1"]) }
             return try await progressive(job, device: device, id: id, gen: gen)
         }
-        if preview, let small = try job.preview(uploads: context.uploads, defaultSize: defaultSize) {
-            let out = try await context.render(small, device: device)
-            if isCurrent(gen) { sendFrame(out, id: id, gen: gen, stage: "preview", command: job.cli, keep: false) }
-            // A view whose whole picture would take past the pass threshold (16 times the quarter's
-            // pixels) gets a half-size pass between: a quarter of the final's cost, shown at once.
-            // Below passMinPixels a device's fixed cost per render dominates that estimate.
-            if isCurrent(gen), out.wallSeconds * 16 > Self.passSeconds, small.requestedPixels() * 16 >= Self.passMinPixels,
-               let half = try job.preview(uploads: context.uploads, defaultSize: defaultSize, divisor: 2) {
-                let pass = try await context.render(half, device: device)
-                if isCurrent(gen) { sendFrame(pass, id: id, gen: gen, stage: "pass", command: job.cli, keep: false) }
-            }
+        // A view whose whole picture would take past the pass threshold (16 times the quarter's
+        // pixels) gets a half-size pass between: a quarter of the final's cost, shown at once.
+        // Below passMinPixels a device's fixed cost per render dominates that estimate.
+        if preview, let seconds = try await onTheWay(stage: "preview", divisor: 4),
+           isCurrent(gen), large, seconds * 16 > Self.passSeconds {
+            _ = try await onTheWay(stage: "pass", divisor: 2)
         }
         let out = try await context.render(job, device: device)
         // A picture made from the last one (iso of the view) does not replace it: applied again,

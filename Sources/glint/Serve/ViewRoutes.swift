@@ -17,7 +17,7 @@ extension ServeRoutes {
     /// The view of a body: a PNG's view record (or Kalles Fraktaler comment), or text that is a
     /// view record, .kfr text, `glint fractal` options, or a centre `RE,IM`; with its form's name.
     static func readView(_ bytes: [UInt8], uploads: Uploads) throws -> (kind: String, view: FractalLocation) {
-        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
+        if bytes.starts(with: PNG.signature) {
             do { return ("png", try FractalLocation(fileBytes: bytes, name: "the PNG")) } catch { throw ServeError.bad(error.message) }
         }
         guard bytes.count <= FractalLocation.maxTextBytes else {
