@@ -219,8 +219,10 @@ final class MPFRComplex {
         return log2(mantissa) + Double(exponent)
     }
 
-    /// arg self in degrees.
+    /// arg self in degrees. atan2 fills the thread's caches (π, the integer pool), released here
+    /// because this can be a thread's last MPFR call (MisiurewiczLocator.locate's).
     func argumentDegrees() -> Double {
+        defer { MPFRNumber.releaseThreadCaches() }
         let a = MPFRNumber(precision: 64)
         mpfr_atan2(a.raw, im.raw, re.raw, MPFR_RNDN)
         return a.toDouble() * 180 / Double.pi
