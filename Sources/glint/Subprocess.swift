@@ -1,3 +1,4 @@
+import CGlintTypes
 import GlintCore
 #if canImport(Glibc)
 import Glibc
@@ -14,13 +15,19 @@ enum Subprocess {
     /// Starts the program at `args[0]` with `args` and this process's environment: standard input
     /// from `stdin` when given, `closeInChild` closed in the child, standard output to /dev/null
     /// when `quietStdout`. Returns the child's pid.
+    /// `dups`: descriptors given to the child under other numbers; `closeFrom`: every descriptor
+    /// from that number up is closed in the child; `environment`: variables added to this
+    /// process's for the child ("NAME=VALUE").
     static func spawn(_ args: [String], stdin: Int32? = nil, closeInChild: [Int32] = [],
-                      quietStdout: Bool = false) throws(SpawnError) -> pid_t {
+                      quietStdout: Bool = false, dups: [(Int32, Int32)] = [], closeFrom: Int32? = nil,
+                      environment: [String] = []) throws(SpawnError) -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         if let stdin { posix_spawn_file_actions_adddup2(&actions, stdin, 0) }
+        for (from, to) in dups { posix_spawn_file_actions_adddup2(&actions, from, to) }
         for fd in closeInChild { posix_spawn_file_actions_addclose(&actions, fd) }
+        if let closeFrom { _ = glint_spawn_closefrom(&actions, closeFrom) }
         if quietStdout { posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0) }
         // The child starts with no signal blocked: the calling thread may be one of the
         // concurrency pool's, which may block signals, and a mask is inherited across exec.
@@ -34,7 +41,13 @@ enum Subprocess {
         let cArgs = args.map { strdup($0) } + [nil]
         defer { for a in cArgs { free(a) } }
         var child: pid_t = 0
-        let status = posix_spawn(&child, args[0], &actions, &attributes, cArgs, environ)
+        var env: [UnsafeMutablePointer<CChar>?] = []
+        var p = environ
+        while let entry = p.pointee { env.append(strdup(entry)); p += 1 }
+        env += environment.map { strdup($0) }
+        env.append(nil)
+        defer { for e in env { free(e) } }
+        let status = posix_spawn(&child, args[0], &actions, &attributes, cArgs, env)
         guard status == 0 else { throw SpawnError(reason: String(cString: strerror(status))) }
         return child
     }

@@ -36,8 +36,9 @@ struct Serve: AsyncParsableCommand {
             the page working (a cookie); a script sends Authorization: Bearer TOKEN.
 
             SIGINT or SIGTERM stops it: renders in flight are cancelled and its temporary folder \
-            removed. It serves from a second process of its own: should an OpenCL driver abort \
-            that one, it is started again on the same port within a second, and pages reconnect.
+            removed. Renders run in worker processes of its own: should an OpenCL driver abort \
+            one, only the request it was rendering fails (503), and the next request starts a new \
+            worker.
 
             Examples:
               glint serve
@@ -125,38 +126,40 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingErrors(verbose: false, buildReport: false) {
-            if ServeSupervisor.isWorker {
-                try await serve()
-                return
-            }
-            // Beyond loopback a token is required; one made up here stays across restarts.
-            let secret = token ?? (ServeAccess.isLoopback(host) ? nil : ServeAccess.generatedToken())
-            let code = try ServeSupervisor.supervise(token: secret)
-            if code != 0 { throw ExitCode(code) }
+        if let fd = DeviceWorkerMain.replyDescriptor {
+            ImageLimits.setInputPixels(maxPixels)
+            await DeviceWorkerMain.run(replyDescriptor: fd)
         }
+        try await reportingErrors(verbose: false, buildReport: false) { try await serve() }
     }
 
     private func serve() async throws {
-        // Everything the server writes lives in one temporary folder (the supervisor's, which
-        // removes it should this process die); it also becomes the working directory, so that
-        // no job can write beside the user's files.
-        let folder = try FileIO.environment(ServeSupervisor.folderVariable) ?? FileIO.makeTemporaryFolder(prefix: "glint-serve")
+        // Everything the server writes lives in one temporary folder; it also becomes the
+        // working directory (the device workers' too), so that no job can write beside the
+        // user's files.
+        let folder = try FileIO.makeTemporaryFolder(prefix: "glint-serve")
         defer { FileIO.removeTree(folder) }
-        let port = FileIO.environment(ServeSupervisor.portVariable).flatMap { Int($0) } ?? self.port
         guard chdir(folder) == 0 else { throw GlintError("cannot enter \(folder): \(FileIO.errnoText())") }
         ImageLimits.setInputPixels(maxPixels)
+        // A device worker that has ended is written to as its request fails: an error, not a signal.
+        signal(SIGPIPE, SIG_IGN)
 
+        // Device work runs in worker processes of this command (DeviceWorkers): a driver that
+        // aborts ends one of them and fails its request, never the server.
+        let workers = DeviceWorkers(arguments: ["serve", "--max-pixels", String(maxPixels)], keepIdle: maxRenders)
+        defer { workers.stopAll() }
         let deviceText = device.device ?? FileIO.environment("GLINT_DEVICE") ?? "auto"
         let context = try ServeContext(device: deviceText, slots: maxRenders, queue: queue, renderTimeout: renderTimeout,
                                        maxPixels: maxPixels, maxBody: maxBody, folder: folder, verbose: verbose,
-                                       videoTimeout: videoTimeout, maxConnections: maxConnections, idleSeconds: idleTimeout)
+                                       videoTimeout: videoTimeout, maxConnections: maxConnections, idleSeconds: idleTimeout,
+                                       devices: workers)
         // A device that cannot be opened is said now, not at the first request.
-        let startBackend = try context.backend(nil, for: .fractal)
+        let startDevice: String
+        do { startDevice = try await context.deviceDescription().label } catch let e as ServeError { throw GlintError(e.message) }
 
         // Beyond loopback anyone who reaches the machine reaches the server: a token is required.
         let loopback = ServeAccess.isLoopback(host)
-        let secret = token ?? FileIO.environment(ServeSupervisor.tokenVariable) ?? (loopback ? nil : ServeAccess.generatedToken())
+        let secret = token ?? (loopback ? nil : ServeAccess.generatedToken())
         let access = ServeAccess(bind: host, allowedHosts: allowHost, token: secret)
 
         var logger = Logger(label: "glint-serve")
@@ -169,14 +172,13 @@ struct Serve: AsyncParsableCommand {
                 let bound = channel.localAddress?.port ?? 0
                 let shown = host.contains(":") ? "[\(host)]" : host
                 let query = secret.map { "?token=\($0)" } ?? ""
-                var line = "glint serve: http://\(shown):\(bound)/\(query) (device \(startBackend.label) unless a view picks one; \(maxRenders) render\(maxRenders == 1 ? "" : "s") at once, queue \(queue); Ctrl-C stops)"
+                var line = "glint serve: http://\(shown):\(bound)/\(query) (device \(startDevice) unless a view picks one; \(maxRenders) render\(maxRenders == 1 ? "" : "s") at once, queue \(queue); Ctrl-C stops)"
                 if !loopback {
                     line += "\nwarning: listening on \(host): anyone who can reach this machine can reach the server; every request needs the token in the address above"
                 }
                 // Straight to the descriptor: a script waiting for the address reads it at once.
                 let text = Array((line + "\n").utf8)
                 _ = text.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-                ServeSupervisor.tellPort(bound)
             })
         // On SIGINT or SIGTERM the server stops taking connections and waits for those open:
         // the renders in flight are cancelled and every page's connection closed, so it ends
@@ -188,6 +190,7 @@ struct Serve: AsyncParsableCommand {
                 context.videos.cancelAll()
                 Task { await context.gate.cancelAll() }
                 DispatchQueue.global().asyncAfter(deadline: .now() + 10) {
+                    workers.stopAll()
                     FileIO.removeTree(folder)
                     let text = Array("glint serve: stopped (connections still open after 10 s)\n".utf8)
                     _ = text.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }

@@ -19,14 +19,21 @@ final class ServeContext: Sendable {
     /// The open WebSocket connections: each one's way to close itself (the server is stopping).
     let sessions = Locked<[Int: @Sendable () -> Void]>([:])
 
+    /// Replies dropped because their connection's queue was full (a client that does not read).
+    let droppedMessages = Locked(0)
+
     /// Open connections, against --max-connections.
     let connections: ConnectionLimit
     /// Seconds a connection may stay without a request in progress (idle, or its request's head
     /// not yet all sent) before it is closed (--idle-timeout).
     let idleSeconds: Int
 
+    /// Where renders run: device workers in `glint serve`, this process in tests.
+    let devices: any DeviceRunner
+
     init(device: String, slots: Int, queue: Int, renderTimeout: Double, maxPixels: Int, maxBody: Int, folder: String, verbose: Bool,
-         videoTimeout: Double = 600, maxConnections: Int = 256, idleSeconds: Int = 30) throws {
+         videoTimeout: Double = 600, maxConnections: Int = 256, idleSeconds: Int = 30, devices: any DeviceRunner = InProcessDevices()) throws {
+        self.devices = devices
         connections = ConnectionLimit(limit: maxConnections)
         self.idleSeconds = idleSeconds
         self.device = device
@@ -42,13 +49,18 @@ final class ServeContext: Sendable {
         videos = try ZoomVideos(folder: folder + "/videos", timeout: videoTimeout, slots: slots)
     }
 
-    /// The backend for a request's device (the server's when nil) and a job of `kind`.
-    func backend(_ device: String?, for kind: AutoKind, double: Bool = false) throws -> Backend {
-        let choice: DeviceChoice
-        do { choice = try DeviceChoice(parsing: device ?? self.device) } catch { throw ServeError.bad(error.flagged.message) }
-        do {
-            return try Backend.resolve(choice, for: kind, estimate: AutoEstimate(double: double, iterations: nil))
-        } catch let e as GlintError { throw ServeError.bad(e.flagged.message) }
+    /// The device a request names, else the server's.
+    func deviceText(_ device: String?) -> String { device ?? self.device }
+
+    private let described = Locked<DeviceDescription?>(nil)
+
+    /// The server's device as a fractal resolves it, and the OpenCL devices there are: asked of
+    /// the device runner once (it opens the device), then kept.
+    func deviceDescription() async throws -> DeviceDescription {
+        if let d = described.withLock({ $0 }) { return d }
+        let d = try await devices.describe(device: device, kind: .fractal)
+        described.withLock { $0 = d }
+        return d
     }
 
     /// Refuses a job over the pixel limit before anything is made.
@@ -62,23 +74,27 @@ final class ServeContext: Sendable {
     /// One render of `job` on `device`, in a slot of the gate and within the time limit.
     func render(_ job: ServeJob, device: String?) async throws -> Rendered {
         try checkSize(job)
-        let comparable: any ComparableJob
-        do { comparable = try job.command.comparableJob() } catch { throw ServeError.from(error, preparing: true) }
-        let backend = try backend(device, for: comparable.autoKind, double: comparable.autoDouble)
-        let run: ComparisonRun
+        // A fractal's job is read here for its view record; other workloads are read where they
+        // render (a picture's workload would load its picture twice).
+        var view: FractalJob?
+        if job.command is Fractal {
+            do { view = (try job.command.comparableJob() as? FractalComparison)?.job } catch { throw ServeError.from(error, preparing: true) }
+        }
+        let out: DeviceRun
         do {
-            run = try await gate.run(timeout: renderTimeout) { try await comparable.comparisonRun(on: backend, detailed: false) }
+            out = try await gate.run(timeout: renderTimeout) { try await self.devices.run(DeviceJob(job), device: self.deviceText(device), detailed: false) }
         } catch {
             throw ServeError.from(error, preparing: false)
         }
         try Task.checkCancellation()
+        let run = out.run
         // The fractal job as rendered: the count auto found is the one its view record names.
-        let fractal = (comparable as? FractalComparison).map { c in
-            var j = c.job
+        let fractal = view.map { v in
+            var j = v
             if let n = run.chosenIterations { j.maxIterations = n }
             return j
         }
-        return Rendered(image: run.image, wallSeconds: run.wallSeconds, kernelSeconds: run.kernelSeconds, device: backend.label,
+        return Rendered(image: run.image, wallSeconds: run.wallSeconds, kernelSeconds: run.kernelSeconds, device: out.device,
                         chosenIterations: run.chosenIterations, fractalJob: fractal)
     }
 }

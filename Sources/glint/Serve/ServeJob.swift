@@ -83,6 +83,8 @@ struct ServeJob: @unchecked Sendable {
     /// The arguments as the page gave them (`upload:ID` kept), and as the command reads them.
     let args: [String]
     let resolvedArgs: [String]
+    /// What the command was parsed from: `resolvedArgs` and the server's own arguments.
+    let commandArgs: [String]
     let command: any WorkloadCommand
 
     /// The command line a user runs for the same picture: uploads named by their file names.
@@ -94,7 +96,7 @@ struct ServeJob: @unchecked Sendable {
     /// Reads a request's workload and arguments. `uploads` turns `upload:ID` into a file.
     /// `extra` are arguments of the server's own (a picture it wrote), read after the client's.
     init(workload: String, args: [String], uploads: Uploads, last: (() throws -> String)? = nil, extra: [String] = []) throws {
-        guard let options = Self.allowed[workload], let type = Workloads.named(workload) else {
+        guard let options = Self.allowed[workload], Workloads.named(workload) != nil else {
             throw ServeError.bad("unknown workload '\(JSON.printable(workload, limit: 40))': the server knows \(Self.allowed.keys.sorted().joined(separator: ", "))")
         }
         guard args.count <= 200, args.allSatisfy({ $0.utf8.count <= 20_000 }) else {
@@ -160,17 +162,24 @@ struct ServeJob: @unchecked Sendable {
         if Self.pictureArgument.contains(workload) && positional == 0 {
             throw ServeError.bad("\(workload) needs a picture: upload one (POST /api/upload) and give its upload:ID")
         }
+        self.workload = workload
+        self.args = args
+        self.resolvedArgs = resolved
+        self.commandArgs = resolved + extra
+        self.command = try Self.parseCommand(workload: workload, args: resolved + extra)
+    }
+
+    /// `args` parsed as `glint <workload>` parses them; a 400 saying what the parser says.
+    static func parseCommand(workload: String, args: [String]) throws -> any WorkloadCommand {
+        guard let type = Workloads.named(workload) else { throw ServeError.bad("unknown workload \(JSON.quotedForMessage(workload, limit: 40))") }
         let parsed: ParsableCommand
         do {
-            parsed = try Self.parseLock.withLock { _ in try type.parse(resolved + extra) }
+            parsed = try Self.parseLock.withLock { _ in try type.parse(args) }
         } catch {
             throw ServeError.bad("\(workload): " + usageMessage(for: error, type: type, help: nil))
         }
         guard let command = parsed as? any WorkloadCommand else { throw ServeError.bad("\(workload): not a workload") }
-        self.workload = workload
-        self.args = args
-        self.resolvedArgs = resolved
-        self.command = command
+        return command
     }
 
     /// The most frames a mist still renders for a page.

@@ -99,24 +99,24 @@ struct ServeRoutes: Sendable {
     // MARK: Routes
 
     func info() async -> JSON {
-        let inventory = DeviceInventory.scan()
+        let described = try? await context.deviceDescription()
         var devices: [JSON] = [.object([("id", .string("cpu")), ("name", .string("Swift CPU path")), ("type", .string("cpu"))])]
-        for (i, d) in inventory.devices.enumerated() {
-            devices.append(.object([("id", .string("opencl:\(i)")), ("name", .string((try? d.name) ?? "?")),
-                                    ("type", .string((try? d.kind.rawValue) ?? "?"))]))
+        for d in described?.devices ?? [] {
+            devices.append(.object([("id", .string(d.id)), ("name", .string(d.name)), ("type", .string(d.type))]))
         }
-        let auto = (try? context.backend(nil, for: .fractal))?.label ?? context.device
+        let auto = described?.label ?? context.device
         let load = await context.gate.load
         return .object([
             ("version", .string("\(GlintBuild.version) (\(GlintBuild.commit.prefix(12)))")),
             ("device", .string(context.device)), ("device_label", .string(auto)),
             ("devices", .array(devices)),
-            ("opencl_problem", inventory.problem.map { .string($0) } ?? .null),
+            ("opencl_problem", described?.problem.map { .string($0) } ?? .null),
             ("workloads", .array(ServeJob.allowed.keys.sorted().map { .string($0) })),
             ("limits", .object([("max_pixels", .int(Int64(context.maxPixels))), ("max_body", .int(Int64(context.maxBody))),
                                 ("max_renders", .int(Int64(context.gate.slots))), ("queue", .int(Int64(context.gate.queueLimit))),
                                 ("render_timeout_s", .number(context.renderTimeout))])),
-            ("load", .object([("running", .int(Int64(load.running))), ("waiting", .int(Int64(load.waiting)))])),
+            ("load", .object([("running", .int(Int64(load.running))), ("waiting", .int(Int64(load.waiting))),
+                              ("dropped_replies", .int(Int64(context.droppedMessages.withLock { $0 })))])),
         ])
     }
 
@@ -150,17 +150,18 @@ struct ServeRoutes: Sendable {
         let a = try doc.optionalString("a") ?? "cpu", b = try doc.optionalString("b") ?? "opencl"
         let comparable: any ComparableJob
         do { comparable = try job.command.comparableJob() } catch { throw ServeError.from(error, preparing: true) }
-        let backends = try [a, b].map { try context.backend($0, for: comparable.autoKind, double: comparable.autoDouble) }
-        let runs: [ComparisonRun]
+        let devices = context.devices, deviceJob = DeviceJob(job)
+        let sides: [DeviceRun]
         do {
-            runs = try await context.gate.run(timeout: context.renderTimeout) {
-                var out: [ComparisonRun] = []
-                for backend in backends { out.append(try await comparable.comparisonRun(on: backend, detailed: true)) }
+            sides = try await context.gate.run(timeout: context.renderTimeout) {
+                var out: [DeviceRun] = []
+                for device in [a, b] { out.append(try await devices.run(deviceJob, device: device, detailed: true)) }
                 return out
             }
         } catch {
             throw ServeError.from(error, preparing: false)
         }
+        let runs = sides.map(\.run)
         let difference: ImageDifference
         if let fa = runs[0].floatImage, let fb = runs[1].floatImage {
             difference = try ImageCompare.compare(fa, fb)
@@ -174,15 +175,15 @@ struct ServeRoutes: Sendable {
                                                           : "escape counts: \(differing) of \(ca.count) differ (must be identical)"), at: 0)
         }
         let heat = ImageCompare.heatMap(difference, background: runs[0].image)
-        func side(_ run: ComparisonRun, _ backend: Backend) throws -> JSON {
-            .object([("device", .string(backend.label)), ("wall_ms", .number(run.wallSeconds * 1000)),
+        func side(_ run: ComparisonRun, _ device: String) throws -> JSON {
+            .object([("device", .string(device)), ("wall_ms", .number(run.wallSeconds * 1000)),
                      ("kernel_ms", .number(run.kernelSeconds * 1000)),
                      ("png", .string(try PNG.encode(run.image, alpha: false, compression: .fast).base64))])
         }
         let o = difference.overall
         return Self.json(.object([
             ("command", .string(job.cli)),
-            ("a", try side(runs[0], backends[0])), ("b", try side(runs[1], backends[1])),
+            ("a", try side(runs[0], sides[0].device)), ("b", try side(runs[1], sides[1].device)),
             ("speedup", runs[1].wallSeconds > 0 ? .number(runs[0].wallSeconds / runs[1].wallSeconds) : .null),
             ("max_abs", .number(o.maxAbs)), ("mean_abs", .number(o.meanAbs)),
             ("psnr_db", o.psnr.isFinite ? .number(o.psnr) : .null),

@@ -282,38 +282,33 @@ final class ServeSession: Sendable {
 
     /// The ray tracer pass by pass: the running image after each pass, then the final one.
     private func progressive(_ job: ServeJob, device: String?, id: JSON, gen: Int) async throws {
-        guard let command = job.command as? RTOW else { throw ServeError.bad("not a ray-tracing job") }
-        let rt: RTJob
-        do { rt = try command.makeJob() } catch { throw ServeError.from(error, preparing: true) }
-        let backend = try context.backend(device, for: .rtow)
-        let progress = Locked<RTProgress?>(nil)
         let cli = job.cli
-        var options = RTRenderer.Options(snapshotInterval: 0, snapshot: { [self] acc in
-            // A pass the page has not taken yet is not followed by another picture.
-            guard self.isCurrent(gen), self.state.withLock({ $0.pendingFrames < 2 }) else { return }
-            let p = progress.withLock { $0 }
-            let rate = p.map { $0.seconds > 0 ? Double($0.samplesTraced) / $0.seconds : 0 } ?? 0
-            let image = acc.gammaImage()
-            self.sendFrame(Rendered(image: image, wallSeconds: p?.seconds ?? 0, kernelSeconds: 0, device: backend.label),
-                               id: id, gen: gen, stage: "pass", command: cli, keep: false,
-                               extra: [("spp", .int(Int64(acc.samplesPerPixel))), ("target_spp", .int(Int64(rt.samplesPerPixel))),
-                                       ("samples_per_second", .number(rate))])
-        }, shouldStop: { Task.isCancelled })
-        options.launchSeconds = 0.05
-        let settings = options
+        let devices = context.devices, deviceJob = DeviceJob(job), deviceText = context.deviceText(device)
+        let label = Locked(deviceText)
         let result = try await context.gate.run(timeout: context.renderTimeout) {
-            try await RTRenderer.render(rt, on: backend, options: settings, progress: { p in progress.withLock { $0 = p } })
+            try await devices.rtow(deviceJob, device: deviceText, wantsPass: { [self] in
+                // A pass the page has not taken yet is not followed by another picture.
+                self.isCurrent(gen) && self.state.withLock { $0.pendingFrames < 2 }
+            }, pass: { [self] p in
+                let rate = p.seconds > 0 ? Double(p.samplesTraced) / p.seconds : 0
+                guard self.isCurrent(gen), self.state.withLock({ $0.pendingFrames < 2 }) else { return }
+                self.sendFrame(Rendered(image: p.image, wallSeconds: p.seconds, kernelSeconds: 0, device: label.withLock { $0 }),
+                               id: id, gen: gen, stage: "pass", command: cli, keep: false,
+                               extra: [("spp", .int(Int64(p.samplesPerPixel))), ("target_spp", .int(Int64(p.targetSamplesPerPixel))),
+                                       ("samples_per_second", .number(rate))])
+            })
         }
+        label.withLock { $0 = result.device }
         guard isCurrent(gen), !result.stoppedEarly else { return }
         let rate = result.wallSeconds > 0 ? Double(result.samples) / result.wallSeconds : 0
-        sendFrame(Rendered(image: result.image, wallSeconds: result.wallSeconds, kernelSeconds: result.kernelSeconds, device: backend.label),
-                      id: id, gen: gen, stage: "final", command: cli, keep: true,
-                      extra: [("spp", .int(Int64(result.samplesPerPixel))), ("target_spp", .int(Int64(rt.samplesPerPixel))),
-                              ("samples_per_second", .number(rate))])
+        sendFrame(Rendered(image: result.image, wallSeconds: result.wallSeconds, kernelSeconds: result.kernelSeconds, device: result.device),
+                  id: id, gen: gen, stage: "final", command: cli, keep: true,
+                  extra: [("spp", .int(Int64(result.samplesPerPixel))), ("target_spp", .int(Int64(result.targetSamplesPerPixel))),
+                          ("samples_per_second", .number(rate))])
     }
 
     struct MistSetup: Sendable {
-        var job: MistJob
+        var job: DeviceJob
         var width: Int, height: Int
         var still: Image8?
         var camera: Bool
@@ -361,12 +356,11 @@ final class ServeSession: Sendable {
         }
         let job = try ServeJob(workload: "mist", args: args, uploads: context.uploads, extra: ["--input", input, "--frames", "\(MistJob.maxFrames)"])
         guard let mist = job.command as? Mist else { throw ServeError.bad("not a mist job") }
-        let options = mist.options
-        do { try options.validate() } catch { throw ServeError.bad(error.flagged.message) }
+        do { try mist.options.validate() } catch { throw ServeError.bad(error.flagged.message) }
         let shown = source == "camera" ? "-" : (Uploads.fileName(forToken: source) ?? "view.png")
         let cli = (["glint", "mist", "--input", shown] + args + (source == "camera" ? ["--size", "\(width)x\(height)"] : []) + ["-o", "mist-frames"])
             .map(shellQuoted).joined(separator: " ")
-        return MistSetup(job: options, width: width, height: height, still: still, camera: source == "camera", cli: cli)
+        return MistSetup(job: DeviceJob(job), width: width, height: height, still: still, camera: source == "camera", cli: cli)
     }
 
     /// Frames at up to `fps` a second while the client keeps up (at most two frames queued).
@@ -377,15 +371,12 @@ final class ServeSession: Sendable {
     }
 
     private func liveMist(_ setup: MistSetup, device: String?, id: JSON, gen: Int) async throws {
-        let backend = try context.backend(device, for: .mist)
         state.withLock { s in
             if setup.camera { s.cameraSize = (setup.width, setup.height) }
             s.mistRunning = true
         }
-        let renderer: MistRenderer
-        do { renderer = try MistRenderer(job: setup.job, width: setup.width, height: setup.height, backend: backend) } catch {
-            throw ServeError.from(error, preparing: true)
-        }
+        let mist = try await context.devices.mist(setup.job, device: context.deviceText(device), width: setup.width, height: setup.height)
+        defer { mist.close() }
         var first = true
         var shown = 0
         var start = Clock.now()
@@ -398,10 +389,6 @@ final class ServeSession: Sendable {
                 s.camera = nil
                 return taken
             }
-            let frame = renderer.frame
-            guard frame < MistJob.maxFrames else { return }
-            for w in wipes { renderer.addWipe(MistWipe(start: frame, points: w.points, radius: w.radius)) }
-            if let gravity { renderer.setGravity(gravity) }
             var picture: Image8? = first ? setup.still : nil
             if setup.camera { picture = camera }
             if first && picture == nil {
@@ -411,12 +398,14 @@ final class ServeSession: Sendable {
             }
             first = false
             let sharp = picture
-            let image = try await context.gate.run(timeout: context.renderTimeout) { try await renderer.renderNext(camera: sharp) }
+            guard let (image, frame) = try await context.gate.run(timeout: context.renderTimeout, {
+                try await mist.next(wipes: wipes, gravity: gravity, camera: sharp)
+            }) else { return }
             shown += 1
             if shown == 1 { start = Clock.now() }
             let elapsed = Clock.now() - start
             if isCurrent(gen) {
-                sendFrame(Rendered(image: image, wallSeconds: Clock.now() - t0, kernelSeconds: 0, device: backend.label),
+                sendFrame(Rendered(image: image, wallSeconds: Clock.now() - t0, kernelSeconds: 0, device: mist.device),
                               id: id, gen: gen, stage: "live", command: setup.cli, keep: false,
                               extra: [("frame", .int(Int64(frame))), ("fps", .number(elapsed > 0 ? Double(shown - 1) / elapsed : 0))])
             }
@@ -428,7 +417,7 @@ final class ServeSession: Sendable {
         guard let command = job.command as? Pulse else { throw ServeError.bad("not a pulse job") }
         let pulse: PulseJob
         do { pulse = try command.makeJob() } catch { throw ServeError.from(error, preparing: true) }
-        let backend = try context.backend(device, for: .pulse)
+        let devices = context.devices, deviceJob = DeviceJob(job), deviceText = context.deviceText(device)
         var start = Clock.now()
         let origin = start
         var shown = 0
@@ -436,12 +425,12 @@ final class ServeSession: Sendable {
             let t0 = Clock.now()
             // The oscillator's time: frame k of a sequence at the job's rate, wrapping within it.
             let k = Int((t0 - origin) * pulse.fps) % max(pulse.frames, 1)
-            let out = try await context.gate.run(timeout: context.renderTimeout) { try PulseRenderer.render(pulse, frame: k, on: backend) }
+            let out = try await context.gate.run(timeout: context.renderTimeout) { try await devices.pulse(deviceJob, device: deviceText, frame: k) }
             shown += 1
             if shown == 1 { start = Clock.now() }
             if isCurrent(gen) {
                 let elapsed = Clock.now() - start
-                sendFrame(Rendered(image: out.image, wallSeconds: Clock.now() - t0, kernelSeconds: out.kernelSeconds, device: backend.label),
+                sendFrame(Rendered(image: out.run.image, wallSeconds: Clock.now() - t0, kernelSeconds: out.run.kernelSeconds, device: out.device),
                               id: id, gen: gen, stage: "live", command: job.cli, keep: false,
                               extra: [("frame", .int(Int64(k))), ("fps", .number(elapsed > 0 ? Double(shown - 1) / elapsed : 0))])
             }
@@ -475,8 +464,10 @@ final class ServeSession: Sendable {
             case .frame(let meta, let png): bytes = meta.utf8.count + png.count
             }
             let stale = queued.generation.map { $0 != s.generation || (queued.isDone && $0 == s.failedView) } ?? false
-            guard !stale, s.pendingBytes == 0 || s.pendingBytes + bytes <= Self.maxQueued else {
+            let full = s.pendingBytes > 0 && s.pendingBytes + bytes > Self.maxQueued
+            guard !stale, !full else {
                 if queued.isFrame { s.pendingFrames -= 1 }
+                if full { context.droppedMessages.withLock { $0 += 1 } }
                 continue
             }
             s.pendingBytes += bytes

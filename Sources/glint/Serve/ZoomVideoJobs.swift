@@ -260,32 +260,36 @@ func withoutSize(_ args: [String]) -> [String] { ServeJob.splitSize(args).rest }
 /// auto), then every frame, into the job's temporary file, renamed into place when complete.
 /// Cancellation stops it between strip rows and between frames; whatever way it ends short,
 /// its temporary files are removed.
-func makeZoomVideo(_ job: ZoomVideoJob, strip given: FractalJob, autoIterations: Bool, args: [String],
-                   on backend: Backend) async throws -> Int {
+func makeZoomVideo(_ job: ZoomVideoJob, strip given: FractalJob, stripJob: DeviceJob, autoIterations: Bool, args: [String],
+                   devices: any DeviceRunner, device: String) async throws -> Int {
     do {
-        return try await makeZoomVideoFile(job, strip: given, autoIterations: autoIterations, args: args, on: backend)
+        return try await makeZoomVideoFile(job, strip: given, stripJob: stripJob, autoIterations: autoIterations, args: args,
+                                           devices: devices, device: device)
     } catch {
         unlink(job.temporaryPath)
         throw error
     }
 }
 
-private func makeZoomVideoFile(_ job: ZoomVideoJob, strip given: FractalJob, autoIterations: Bool, args: [String],
-                               on backend: Backend) async throws -> Int {
+private func makeZoomVideoFile(_ job: ZoomVideoJob, strip given: FractalJob, stripJob deviceJob: DeviceJob, autoIterations: Bool,
+                               args: [String], devices: any DeviceRunner, device: String) async throws -> Int {
     let settings = job.settings
     var stripJob = given
-    if autoIterations {
-        job.update { $0.phase = .iterations }
-        let choice = try await AutoIterations.choose(for: stripJob, on: backend)
-        stripJob.maxIterations = choice.iterations
-        job.update {
-            $0.iterations = choice.iterations
-            $0.commands = zoomVideoCommands(args: args, iterations: choice.iterations, settings: settings)
+    if autoIterations { job.update { $0.phase = .iterations } }
+    // The strip on the device (its iteration count first, when auto); the frames and their
+    // encoding here.
+    let rendered = try await devices.strip(deviceJob, device: device, autoIterations: autoIterations) { p in
+        job.update { s in
+            if p.phase == "strip" {
+                if autoIterations && s.phase == .iterations, let n = p.iterations {
+                    s.iterations = n
+                    s.commands = zoomVideoCommands(args: args, iterations: n, settings: settings)
+                }
+                (s.phase, s.fraction) = (.strip, p.fraction)
+            }
         }
     }
-    try Task.checkCancellation()
-    job.update { ($0.phase, $0.fraction) = (.strip, 0) }
-    let rendered = try await FractalRenderer.render(stripJob, on: backend, progress: { f in job.update { $0.fraction = f } })
+    stripJob.maxIterations = rendered.iterations
     try Task.checkCancellation()
     guard let layout = stripJob.expMap else { throw GlintError("the strip job has no exp-map layout") }
     let record = ExpMapRecord.entry(job: stripJob, layout: layout)

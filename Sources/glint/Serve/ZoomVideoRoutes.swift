@@ -72,10 +72,12 @@ extension ServeRoutes {
             throw ServeError.tooLarge("the strip of \(settings.columns) columns to this zoom is \(strip.width)x\(strip.height), over the server's limit of \(context.maxPixels) pixels (--max-pixels): fewer columns or a shallower zoom")
         }
         let auto = stripCommand.autoIterations
-        let backend = try context.backend(try doc.optionalString("device"), for: strip.autoKind)
+        let device = context.deviceText(try doc.optionalString("device"))
+        let devices = context.devices, stripJob = DeviceJob(stripView)
+        let label = try await devices.describe(device: device, kind: strip.autoKind).label
         let videos = context.videos, gate = context.gate
         let commands = zoomVideoCommands(args: args, iterations: nil, settings: settings)
-        guard let job = videos.add({ ZoomVideoJob(id: $0, settings: settings, device: backend.label, folder: videos.folder,
+        guard let job = videos.add({ ZoomVideoJob(id: $0, settings: settings, device: label, folder: videos.folder,
                                                   iterations: auto ? 0 : strip.maxIterations, commands: commands) }) else {
             throw ServeError(status: 503, message: "the server makes \(videos.maxActive) zoom video\(videos.maxActive == 1 ? "" : "s") at once and is busy with that; wait for it or cancel it")
         }
@@ -83,7 +85,8 @@ extension ServeRoutes {
             let start = Clock.now()
             do {
                 let bytes = try await gate.run(timeout: videos.timeout) {
-                    try await makeZoomVideo(job, strip: strip, autoIterations: auto, args: args, on: backend)
+                    try await makeZoomVideo(job, strip: strip, stripJob: stripJob, autoIterations: auto, args: args,
+                                            devices: devices, device: device)
                 }
                 job.update { s in (s.phase, s.bytes, s.wallSeconds) = (.done, bytes, Clock.now() - start) }
                 // Cancelled as it finished: the file that came after the cancel goes too.
