@@ -18,7 +18,7 @@ with the bytes sent and what came back; the run is repeatable with the same --se
 import argparse, base64, copy, json, os, random, socket, struct, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serve_ws import png, report, status_mib, stop_server, worker_pid  # noqa: E402
+from serve_ws import png, report, status_mib, stop_server  # noqa: E402
 
 API_STATUSES = {200, 204, 400, 401, 403, 404, 405, 413, 421, 431, 499, 500, 501, 503, 504, 505}
 
@@ -260,11 +260,10 @@ def main():
     if "http://127.0.0.1:" not in line:
         sys.exit(f"FAIL: glint serve printed no address: {line!r}")
     port = int(line.split("http://127.0.0.1:")[1].split("/")[0])
-    # The server process (under glint serve's supervisor) works in its temporary folder.
-    worker = worker_pid(server.pid)
-    folder = os.readlink(f"/proc/{worker}/cwd") if worker != server.pid else None
-    if not folder or "glint-serve-" not in folder:
-        sys.exit(f"FAIL: no server process with a temporary folder under glint serve (pid {server.pid})")
+    # The server works in its temporary folder.
+    folder = os.readlink(f"/proc/{server.pid}/cwd")
+    if "glint-serve-" not in folder:
+        sys.exit(f"FAIL: glint serve (pid {server.pid}) is not in a temporary folder of its own: {folder}")
     requests = valid_requests(port)
     print(f"fuzz-serve: {a.cases} cases, seed {a.seed}, server pid {server.pid} port {port}")
     start = time.time()
@@ -298,7 +297,7 @@ def main():
             keep(n, what, wire, got, why)
             if server.poll() is not None:
                 break
-        peak = max(peak, status_mib(worker_pid(server.pid), "VmRSS"))
+        peak = max(peak, status_mib(server.pid, "VmRSS"))
         if n % 25 == 24:
             ok, took = healthy()
             if not ok:

@@ -77,13 +77,17 @@ class WebSocket:
             pass
 
 
-def worker_pid(pid):
-    """The process that serves under `glint serve` (pid is its supervisor); pid itself if none."""
+def device_workers(pid):
+    """The device workers under `glint serve` (its child processes)."""
     try:
-        kids = [k for t in os.listdir(f"/proc/{pid}/task") for k in open(f"/proc/{pid}/task/{t}/children").read().split()]
+        return [int(k) for t in os.listdir(f"/proc/{pid}/task") for k in open(f"/proc/{pid}/task/{t}/children").read().split()]
     except OSError:
-        return pid
-    return int(kids[0]) if kids else pid
+        return []
+
+
+def workers_mib(pid, field):
+    """`field` of /proc/PID/status (VmRSS, VmHWM) summed over the server's device workers, in MiB."""
+    return sum(status_mib(w, field) for w in device_workers(pid))
 
 
 def stop_server(server, timeout=20):

@@ -8,10 +8,10 @@ the server's peak memory stays under the bound, and it still answers afterwards.
 
 Usage: scripts/ci/test-serve-load.py [--glint PATH] [--clients 20] [--requests 500] [--device cpu]
 """
-import argparse, http.client, json, os, random, subprocess, sys, threading, time
+import argparse, http.client, json, os, random, struct, subprocess, sys, threading, time, zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serve_ws import WebSocket, png, report, status_mib, stop_server, worker_pid  # noqa: E402
+from serve_ws import WebSocket, png, report, status_mib, stop_server, workers_mib  # noqa: E402
 
 
 def reply_order(port):
@@ -162,6 +162,85 @@ def slow_readers(port, pid, clients=6, seconds=12):
     return problems
 
 
+def noise_png(width, height, seed=1):
+    """An RGB PNG of random pixels: it does not compress, so it is as large as its pixels."""
+    import random
+    rng = random.Random(seed)
+    raw = b"".join(b"\0" + rng.randbytes(width * 3) for _ in range(height))
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw, 1)) + chunk(b"IEND", b""))
+
+
+def full_queue(port, pid, frames=3, side=2000, queue_mib=16):
+    """One client that asks for pictures that hardly compress (a light blur of noise, about
+    11 MiB a PNG) and never reads: its reply queue fills to its bound, the replies past it are
+    dropped (counted in /api/info's load), and the server grows by about the bound rather than
+    by everything it was asked for. Each render is let finish before the next (a new view
+    cancels the one in flight, and a cancelled view's frames are never queued). Returns failures."""
+    import http.client
+    import socket
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    conn.request("POST", "/api/upload", body=noise_png(side, side), headers={"Content-Type": "image/png"})
+    r = conn.getresponse()
+    body = r.read()
+    if r.status != 200:
+        return [f"full queue: the noise upload answered {r.status} {body[:200]!r}"]
+    token = json.loads(body)["id"]
+
+    def load():
+        conn.request("GET", "/api/info")
+        return json.loads(conn.getresponse().read())["load"]
+
+    def dropped():
+        return load()["dropped_replies"]
+
+    before, dropped_before = status_mib(pid, "VmRSS"), dropped()
+    ws = WebSocket(port)
+    ws.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    peak = before
+    frame_mib = side * side * 3 / (1 << 20)
+    for i in range(frames):
+        ws.send(json.dumps({"type": "render", "id": i, "workload": "blur", "args": [token, "--sigma", "0.5"]}))
+        # Rendered, then a second for its PNG to be encoded and queued.
+        t = time.time()
+        while time.time() - t < 60:
+            time.sleep(0.2)
+            peak = max(peak, status_mib(pid, "VmRSS"))
+            if time.time() - t > 0.5 and load()["running"] == 0:
+                break
+        for _ in range(5):
+            time.sleep(0.2)
+            peak = max(peak, status_mib(pid, "VmRSS"))
+    gone = dropped() - dropped_before
+    ws.sock.close()
+    # The connection's end frees its queue and hands the pages back; memory freed later by other
+    # threads may stay with malloc a while (as the slow readers' check allows).
+    t = time.time()
+    while True:
+        time.sleep(0.25)
+        after = status_mib(pid, "VmRSS")
+        if after - before <= queue_mib or time.time() - t > 3:
+            break
+    settled = time.time() - t
+    print(f"full queue: a client asked for {frames} renders of {frame_mib:.1f} MiB each and read nothing: {gone} replies dropped "
+          f"past its {queue_mib} MiB queue; RSS {before:.0f} MiB before, {peak:.0f} at most, {after:.0f} {settled:.1f} s after it closed")
+    problems = []
+    if gone < 1:
+        problems.append(f"full queue: {frames} frames of {frame_mib:.1f} MiB to a client that never reads, yet no reply was dropped")
+    # The queue, the socket layer's copy of the frame it is sending and the PNG encoder's output
+    # for the next; three frames' pixels (one arriving from the device worker, the last picture,
+    # kept for iso of the view, and one being encoded); 16 MiB for the rest.
+    raw_mib = side * side * 4 / (1 << 20)
+    bound = queue_mib + 2 * frame_mib + 3 * raw_mib + 16
+    if peak - before > bound:
+        problems.append(f"full queue: the server grew by {peak - before:.0f} MiB for one client that never reads (bound {bound:.0f})")
+    if after - before > 64:
+        problems.append(f"full queue: the server kept {after - before:.0f} MiB after the client left")
+    return problems
+
+
 def camera_frames(port, max_body=32 << 20):
     """A camera frame is one WebSocket frame, as a browser sends it: a 640x480 RGBA frame (1.2 MB)
     must reach the session (here, with no camera view, it answers that a mist view must start
@@ -305,18 +384,21 @@ def main():
             r.read()
             if r.status != 200:
                 failures.append(f"after the load: {method} {path} answered {r.status}")
-        rss = status_mib(worker_pid(server.pid), "VmHWM")
+        rss = status_mib(server.pid, "VmHWM")
+        workers_rss = workers_mib(server.pid, "VmHWM")
         if rss > a.max_rss_mib:
             failures.append(f"peak memory {rss:.0f} MiB is over the bound of {a.max_rss_mib:.0f} MiB")
         latencies.sort()
         p = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))] * 1000 if latencies else 0
         print(f"{sum(counts.values())} answers in {wall:.1f} s: " + ", ".join(f"{s}: {n}" for s, n in sorted(counts.items()))
-              + f"; latency median {p(0.5):.0f} ms, p95 {p(0.95):.0f} ms; websocket frames {ws_frames[0]}; peak RSS {rss:.0f} MiB")
+              + f"; latency median {p(0.5):.0f} ms, p95 {p(0.95):.0f} ms; websocket frames {ws_frames[0]}; peak RSS {rss:.0f} MiB"
+              + f" (its device workers {workers_rss:.0f} MiB more)")
         if sum(counts.values()) != a.requests:
             failures.append(f"{a.requests - sum(counts.values())} requests got no answer")
         failures += reply_order(port)
         failures += camera_frames(port)
-        failures += slow_readers(port, worker_pid(server.pid))
+        failures += slow_readers(port, server.pid)
+        failures += full_queue(port, server.pid)
         failures += connection_bounds(a.glint, a.device)
         # A page left open with a live view must not keep the server from stopping: SIGTERM
         # closes its connection (a browser answers the close, as this client does) at once.
