@@ -84,6 +84,7 @@ struct RTPassFrame: Sendable {
     var samplesPerPixel: Int, targetSamplesPerPixel: Int
     var seconds: Double
     var samplesTraced: Int
+    var device: String
 }
 
 struct RTFinalFrame: Sendable {
@@ -138,13 +139,13 @@ struct InProcessDevices: DeviceRunner {
         let rt: RTJob
         do { rt = try command.makeJob() } catch { throw ServeError.from(error, preparing: true) }
         let backend = try backend(device, for: .rtow)
+        let label = backend.label
         let progress = Locked<RTProgress?>(nil)
         var options = RTRenderer.Options(snapshotInterval: 0, snapshot: { acc in
             guard wantsPass() else { return }
             let p = progress.withLock { $0 }
             pass(RTPassFrame(image: acc.gammaImage(), samplesPerPixel: acc.samplesPerPixel, targetSamplesPerPixel: rt.samplesPerPixel,
-                             seconds: p?.seconds ?? 0,
-                             samplesTraced: p?.samplesTraced ?? 0))
+                             seconds: p?.seconds ?? 0, samplesTraced: p?.samplesTraced ?? 0, device: label))
         }, shouldStop: { Task.isCancelled })
         options.launchSeconds = 0.05
         let settings = options

@@ -16,8 +16,8 @@ struct WorkerMessage: Sendable {
     func double(_ key: String) -> Double { header[key]?.doubleValue ?? 0 }
     func string(_ key: String) -> String? { header[key]?.stringValue }
 
-    /// A header over this is not one of ours.
-    static let maxHeader = 1 << 20
+    /// A header over this is not one of ours (a frame's wipes may take a few MB).
+    static let maxHeader = 64 << 20
 
     func write(to fd: Int32) throws {
         var fields = header.objectValue ?? []
@@ -43,16 +43,21 @@ struct WorkerMessage: Sendable {
         }
     }
 
-    /// The next message, or nil at the end of the pipe (or on a message that is not one).
-    static func read(from fd: Int32) -> WorkerMessage? {
+    /// The next message, or nil at the end of the pipe or on one that is not a message (a
+    /// header that does not read, a payload over `maxPayload` bytes).
+    static func read(from fd: Int32, maxPayload: Int) -> WorkerMessage? {
         guard let head = readExactly(fd, 4) else { return nil }
         let length = Int(head.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }.littleEndian)
         guard length <= maxHeader, let text = readExactly(fd, length),
               let header = try? JSON.parse(String(decoding: text, as: UTF8.self)) else { return nil }
         let count = header["bytes"]?.intValue.map { Int($0) } ?? 0
-        guard count >= 0, let payload = readExactly(fd, count) else { return nil }
+        guard count >= 0, count <= maxPayload, let payload = readExactly(fd, count) else { return nil }
         return WorkerMessage(header: header, payload: payload)
     }
+
+    /// The most payload a message may carry for pictures of up to `maxPixels`: a run's 8-bit
+    /// and float pictures and its counts (24 bytes a pixel), and 1 MiB more.
+    static func maxPayload(maxPixels: Int) -> Int { maxPixels * 24 + (1 << 20) }
 
     private static func readExactly(_ fd: Int32, _ count: Int) -> [UInt8]? {
         var out = [UInt8](repeating: 0, count: count)
@@ -77,8 +82,10 @@ extension Image8 {
 
     /// The picture a message carries: the header's size, the payload's first bytes at `offset`.
     static func fromWire(_ m: WorkerMessage, offset: Int = 0, prefix: String = "") throws -> Image8 {
-        guard let w = m.int(prefix + "width"), let h = m.int(prefix + "height"), w >= 0, h >= 0,
-              offset + w * h * 4 <= m.payload.count else { throw ServeError(status: 500, message: "a device worker sent a malformed picture") }
+        guard let w = m.int(prefix + "width"), let h = m.int(prefix + "height"), (0...ImageLimits.maxSide).contains(w),
+              (0...ImageLimits.maxSide).contains(h), offset + w * h * 4 <= m.payload.count else {
+            throw ServeError(status: 500, message: "a device worker sent a malformed picture")
+        }
         // A payload that is just the picture is taken as it is, not copied.
         if offset == 0 && m.payload.count == w * h * 4 { return Image8(width: w, height: h, pixels: m.payload) }
         return Image8(width: w, height: h, pixels: Array(m.payload[offset ..< offset + w * h * 4]))
@@ -108,8 +115,10 @@ extension ComparisonRun {
         var offset = image.pixels.count
         var float: ImageF?
         if let w = m.int("float_width"), let h = m.int("float_height") {
+            guard (0...ImageLimits.maxSide).contains(w), (0...ImageLimits.maxSide).contains(h), offset + w * h * 16 <= m.payload.count else {
+                throw ServeError(status: 500, message: "a device worker sent a malformed run")
+            }
             let n = w * h * 4
-            guard w >= 0, h >= 0, offset + n * 4 <= m.payload.count else { throw ServeError(status: 500, message: "a device worker sent a malformed run") }
             var pixels = [Float](repeating: 0, count: n)
             pixels.withUnsafeMutableBytes { d in m.payload.withUnsafeBytes { s in d.copyMemory(from: UnsafeRawBufferPointer(rebasing: s[offset ..< offset + n * 4])) } }
             float = ImageF(width: w, height: h, pixels: pixels)
@@ -117,7 +126,7 @@ extension ComparisonRun {
         }
         var counts: [UInt32]?
         if let n = m.int("counts") {
-            guard n >= 0, offset + n * 4 <= m.payload.count else { throw ServeError(status: 500, message: "a device worker sent a malformed run") }
+            guard n >= 0, n <= m.payload.count, offset + n * 4 <= m.payload.count else { throw ServeError(status: 500, message: "a device worker sent a malformed run") }
             var c = [UInt32](repeating: 0, count: n)
             c.withUnsafeMutableBytes { d in m.payload.withUnsafeBytes { s in d.copyMemory(from: UnsafeRawBufferPointer(rebasing: s[offset ..< offset + n * 4])) } }
             counts = c
@@ -136,7 +145,10 @@ final class DeviceWorker: @unchecked Sendable {
     let pid: pid_t
     private let toWorker: Int32
     private let fromWorker: Int32
-    private let writeLock = Locked(0)
+    /// Whether `toWorker` is still open; every write holds it, so a message never goes to a
+    /// descriptor closed (and perhaps reused) meanwhile.
+    private let writable = Locked(true)
+    private let maxPayload: Int
 
     private struct Pending {
         var id: Int
@@ -150,6 +162,8 @@ final class DeviceWorker: @unchecked Sendable {
         var ended: ServeError?
         /// Cancelled and not yet answered: not handed out again until it answers.
         var cancelling = false
+        /// Its exit has been collected: its pid may now be another process's, never signalled.
+        var reaped = false
     }
     private let state = Locked(State())
     /// Called once when the process has ended, with its description.
@@ -158,7 +172,7 @@ final class DeviceWorker: @unchecked Sendable {
     /// Seconds a cancelled request has to end before its worker is killed.
     static let cancelGrace = 2.0
 
-    init(executable: String, arguments: [String], onEnd: @escaping @Sendable (DeviceWorker, String, Bool) -> Void) throws {
+    init(executable: String, arguments: [String], maxPayload: Int, onEnd: @escaping @Sendable (DeviceWorker, String, Bool) -> Void) throws {
         var requests: [Int32] = [0, 0], replies: [Int32] = [0, 0]
         guard glint_pipe_cloexec(&requests) == 0 else { throw GlintError("cannot make a pipe for a device worker: \(FileIO.errnoText())") }
         guard glint_pipe_cloexec(&replies) == 0 else {
@@ -178,6 +192,7 @@ final class DeviceWorker: @unchecked Sendable {
         self.pid = pid
         toWorker = requests[1]
         fromWorker = replies[0]
+        self.maxPayload = maxPayload
         self.onEnd = onEnd
         let box = Unmanaged.passRetained(self).toOpaque()
         var thread = pthread_t()
@@ -200,15 +215,14 @@ final class DeviceWorker: @unchecked Sendable {
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<WorkerMessage, any Error>) in
                 let refused: ServeError? = state.withLock { s in
                     if let e = s.ended { return e }
+                    if s.pending != nil { return ServeError(status: 500, message: "a device worker was handed a second request") }
                     s.pending = Pending(id: id, continuation: c, onMessage: onMessage)
                     return nil
                 }
                 if let refused { c.resume(throwing: refused); return }
-                do {
-                    try writeLock.withLock { _ in try WorkerMessage(header: .object(fields + [("id", .int(Int64(id)))]), payload: payload).write(to: toWorker) }
-                } catch {
-                    // The process is gone: its reader ends the request.
-                    kill(pid, SIGKILL)
+                if !send(WorkerMessage(header: .object(fields + [("id", .int(Int64(id)))]), payload: payload)) {
+                    // The process is gone or going: its reader ends the request.
+                    signal(SIGKILL)
                 }
                 if Task.isCancelled { cancel(id) }
             }
@@ -223,6 +237,20 @@ final class DeviceWorker: @unchecked Sendable {
         return reply
     }
 
+    /// Writes a message while the pipe is open; false when it could not.
+    private func send(_ message: WorkerMessage) -> Bool {
+        writable.withLock { open in
+            guard open else { return false }
+            do { try message.write(to: toWorker) } catch { return false }
+            return true
+        }
+    }
+
+    /// Sends `sig` to the process unless its exit has been collected.
+    private func signal(_ sig: Int32) {
+        state.withLock { s in if !s.reaped { kill(pid, sig) } }
+    }
+
     private func cancel(_ id: Int) {
         let live: Bool = state.withLock { s in
             guard s.pending?.id == id, s.ended == nil else { return false }
@@ -230,12 +258,12 @@ final class DeviceWorker: @unchecked Sendable {
             return true
         }
         guard live else { return }
-        try? writeLock.withLock { _ in try WorkerMessage(header: .object([("op", .string("cancel")), ("id", .int(Int64(id)))])).write(to: toWorker) }
-        let pid = self.pid
+        _ = send(WorkerMessage(header: .object([("op", .string("cancel")), ("id", .int(Int64(id)))])))
         Task.detached { [self] in
             try? await Task.sleep(for: .seconds(Self.cancelGrace))
-            if state.withLock({ $0.pending?.id == id && $0.ended == nil }) {
-                state.withLock { $0.ended = ServeError(status: 503, message: "the device worker did not stop within \(Format.short(Self.cancelGrace)) s of a cancellation and was ended") }
+            state.withLock { s in
+                guard s.pending?.id == id, s.ended == nil, !s.reaped else { return }
+                s.ended = ServeError(status: 503, message: "the device worker did not stop within \(Format.short(Self.cancelGrace)) s of a cancellation and was ended")
                 kill(pid, SIGKILL)
             }
         }
@@ -243,12 +271,14 @@ final class DeviceWorker: @unchecked Sendable {
 
     /// Ends the process (it is idle, or the server stops).
     func terminate() {
-        state.withLock { if $0.ended == nil { $0.ended = ServeError(status: 503, message: "the server is stopping") } }
-        kill(pid, SIGKILL)
+        state.withLock { s in
+            if s.ended == nil { s.ended = ServeError(status: 503, message: "the server is stopping") }
+            if !s.reaped { kill(pid, SIGKILL) }
+        }
     }
 
     private func readReplies() {
-        while let m = WorkerMessage.read(from: fromWorker) {
+        while let m = WorkerMessage.read(from: fromWorker, maxPayload: maxPayload) {
             let id = m.int("id")
             let kind = m.string("kind")
             if kind == "done" || kind == "error" {
@@ -264,9 +294,18 @@ final class DeviceWorker: @unchecked Sendable {
                 handler?(m)
             }
         }
+        // The end of its replies: it has ended, or sent what is not a message (then it is ended
+        // here). Its stdin closes, under the write lock, before its exit is collected.
         close(fromWorker)
+        writable.withLock { open in
+            open = false
+            close(toWorker)
+        }
+        signal(SIGKILL)
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR {}
+        state.withLock { $0.reaped = true }
         let ending = Subprocess.wait(pid)
-        close(toWorker)
         let how: String
         var unexpected = true
         switch ending {
@@ -310,17 +349,31 @@ final class DeviceWorkers: DeviceRunner {
         return n > 0 ? String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "/proc/self/exe"
     }
 
-    init(executable: String = DeviceWorkers.ownExecutable, arguments: [String], keepIdle: Int) {
+    /// Processes at most: each holds a device, and a live mist holds one for as long as it runs.
+    let maxWorkers: Int
+    let maxPayload: Int
+
+    init(executable: String = DeviceWorkers.ownExecutable, arguments: [String], keepIdle: Int, maxPixels: Int) {
         self.executable = executable
         self.arguments = arguments
         self.keepIdle = max(1, keepIdle)
+        maxWorkers = 2 * self.keepIdle + 8
+        maxPayload = WorkerMessage.maxPayload(maxPixels: maxPixels)
     }
 
     private func start() throws -> DeviceWorker {
         guard !stopped.withLock({ $0 }) else { throw ServeError(status: 503, message: "the server is stopping") }
-        let worker = try DeviceWorker(executable: executable, arguments: arguments) { [weak self] worker, how, duringRequest in
+        // At the cap an idle worker makes room; without one the request is refused.
+        if all.withLock({ $0.count }) >= maxWorkers {
+            if let spare = idle.withLock({ list in list.firstIndex(where: { $0.isUsable }).map { list.remove(at: $0) } }) {
+                spare.terminate()
+            } else {
+                throw ServeError(status: 503, message: "the server runs at most \(maxWorkers) device workers (renders and live views) and all are busy; try again shortly")
+            }
+        }
+        let worker = try DeviceWorker(executable: executable, arguments: arguments, maxPayload: maxPayload) { [weak self] worker, how, duringRequest in
             guard let self else { return }
-            _ = self.all.withLock { $0.removeValue(forKey: worker.pid) }
+            self.all.withLock { if $0[worker.pid] === worker { $0.removeValue(forKey: worker.pid) } }
             self.idle.withLock { $0.removeAll { $0 === worker } }
             if duringRequest {
                 self.crashes.withLock { $0 += 1 }
@@ -395,7 +448,7 @@ final class DeviceWorkers: DeviceRunner {
         let m = try await call(Self.job("rtow", job, device: device)) { m in
             guard wantsPass(), let image = try? Image8.fromWire(m) else { return }
             pass(RTPassFrame(image: image, samplesPerPixel: m.int("spp") ?? 0, targetSamplesPerPixel: m.int("target_spp") ?? 0,
-                             seconds: m.double("seconds"), samplesTraced: m.int("samples") ?? 0))
+                             seconds: m.double("seconds"), samplesTraced: m.int("samples") ?? 0, device: m.string("device") ?? device))
         }
         return RTFinalFrame(image: try Image8.fromWire(m), wallSeconds: m.double("wall"), kernelSeconds: m.double("kernel"),
                             samples: m.int("samples") ?? 0, samplesPerPixel: m.int("spp") ?? 0, targetSamplesPerPixel: m.int("target_spp") ?? 0,
@@ -458,7 +511,10 @@ enum DeviceWorkerMain {
     static var replyDescriptor: Int32? { FileIO.environment(variable).flatMap { Int32($0) } }
 
     private static let out = Locked<Int32>(-1)
-    private static let current = Locked<Task<Void, Never>?>(nil)
+    /// The request being run, and its id (a cancel names the one it means).
+    private static let current = Locked<(id: JSON, task: Task<Void, Never>)?>(nil)
+    /// Seconds between the ray tracer's pass pictures sent to the server at most.
+    static let passInterval = 0.2
     nonisolated(unsafe) private static var mist: (any MistRunner)?
 
     static func send(_ fields: [(String, JSON)], payload: [UInt8] = []) {
@@ -469,16 +525,19 @@ enum DeviceWorkerMain {
     static func run(replyDescriptor fd: Int32) async -> Never {
         out.withLock { $0 = fd }
         signal(SIGPIPE, SIG_IGN)
+        // Ctrl-C in a terminal reaches the whole process group: the server stops its workers.
+        signal(SIGINT, SIG_IGN)
         // The requests are read on a thread of their own, so that a cancel arrives while a
         // render keeps the concurrency pool's threads busy. The server holds the only other end
         // of standard input (every descriptor is close-on-exec or closed at spawn), so when it
         // ends, for whatever reason, the read ends and so does this process, mid-render or not.
         var thread = pthread_t()
         pthread_create(&thread, nil, { _ in
-            while let m = WorkerMessage.read(from: 0) {
+            while let m = WorkerMessage.read(from: 0, maxPayload: WorkerMessage.maxPayload(maxPixels: ImageLimits.inputPixels)) {
                 DeviceWorkerMain.take(m)
             }
-            exit(0)
+            // No exit handlers: renders may still be running on other threads.
+            _exit(0)
         }, nil)
         pthread_detach(thread)
         while true { try? await Task.sleep(for: .seconds(3600)) }
@@ -487,7 +546,7 @@ enum DeviceWorkerMain {
     private static func take(_ m: WorkerMessage) {
         let id = m["id"] ?? .null
         if m.string("op") == "cancel" {
-            current.withLock { $0?.cancel() }
+            current.withLock { c in if let c, c.id == id { c.task.cancel() } }
             return
         }
         let task = Task.detached {
@@ -499,7 +558,7 @@ enum DeviceWorkerMain {
                 send([("kind", .string("error")), ("id", id), ("status", .int(Int64(e.status))), ("message", .string(e.message))])
             }
         }
-        current.withLock { $0 = task }
+        current.withLock { $0 = (id, task) }
     }
 
     private static func handle(_ m: WorkerMessage, id: JSON) async throws -> (fields: [(String, JSON)], payload: [UInt8]) {
@@ -516,8 +575,16 @@ enum DeviceWorkerMain {
             let wire = r.run.wire
             return (wire.fields + [("device", .string(r.device))], wire.payload)
         case "rtow":
-            let f = try await devices.rtow(job, device: device, wantsPass: { true }) { p in
-                send([("kind", .string("pass")), ("id", id), ("spp", .int(Int64(p.samplesPerPixel))),
+            // Passes at most every passInterval: each is a whole picture through the pipe.
+            let lastPass = Locked(-Double.infinity)
+            let f = try await devices.rtow(job, device: device, wantsPass: {
+                lastPass.withLock { t in
+                    guard Clock.now() - t >= passInterval else { return false }
+                    t = Clock.now()
+                    return true
+                }
+            }) { p in
+                send([("kind", .string("pass")), ("id", id), ("spp", .int(Int64(p.samplesPerPixel))), ("device", .string(p.device)),
                       ("target_spp", .int(Int64(p.targetSamplesPerPixel))), ("seconds", .number(p.seconds)),
                       ("samples", .int(Int64(p.samplesTraced)))] + p.image.wireHeader, payload: p.image.pixels)
             }

@@ -106,6 +106,8 @@ struct Serve: AsyncParsableCommand {
     var verbose = false
 
     func validate() throws {
+        // A device worker is started by a server whose options were checked.
+        if DeviceWorkerMain.replyDescriptor != nil { return }
         guard ["127.0.0.1", "::1", "0.0.0.0", "::", "localhost"].contains(host) || host.split(separator: ".").count == 4
                 || host.contains(":") else {
             throw ValidationError("--host \(host): give an IP address to listen on (127.0.0.1, ::1, 0.0.0.0)")
@@ -146,7 +148,7 @@ struct Serve: AsyncParsableCommand {
 
         // Device work runs in worker processes of this command (DeviceWorkers): a driver that
         // aborts ends one of them and fails its request, never the server.
-        let workers = DeviceWorkers(arguments: ["serve", "--max-pixels", String(maxPixels)], keepIdle: maxRenders)
+        let workers = DeviceWorkers(arguments: ["serve", "--max-pixels", String(maxPixels)], keepIdle: maxRenders, maxPixels: maxPixels)
         defer { workers.stopAll() }
         let deviceText = device.device ?? FileIO.environment("GLINT_DEVICE") ?? "auto"
         let context = try ServeContext(device: deviceText, slots: maxRenders, queue: queue, renderTimeout: renderTimeout,

@@ -284,7 +284,6 @@ final class ServeSession: Sendable {
     private func progressive(_ job: ServeJob, device: String?, id: JSON, gen: Int) async throws {
         let cli = job.cli
         let devices = context.devices, deviceJob = DeviceJob(job), deviceText = context.deviceText(device)
-        let label = Locked(deviceText)
         let result = try await context.gate.run(timeout: context.renderTimeout) {
             try await devices.rtow(deviceJob, device: deviceText, wantsPass: { [self] in
                 // A pass the page has not taken yet is not followed by another picture.
@@ -292,13 +291,12 @@ final class ServeSession: Sendable {
             }, pass: { [self] p in
                 let rate = p.seconds > 0 ? Double(p.samplesTraced) / p.seconds : 0
                 guard self.isCurrent(gen), self.state.withLock({ $0.pendingFrames < 2 }) else { return }
-                self.sendFrame(Rendered(image: p.image, wallSeconds: p.seconds, kernelSeconds: 0, device: label.withLock { $0 }),
+                self.sendFrame(Rendered(image: p.image, wallSeconds: p.seconds, kernelSeconds: 0, device: p.device),
                                id: id, gen: gen, stage: "pass", command: cli, keep: false,
                                extra: [("spp", .int(Int64(p.samplesPerPixel))), ("target_spp", .int(Int64(p.targetSamplesPerPixel))),
                                        ("samples_per_second", .number(rate))])
             })
         }
-        label.withLock { $0 = result.device }
         guard isCurrent(gen), !result.stoppedEarly else { return }
         let rate = result.wallSeconds > 0 ? Double(result.samples) / result.wallSeconds : 0
         sendFrame(Rendered(image: result.image, wallSeconds: result.wallSeconds, kernelSeconds: result.kernelSeconds, device: result.device),
