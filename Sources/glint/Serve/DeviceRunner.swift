@@ -46,8 +46,20 @@ struct DeviceJob: Sendable {
 
     init(_ job: ServeJob) { self.init(workload: job.workload, args: job.commandArgs) }
 
-    /// The command, parsed as `glint <workload>` parses it.
-    func command() throws -> any WorkloadCommand { try ServeJob.parseCommand(workload: workload, args: args) }
+    /// The command, parsed as `glint <workload>` parses it. The last few are kept: a live view
+    /// sends the same job every frame, and a parsed command is a value never changed.
+    func command() throws -> any WorkloadCommand {
+        let key = ([workload] + args).joined(separator: "\u{0}")
+        if let hit = Self.parsed.withLock({ list in list.first { $0.key == key }?.command }) { return hit }
+        let command = try ServeJob.parseCommand(workload: workload, args: args)
+        Self.parsed.withLock { list in
+            list.insert((key, command), at: 0)
+            if list.count > 8 { list.removeLast() }
+        }
+        return command
+    }
+
+    private static let parsed = Locked<[(key: String, command: any WorkloadCommand)]>([])
 }
 
 struct DeviceDescription: Sendable {

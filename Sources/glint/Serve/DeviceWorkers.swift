@@ -60,16 +60,19 @@ struct WorkerMessage: Sendable {
     static func maxPayload(maxPixels: Int) -> Int { maxPixels * 24 + (1 << 20) }
 
     private static func readExactly(_ fd: Int32, _ count: Int) -> [UInt8]? {
-        var out = [UInt8](repeating: 0, count: count)
-        var done = 0
-        let ok = out.withUnsafeMutableBytes { p -> Bool in
+        var ok = true
+        // Not zero-filled first: every byte is read into place, or the message is dropped.
+        let out = [UInt8](unsafeUninitializedCapacity: count) { p, initialized in
+            var done = 0
             while done < count {
                 let n = Glibc.read(fd, p.baseAddress! + done, count - done)
                 if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { return false }
+                guard n > 0 else { ok = false; break }
                 done += n
             }
-            return true
+            // On a short read the bytes past `done` are zeroed, so that the array is whole.
+            if done < count { (p.baseAddress! + done).initialize(repeating: 0, count: count - done) }
+            initialized = count
         }
         return ok ? out : nil
     }
