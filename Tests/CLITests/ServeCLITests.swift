@@ -341,7 +341,8 @@ final class ServerProcess: @unchecked Sendable {
         // The worker that opened the device at start-up takes the first request.
         let first = try #require(workers().first, "no device worker under the server")
         let doomed = Task {
-            try await server.post("api/render", server.job("fractal", ["mandelbrot", "--size", "800x500", "--iterations", "100000",
+            // Minutes of work on any device: it is still rendering when its worker is ended.
+            try await server.post("api/render", server.job("fractal", ["mandelbrot", "--size", "1600x1000", "--iterations", "2000000",
                                                                        "--center", "-0.75,0.1", "--zoom", "3"], device: "opencl"))
         }
         usleep(useconds_t(700_000 * sanitizerSlowdown))
