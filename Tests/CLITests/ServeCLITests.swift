@@ -374,6 +374,32 @@ final class ServerProcess: @unchecked Sendable {
         #expect(stderr.contains("a device worker (pid \(first)) ended by") && stderr.contains("the next request starts a new worker"), "\(stderr)")
     }
 
+    /// A server that was killed leaves its temporary folder (uploads and all); the next server
+    /// on this machine removes it, and leaves a live server's and another machine's.
+    @Test func abandonedServerFolderIsRemoved() async throws {
+        let box = try Sandbox()
+        defer { try? FileManager.default.removeItem(at: box.root) }
+        // ServerProcess gives the server the sandbox's root as TMPDIR.
+        let temporary = box.root.path
+        let host = StagedFolder.host
+        let dead = "glint-serve-\(host)-4194301-Ab12Cd", live = "glint-serve-\(host)-\(getpid())-Ef34Gh"
+        let other = "glint-serve-elsewhere.example-4194301-Ij56Kl"
+        let files = FileManager.default
+        for folder in [dead, live, other] {
+            try FileIO.makeDirectories(temporary + "/" + folder + "/uploads")
+            try FileIO.writeAtomically(temporary + "/" + folder + "/uploads/0123456789abcdef.png", [1, 2, 3])
+        }
+        let server = try ServerProcess(box, ["--device", "cpu"])
+        #expect(try await server.request("/api/info").status == 200)
+        #expect(!files.fileExists(atPath: temporary + "/" + dead))
+        #expect(files.fileExists(atPath: temporary + "/" + live) && files.fileExists(atPath: temporary + "/" + other))
+        let own = try files.contentsOfDirectory(atPath: temporary).filter { $0.hasPrefix("glint-serve-\(host)-\(server.process.processIdentifier)-") }
+        #expect(own.count == 1, "\(own)")
+        let (status, _) = server.stop()
+        #expect(status == 0)
+        #expect(!files.fileExists(atPath: temporary + "/" + (own.first ?? "none")))
+    }
+
     /// The connection bounds are range-checked at start-up, and --max-connections against the
     /// open-file limit (a cap the process could not reach would not protect it).
     @Test func connectionBoundsAreChecked() throws {

@@ -139,7 +139,8 @@ struct Serve: AsyncParsableCommand {
         // Everything the server writes lives in one temporary folder; it also becomes the
         // working directory (the device workers' too), so that no job can write beside the
         // user's files.
-        let folder = try FileIO.makeTemporaryFolder(prefix: "glint-serve")
+        Self.removeAbandonedFolders()
+        let folder = try FileIO.makeTemporaryFolder(prefix: "\(Self.folderPrefix)\(getpid())")
         defer { FileIO.removeTree(folder) }
         guard chdir(folder) == 0 else { throw GlintError("cannot enter \(folder): \(FileIO.errnoText())") }
         ImageLimits.setInputPixels(maxPixels)
@@ -214,6 +215,23 @@ struct Serve: AsyncParsableCommand {
             throw GlintError("cannot serve on \(host):\(port): \(error)")
         }
         print("glint serve: stopped")
+    }
+}
+
+extension Serve {
+    /// A server's temporary folder is `glint-serve-HOST-PID-XXXXXX` in $TMPDIR (else /tmp).
+    static var folderPrefix: String { "glint-serve-\(StagedFolder.host)-" }
+
+    /// Removes the temporary folders of servers on this machine that ended without removing
+    /// theirs (killed, or crashed): those whose pid is no process. A live server's, and another
+    /// machine's in a shared $TMPDIR, are left alone.
+    static func removeAbandonedFolders() {
+        let base = FileIO.environment("TMPDIR").map { $0.isEmpty ? "/tmp" : $0 } ?? "/tmp"
+        for name in (try? FileIO.folderEntries(base)) ?? [] where name.hasPrefix(folderPrefix) {
+            let parts = name.dropFirst(folderPrefix.count).split(separator: "-")
+            guard parts.count == 2, let pid = Int32(parts[0]), pid > 0, pid != getpid() else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { FileIO.removeTree(base + "/" + name) }
+        }
     }
 }
 
