@@ -96,7 +96,7 @@ struct ServeJob: @unchecked Sendable {
     /// Reads a request's workload and arguments. `uploads` turns `upload:ID` into a file.
     /// `extra` are arguments of the server's own (a picture it wrote), read after the client's.
     init(workload: String, args: [String], uploads: Uploads, last: (() throws -> String)? = nil, extra: [String] = []) throws {
-        guard let options = Self.allowed[workload], Workloads.named(workload) != nil else {
+        guard let options = Self.allowed[workload] else {
             throw ServeError.bad("unknown workload '\(JSON.printable(workload, limit: 40))': the server knows \(Self.allowed.keys.sorted().joined(separator: ", "))")
         }
         guard args.count <= 200, args.allSatisfy({ $0.utf8.count <= 20_000 }) else {

@@ -284,13 +284,13 @@ final class ServeSession: Sendable {
     private func progressive(_ job: ServeJob, device: String?, id: JSON, gen: Int) async throws {
         let cli = job.cli
         let devices = context.devices, deviceJob = DeviceJob(job), deviceText = context.deviceText(device)
+        // A pass the page has not taken yet is not followed by another picture (asked before a
+        // pass is made, and again when it has come).
+        let wanted: @Sendable () -> Bool = { [self] in self.isCurrent(gen) && self.state.withLock { $0.pendingFrames < 2 } }
         let result = try await context.gate.run(timeout: context.renderTimeout) {
-            try await devices.rtow(deviceJob, device: deviceText, wantsPass: { [self] in
-                // A pass the page has not taken yet is not followed by another picture.
-                self.isCurrent(gen) && self.state.withLock { $0.pendingFrames < 2 }
-            }, pass: { [self] p in
+            try await devices.rtow(deviceJob, device: deviceText, wantsPass: wanted, pass: { [self] p in
+                guard wanted() else { return }
                 let rate = p.seconds > 0 ? Double(p.samplesTraced) / p.seconds : 0
-                guard self.isCurrent(gen), self.state.withLock({ $0.pendingFrames < 2 }) else { return }
                 self.sendFrame(Rendered(image: p.image, wallSeconds: p.seconds, kernelSeconds: 0, device: p.device),
                                id: id, gen: gen, stage: "pass", command: cli, keep: false,
                                extra: [("spp", .int(Int64(p.samplesPerPixel))), ("target_spp", .int(Int64(p.targetSamplesPerPixel))),
