@@ -20,6 +20,7 @@
 #include "glint_orbit_step.h"
 
 #include <fftw3.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -982,11 +983,64 @@ static void end_run(glint_orbit_stepper *st, int worker) {
     if (worker) stop_worker(st);
 }
 
+/// The need (glint_orbit_following) of the step from the point (zr, zi), whose derivative
+/// becomes *next.
+static long follow_need(const glint_orbit_following *f, double zr, double zi, long bound, glint_orbit_following *next) {
+    double r = 2 * (zr * f->re - zi * f->im), i = 2 * (zr * f->im + zi * f->re);
+    long e = f->exp;
+    if (f->add_one) {
+        if (e < -1000 || (r == 0 && i == 0)) {
+            // 2z·dz is far below 1 (or nothing): dz' is 1 to a double's precision.
+            r = 1;
+            i = 0;
+            e = 0;
+        } else {
+            r += ldexp(1.0, (int)(e < 1100 ? -e : -1100));
+        }
+    }
+    const double m = fabs(r) > fabs(i) ? fabs(r) : fabs(i);
+    if (m == 0 || !isfinite(m)) {
+        next->re = next->im = 0;
+        next->exp = 0;
+        return LONG_MAX / 2;
+    }
+    int k;
+    frexp(m, &k);
+    next->re = ldexp(r, -k);
+    next->im = ldexp(i, -k);
+    next->exp = e + k;
+    // |dz'| ≥ 2^(exp − 1).
+    return f->reference_bits + 64 + bound - (next->exp - 1);
+}
+
+static long run(glint_orbit_stepper *st, mpfr_srcptr start_re, mpfr_srcptr start_im, mpfr_srcptr a_re,
+                mpfr_srcptr a_im, int fold, int testing_start, long points, double limit, double *re, double *im,
+                int *escaped, glint_orbit_following *follow, mpfr_ptr end_re, mpfr_ptr end_im);
+
 long glint_orbit_run(glint_orbit_stepper *st, mpfr_srcptr start_re, mpfr_srcptr start_im, mpfr_srcptr a_re,
                      mpfr_srcptr a_im, int fold, int testing_start, long points, double limit, double *re, double *im,
                      int *escaped) {
+    return run(st, start_re, start_im, a_re, a_im, fold, testing_start, points, limit, re, im, escaped, NULL, NULL,
+               NULL);
+}
+
+long glint_orbit_run_following(glint_orbit_stepper *st, mpfr_srcptr start_re, mpfr_srcptr start_im,
+                               mpfr_srcptr a_re, mpfr_srcptr a_im, int testing_start, long points, double limit,
+                               double *re, double *im, int *escaped, glint_orbit_following *follow,
+                               mpfr_ptr end_re, mpfr_ptr end_im) {
+    follow->stopped = 0;
+    follow->need = 0;
+    return run(st, start_re, start_im, a_re, a_im, 0, testing_start, points, limit, re, im, escaped, follow, end_re,
+               end_im);
+}
+
+static long run(glint_orbit_stepper *st, mpfr_srcptr start_re, mpfr_srcptr start_im, mpfr_srcptr a_re,
+                mpfr_srcptr a_im, int fold, int testing_start, long points, double limit, double *re, double *im,
+                int *escaped, glint_orbit_following *follow, mpfr_ptr end_re, mpfr_ptr end_im) {
     *escaped = 0;
     if (points < 1) return 0;
+    // A point that is stepped from has |z|² ≤ limit, so the next one is below 2^bound.
+    const long bound = (long)ceil(log2(limit > 4 ? limit : 4)) + 3;
     const int worker = begin_run(st, start_re, start_im, a_re, a_im);
     int prefer_two = 1;
     double trial_mark = 0, trial_two = 0;
@@ -1001,6 +1055,16 @@ long glint_orbit_run(glint_orbit_stepper *st, mpfr_srcptr start_re, mpfr_srcptr 
             break;
         }
         if (k == points - 1) break;
+        if (follow) {
+            glint_orbit_following next = *follow;
+            const long need = follow_need(follow, dr, di, bound, &next);
+            if (need > follow->high || need <= follow->low) {
+                follow->stopped = 1;
+                follow->need = need;
+                break;
+            }
+            *follow = next;
+        }
         if (k > 0 && fold) {
             if (st->in_mpfr) {
                 mpfr_abs(st->x, st->x, MPFR_RNDN);
@@ -1034,6 +1098,11 @@ long glint_orbit_run(glint_orbit_stepper *st, mpfr_srcptr start_re, mpfr_srcptr 
         step(st, a_re, a_im, two, &dr, &di);
     }
     end_run(st, worker);
+    if (end_re) {
+        if (!st->in_mpfr) to_mpfr(st);
+        mpfr_set(end_re, st->x, MPFR_RNDN);
+        mpfr_set(end_im, st->y, MPFR_RNDN);
+    }
     return written;
 }
 

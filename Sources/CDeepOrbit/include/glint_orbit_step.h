@@ -39,6 +39,37 @@ long glint_orbit_run(glint_orbit_stepper *stepper, mpfr_srcptr start_re, mpfr_sr
                      mpfr_srcptr a_im, int fold, int testing_start, long points, double limit, double *re, double *im,
                      int *escaped);
 
+/// A run whose precision follows the orbit's derivative (glint_orbit_run_following). A rounding
+/// error r at the point z_k moves every later point as a change of the orbit's parameter by
+/// about r / |dz_k|: so once dz_k is large the steps may round at fewer bits than the view
+/// needs at its start, and the orbit's stored doubles are unchanged. A step's need is
+///
+///     reference_bits + 64 + B − ⌊log2 |dz|⌋    (B bounds the exponent of a point below the limit)
+///
+/// with 64 bits to spare. The run stops before a step whose need is above `high` (it must go
+/// up) or at most `low` (it may go down), leaving that need in `need`. A segment lasts while |dz|
+/// grows by 2^(high − low) at least, so precision changes stay far apart.
+typedef struct {
+    /// dz_k = (re + i·im)·2^exp with max(|re|, |im|) in [0.5, 1) (both 0 for a zero); a
+    /// Mandelbrot orbit from c has dz = 1 at its start.
+    double re, im;
+    long exp;
+    /// 1 for a Mandelbrot orbit, dz' = 2z·dz + 1 (the parameter is added every step).
+    int add_one;
+    long reference_bits, low, high;
+    /// Set by the run: whether it stopped for the precision, and the need it stopped at.
+    int stopped;
+    long need;
+} glint_orbit_following;
+
+/// glint_orbit_run, updating `follow`'s derivative at every point and stopping as it says; the
+/// last point stored (the state the run ended in) is copied to end_re and end_im, which must have
+/// the stepper's precision.
+long glint_orbit_run_following(glint_orbit_stepper *stepper, mpfr_srcptr start_re, mpfr_srcptr start_im,
+                               mpfr_srcptr a_re, mpfr_srcptr a_im, int testing_start, long points, double limit,
+                               double *re, double *im, int *escaped, glint_orbit_following *follow,
+                               mpfr_ptr end_re, mpfr_ptr end_im);
+
 /// Makes glint_orbit_run ask `cancelled` between steps (every step from 4,096 bits, every 256
 /// below) and, when it answers non-zero, return the points stored so far with *escaped = -1.
 void glint_orbit_set_cancel(glint_orbit_stepper *stepper, int (*cancelled)(void));
