@@ -1039,8 +1039,10 @@ static long run(glint_orbit_stepper *st, mpfr_srcptr start_re, mpfr_srcptr start
                 int *escaped, glint_orbit_following *follow, mpfr_ptr end_re, mpfr_ptr end_im) {
     *escaped = 0;
     if (points < 1) return 0;
-    // A point that is stepped from has |z|² ≤ limit, so the next one is below 2^bound.
-    const long bound = (long)ceil(log2(limit > 4 ? limit : 4)) + 3;
+    // A point that is stepped from has |z|² ≤ limit, so the next one is below 2^bound (an
+    // infinite limit counts as 2^1000, past any a view can set).
+    const double bounded = !(limit > 4) ? 4 : limit < 0x1p1000 ? limit : 0x1p1000;
+    const long bound = (long)ceil(log2(bounded)) + 3;
     const int worker = begin_run(st, start_re, start_im, a_re, a_im);
     int prefer_two = 1;
     double trial_mark = 0, trial_two = 0;

@@ -75,5 +75,22 @@ import Testing
         // From z_808 (stored at 807, the orbit's first point being z_1 = c), the nucleus's pass by 0.
         #expect(rises.allSatisfy { $1.bits == bits && $1.point % 808 == 807 }, "\(rises)")
         #expect(steps.contains { $0.bits < bits })
+
+        // Through ReferenceOrbit, as renders get it: O[0] = 0, then the same points, maxIterations + 2
+        // of them (the centre's 420 digits make its precision 1,459 bits), and a longer orbit's
+        // prefix is the same orbit.
+        let orbit = try ReferenceOrbit(centerRe: m.nucleusRe, centerIm: m.nucleusIm, zoom: DeepNumber(parsing: "1e195"),
+                                       height: 100, bailout: 2, maxIterations: points - 1)
+        #expect(orbit.precisionBits > ReferenceOrbit.followingFromBits)
+        #expect(orbit.count == points + 1)
+        let (direct, _, _, _) = try Self.orbits(re: m.nucleusRe.text, im: m.nucleusIm.text, bits: orbit.precisionBits,
+                                                points: points, form: .automatic)
+        let stored: [Double] = Array(orbit.re.dropFirst()) + Array(orbit.im.dropFirst())
+        #expect(orbit.re.first == 0 && orbit.im.first == 0)
+        #expect(stored.map(\.bitPattern) == direct)
+        let longer = try ReferenceOrbit(centerRe: m.nucleusRe, centerIm: m.nucleusIm, zoom: DeepNumber(parsing: "1e195"),
+                                        height: 100, bailout: 2, maxIterations: points + 100)
+        let prefix = longer.prefix(maxIterations: points - 1, spacing: orbit.spacing)
+        #expect(prefix?.count == orbit.count && prefix?.re == orbit.re && prefix?.im == orbit.im)
     }
 }

@@ -211,11 +211,12 @@ public struct ReferenceOrbit: DeepReference, Sendable {
     /// `bits` while |dz| is small, then a bit fewer for every doubling of |dz| (with 64 to
     /// spare), down to 256.
     /// A rounding error r at z_k acts on every later point as a change of c of about r / |dz_k|,
-    /// so each step's error stays 2^-64 below a change of c in its last bit at `bits`, and the
-    /// stored doubles are those of an orbit kept at `bits` throughout. On a zoom into a
-    /// Misiurewicz point |dz| doubles at a steady rate, and the steps average about half the
-    /// bits. The precision falls in steps of an eighth (each a new stepper, with the point and c
-    /// rounded to it) and rises at once where |dz| falls (near a minibrot's nucleus).
+    /// so each step's error stays about 2^-64 below a change of c in its last bit at `bits`, and
+    /// the stored doubles are those of an orbit kept at `bits` wherever that orbit is itself
+    /// accurate (a bounded chaotic orbit run past that point is right in neither). On a zoom
+    /// into a Misiurewicz point |dz| doubles at a steady rate, and the steps average about half
+    /// the bits. The precision falls by about an eighth at a time (each a new stepper, with the
+    /// point and c rounded to it) and rises at once where |dz| falls (near a minibrot's nucleus).
     static func appendFollowing(c: (MPFRNumber, MPFRNumber), points: Int, limit: Double, bits: Int,
                                 re: inout [Double], im: inout [Double], form: StepForm = .automatic,
                                 follow: Bool = true) throws(GlintError) -> (escaped: Bool, steps: [PrecisionStep]) {
@@ -229,6 +230,8 @@ public struct ReferenceOrbit: DeepReference, Sendable {
         var steps: [PrecisionStep] = []
         var start = c
         var segmentBits = bits
+        // Points this call has stored (`re` may hold some before it).
+        let base = re.count
         var stored = 0
         while true {
             // A segment's first point is the last one of the segment before.
@@ -250,7 +253,7 @@ public struct ReferenceOrbit: DeepReference, Sendable {
             }
             re.append(contentsOf: segmentRe.dropFirst(first ? 0 : 1))
             im.append(contentsOf: segmentIm.dropFirst(first ? 0 : 1))
-            stored = re.count
+            stored = re.count - base
             if escaped || state.stopped == 0 || stored >= points { return (escaped, steps) }
             let need = min(bits, state.need)
             segmentBits = min(bits, max(Self.followingFloorBits, (need + 64 + 63) / 64 * 64))
