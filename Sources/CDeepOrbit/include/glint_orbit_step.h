@@ -47,8 +47,9 @@ long glint_orbit_run(glint_orbit_stepper *stepper, mpfr_srcptr start_re, mpfr_sr
 ///     reference_bits + 64 + B − ⌊log2 |dz|⌋    (B bounds the exponent of a point below the limit)
 ///
 /// with 64 bits to spare. The run stops before a step whose need is above `high` (it must go
-/// up) or at most `low` (it may go down), leaving that need in `need`. A segment lasts while |dz|
-/// grows by 2^(high − low) at least, so precision changes stay far apart.
+/// up) or at most `low` (it may go down), leaving that need in `need`. Since the need falls by a
+/// bit for each doubling of |dz|, a segment that starts with its need near `high` lasts until
+/// |dz| has grown by about 2^(high − low), so precision changes stay far apart.
 typedef struct {
     /// dz_k = (re + i·im)·2^exp with max(|re|, |im|) in [0.5, 1) (both 0 for a zero); a
     /// Mandelbrot orbit from c has dz = 1 at its start.
