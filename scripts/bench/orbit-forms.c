@@ -4,7 +4,7 @@
 // should start (FFT_THRESHOLD_BITS).
 //
 // Build and run from the repository's root:
-//   cc -O2 -march=haswell -ISources/CDeepOrbit/include scripts/bench/orbit-forms.c Sources/CDeepOrbit/orbit_step.c \
+//   cc -O2 -march=haswell -ISources/CDeepOrbit/include scripts/bench/orbit-forms.c Sources/CDeepOrbit/*.c \
 //       -o /tmp/orbit-forms -lfftw3 -lmpfr -lgmp -lpthread -lm
 //   /tmp/orbit-forms 2000 4000 6000 8000 10000 12000
 #include "glint_orbit_step.h"
