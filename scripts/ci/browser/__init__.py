@@ -1,0 +1,1 @@
+"""The parts of the browser lane, scripts/ci/test-browser.py."""
